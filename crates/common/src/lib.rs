@@ -1,0 +1,21 @@
+//! Types shared by every Strata crate.
+//!
+//! `common` owns the vocabulary the layers speak: [`Value`] (a runtime SQL value),
+//! [`DataType`] (a declared column type), the MySQL temporal types in [`time`],
+//! [`ColumnMeta`] (what a result set column looks like to the client) and the MySQL error
+//! model ([`Error`], [`ErrorCode`], the table in [`codes`]).
+//!
+//! It must not depend on any other Strata crate, on the storage engine, or on the SQL parser.
+#![warn(missing_docs)]
+
+pub mod codes;
+pub mod collation;
+pub mod error;
+pub mod time;
+pub mod types;
+pub mod value;
+
+pub use codes::ErrorCode;
+pub use error::{Error, Result};
+pub use types::{Collation, ColumnMeta, DataType};
+pub use value::Value;

@@ -176,3 +176,48 @@ mod tests {
         assert_eq!(n, names.len());
     }
 }
+
+/// Severity of a diagnostic kept for `SHOW WARNINGS`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// `Note`
+    Note,
+    /// `Warning`
+    Warning,
+    /// `Error`
+    Error,
+}
+
+impl Level {
+    /// The name `SHOW WARNINGS` prints.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Note => "Note",
+            Level::Warning => "Warning",
+            Level::Error => "Error",
+        }
+    }
+}
+
+/// One diagnostic row of `SHOW WARNINGS`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// Severity.
+    pub level: Level,
+    /// MySQL error number.
+    pub code: u16,
+    /// Message text.
+    pub msg: String,
+}
+
+impl Warning {
+    /// A `Warning`-level diagnostic with `code`.
+    pub fn warn(code: ErrorCode, msg: impl Into<String>) -> Self {
+        Warning { level: Level::Warning, code: code.num, msg: msg.into() }
+    }
+
+    /// A `Note`-level diagnostic with `code`.
+    pub fn note(code: ErrorCode, msg: impl Into<String>) -> Self {
+        Warning { level: Level::Note, code: code.num, msg: msg.into() }
+    }
+}

@@ -16,6 +16,6 @@ pub mod types;
 pub mod value;
 
 pub use codes::ErrorCode;
-pub use error::{Error, Result};
+pub use error::{Error, Level, Result, Warning};
 pub use types::{Collation, ColumnMeta, DataType};
 pub use value::Value;

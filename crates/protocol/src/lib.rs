@@ -1,1 +1,45 @@
-//! placeholder
+//! The MySQL client/server protocol for Strata (server side).
+//!
+//! * [`packet`]: framing (3-byte length + sequence id, 16 MiB splitting), length-encoded values,
+//!   a buffered packet reader/writer.
+//! * [`handshake`]: capability flags, Initial Handshake v10, HandshakeResponse41, AuthSwitch.
+//! * [`auth`]: `mysql_native_password` and `caching_sha2_password` (fast auth cache, full auth
+//!   in clear over unix sockets or RSA-OAEP over TCP), [`auth::hash_password`] for stored
+//!   credentials.
+//! * [`backend`]: the contract the server implements — [`Backend`] and [`Session`].
+//! * [`response`] and [`binary`]: OK/ERR/EOF, column definitions, text and binary rows,
+//!   COM_STMT_EXECUTE parameter decoding.
+//! * [`conn`]: one connection — handshake, authentication, the command dispatcher.
+//! * [`listener`]: TCP and unix-socket listeners, one OS thread per connection, connection ids,
+//!   `max_connections`.
+//!
+//! TLS, compression, cursors and LOAD DATA LOCAL are not supported (and not advertised).
+//!
+//! ```no_run
+//! # fn demo<B: protocol::Backend>(backend: std::sync::Arc<B>) -> std::io::Result<()> {
+//! let cfg = protocol::ListenerConfig {
+//!     bind_address: "127.0.0.1".into(),
+//!     port: 3306,
+//!     socket: None,
+//!     max_connections: 151,
+//!     server_version: "8.0.36-Strata".into(),
+//!     key_dir: "/var/lib/strata".into(),
+//!     max_allowed_packet: 64 << 20,
+//! };
+//! let server = protocol::start(cfg, backend)?;
+//! server.wait();
+//! # Ok(()) }
+//! ```
+
+pub mod auth;
+pub mod backend;
+pub mod binary;
+pub mod conn;
+pub mod handshake;
+pub mod listener;
+pub mod packet;
+pub mod response;
+
+pub use auth::hash_password;
+pub use backend::*;
+pub use listener::{start, ConnectionRegistry, ListenerConfig, ServerHandle};

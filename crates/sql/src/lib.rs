@@ -1,1 +1,22 @@
-//! placeholder
+//! Strata's SQL layer: parsing (sqlparser plus MySQL extensions), binding, access-path
+//! selection, execution of DDL/DML/queries, sessions with MySQL transaction semantics, system
+//! variables, SHOW statements and INFORMATION_SCHEMA.
+//!
+//! The value semantics (conversions, comparisons, arithmetic, built-in functions) live in the
+//! `func` crate; storage (catalog, transactions, rows) in `storage`. This crate must not depend
+//! on the protocol layer or on a concrete storage engine.
+//!
+//! Entry points: [`session::Instance`] (shared state) and [`session::Session`] (one per
+//! connection), whose `query`/`prepare`/`execute` methods the server calls.
+
+pub mod access;
+pub mod ddl;
+pub mod dml;
+pub mod expr;
+pub mod parser;
+pub mod select;
+pub mod session;
+pub mod show;
+pub mod sysvars;
+
+pub use session::{Instance, Output, Session};

@@ -1,0 +1,180 @@
+//! The contract between the protocol layer and the server: [`Backend`] (accounts, sessions,
+//! server-wide answers) and [`Session`] (one authenticated connection's command execution).
+//!
+//! The protocol crate owns the wire: it authenticates clients with the accounts the backend
+//! returns, decodes commands, calls the session, and encodes the answers. The backend never sees
+//! packets.
+
+use common::{ColumnMeta, Value};
+
+/// Who is connected: handed to [`Backend::open_session`] after authentication.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientInfo {
+    /// The connection id (also reported by `CONNECTION_ID()`).
+    pub conn_id: u32,
+    /// The user name the client sent.
+    pub user: String,
+    /// `"localhost"` for a unix socket, else the peer IP address.
+    pub host: String,
+    /// The default database requested at connect time.
+    pub db: Option<String>,
+    /// The negotiated capability flags (client flags ∩ server flags).
+    pub capabilities: u32,
+    /// The collation id the client asked for (e.g. 255 = utf8mb4_0900_ai_ci, 45, 33, 8).
+    pub collation_id: u16,
+    /// Connection attributes (`_client_name`, `_os`, `program_name`, ...).
+    pub attrs: Vec<(String, String)>,
+}
+
+/// An authentication plugin an account uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AuthPlugin {
+    /// `mysql_native_password`
+    Native,
+    /// `caching_sha2_password`
+    CachingSha2,
+}
+
+/// An account as the backend stores it (`mysql.user` row).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Account {
+    /// User part of the account name.
+    pub user: String,
+    /// Host pattern part of the account name (e.g. `%`, `localhost`).
+    pub host: String,
+    /// The account's authentication plugin.
+    pub plugin: AuthPlugin,
+    /// The stored credential, in the format of [`crate::auth::hash_password`] (empty = no password).
+    pub auth_string: String,
+    /// `ACCOUNT LOCK`: authentication is refused with error 3118.
+    pub locked: bool,
+}
+
+/// The answer to a statement that returns no rows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OkInfo {
+    /// Rows changed (or matched, with CLIENT_FOUND_ROWS).
+    pub affected_rows: u64,
+    /// `LAST_INSERT_ID()` after the statement.
+    pub last_insert_id: u64,
+    /// Number of warnings the statement raised.
+    pub warnings: u16,
+    /// The human-readable info string (e.g. `Records: 3  Duplicates: 0  Warnings: 0`).
+    pub info: String,
+}
+
+/// Rows with their column metadata.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ResultSet {
+    /// The columns.
+    pub columns: Vec<ColumnMeta>,
+    /// The rows; each has one value per column.
+    pub rows: Vec<Vec<Value>>,
+    /// Number of warnings the statement raised.
+    pub warnings: u16,
+}
+
+/// What one statement produced.
+#[derive(Debug, Clone, PartialEq)]
+pub enum QueryResult {
+    /// No result set.
+    Ok(OkInfo),
+    /// A result set.
+    Rows(ResultSet),
+}
+
+/// What a successful COM_STMT_PREPARE reports.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PreparedInfo {
+    /// The statement id (unique within the session, never 0).
+    pub stmt_id: u32,
+    /// One entry per `?` placeholder (MySQL sends type VAR_STRING / charset binary... any is fine).
+    pub params: Vec<ColumnMeta>,
+    /// The result columns if known at prepare time (empty for statements without a result set).
+    pub columns: Vec<ColumnMeta>,
+}
+
+/// The server behind the protocol: accounts, sessions and server-wide answers.
+pub trait Backend: Send + Sync + 'static {
+    /// The per-connection session type.
+    type Session: Session;
+    /// Account matching `user` connecting from `host` (the backend applies MySQL host matching).
+    fn lookup_account(&self, user: &str, host: &str) -> Option<Account>;
+    /// Opens a session for an authenticated client (may fail, e.g. 1049 Unknown database).
+    fn open_session(&self, info: ClientInfo) -> common::Result<Self::Session>;
+    /// Text for COM_STATISTICS.
+    fn statistics(&self) -> String;
+    /// Called when a connection ends (for counters / processlist).
+    fn connection_closed(&self, conn_id: u32);
+}
+
+/// One authenticated connection's state and command execution.
+pub trait Session: Send {
+    /// Runs COM_QUERY text. `multi` = CLIENT_MULTI_STATEMENTS is on. Returns one entry per
+    /// statement executed; the session stops after the first Err. The connection sends them as
+    /// multiple result sets with SERVER_MORE_RESULTS_EXISTS.
+    fn query(&mut self, sql: &str, multi: bool) -> Vec<common::Result<QueryResult>>;
+    /// Prepares a statement (COM_STMT_PREPARE).
+    fn prepare(&mut self, sql: &str) -> common::Result<PreparedInfo>;
+    /// Executes with decoded parameter values (long data already merged by the connection).
+    /// `cursor` flags of COM_STMT_EXECUTE may be ignored (reply as no cursor).
+    fn execute(&mut self, stmt_id: u32, params: Vec<Value>) -> common::Result<QueryResult>;
+    /// Forgets a prepared statement (COM_STMT_CLOSE; also called for every open statement
+    /// before COM_RESET_CONNECTION and COM_CHANGE_USER).
+    fn close_statement(&mut self, stmt_id: u32);
+    /// COM_INIT_DB (`USE db`).
+    fn init_db(&mut self, db: &str) -> common::Result<()>;
+    /// COM_FIELD_LIST: the columns of `table` whose names match the LIKE pattern `wildcard`
+    /// (empty = all).
+    fn field_list(&mut self, table: &str, wildcard: &str) -> common::Result<Vec<ColumnMeta>>;
+    /// COM_RESET_CONNECTION
+    fn reset(&mut self) -> common::Result<()>;
+    /// SERVER_STATUS_* bits the session contributes (IN_TRANS, AUTOCOMMIT, NO_BACKSLASH_ESCAPES, ...).
+    fn status_flags(&self) -> u16;
+    /// Current session max_allowed_packet.
+    fn max_allowed_packet(&self) -> usize;
+    /// COM_PROCESS_KILL
+    fn kill(&mut self, conn_id: u32) -> common::Result<()>;
+
+    /// COM_QUERY with the raw bytes the client sent. The default decodes them as UTF-8 (invalid
+    /// sequences replaced) and calls [`Session::query`]; a session that handles `_binary` literals
+    /// holding non-UTF-8 bytes can override it.
+    fn query_bytes(&mut self, sql: &[u8], multi: bool) -> Vec<common::Result<QueryResult>> {
+        match std::str::from_utf8(sql) {
+            Ok(s) => self.query(s, multi),
+            Err(_) => self.query(&String::from_utf8_lossy(sql), multi),
+        }
+    }
+}
+
+/// SERVER_STATUS_* flags of OK/EOF packets.
+pub mod status {
+    /// A transaction is open.
+    pub const IN_TRANS: u16 = 0x0001;
+    /// Autocommit is on.
+    pub const AUTOCOMMIT: u16 = 0x0002;
+    /// More result sets follow this one.
+    pub const MORE_RESULTS_EXISTS: u16 = 0x0008;
+    /// The query used no good index.
+    pub const NO_GOOD_INDEX_USED: u16 = 0x0010;
+    /// The query used no index.
+    pub const NO_INDEX_USED: u16 = 0x0020;
+    /// A cursor is open (COM_STMT_EXECUTE with a cursor).
+    pub const CURSOR_EXISTS: u16 = 0x0040;
+    /// The last row of a cursor was sent.
+    pub const LAST_ROW_SENT: u16 = 0x0080;
+    /// The current database was dropped.
+    pub const DB_DROPPED: u16 = 0x0100;
+    /// sql_mode has NO_BACKSLASH_ESCAPES.
+    pub const NO_BACKSLASH_ESCAPES: u16 = 0x0200;
+    /// The prepared statement's metadata changed.
+    pub const METADATA_CHANGED: u16 = 0x0400;
+    /// The query was logged as slow.
+    pub const QUERY_WAS_SLOW: u16 = 0x0800;
+    /// The result set carries OUT parameters.
+    pub const PS_OUT_PARAMS: u16 = 0x1000;
+    /// A read-only transaction is open.
+    pub const IN_TRANS_READONLY: u16 = 0x2000;
+    /// Session state changed (SESSION_TRACK).
+    pub const SESSION_STATE_CHANGED: u16 = 0x4000;
+}

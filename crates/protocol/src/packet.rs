@@ -1,0 +1,465 @@
+//! Packet framing and the wire-level encoding helpers of the MySQL protocol.
+//!
+//! Every packet is a 3-byte little-endian payload length, a 1-byte sequence id and the payload.
+//! A payload of 16 MiB - 1 bytes (0xFFFFFF) or more is split into 0xFFFFFF-byte chunks; a chunk of
+//! exactly 0xFFFFFF bytes is always followed by another (possibly empty) chunk. [`PacketIo`] joins
+//! such chunks on read, splits them on write, tracks the sequence id and buffers writes so that a
+//! response goes out in one `write` call when [`PacketIo::flush`] is called.
+//!
+//! [`Reader`] parses a payload (fixed-width integers, length-encoded integers and strings,
+//! NUL-terminated strings) and never panics: running past the end yields [`Malformed`].
+//! The `put_*` functions append the same encodings to a `Vec<u8>`.
+
+use std::io::{self, Read, Write};
+
+/// Largest payload carried by a single physical packet.
+pub const MAX_CHUNK: usize = 0xFF_FFFF;
+
+/// At most this many bytes of an oversized packet are read and discarded before the error.
+const MAX_DRAIN: usize = 64 << 20;
+
+/// When the output buffer grows past this, it is flushed even in the middle of a response
+/// (large result sets), bounding memory use.
+const FLUSH_THRESHOLD: usize = 4 << 20;
+
+/// A payload could not be parsed (truncated or inconsistent); answered with ERR 1835.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Malformed;
+
+/// Result of parsing a payload.
+pub type PResult<T> = Result<T, Malformed>;
+
+/// Why reading a packet failed.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The peer closed the connection cleanly (EOF before a packet header).
+    Closed,
+    /// The packet is larger than the allowed maximum; its payload was not read.
+    TooLarge,
+    /// An I/O error (including EOF in the middle of a packet, and read timeouts).
+    Io(io::Error),
+}
+
+impl From<io::Error> for ReadError {
+    fn from(e: io::Error) -> Self {
+        ReadError::Io(e)
+    }
+}
+
+/// A packet-framed byte stream with sequence-id tracking and a write buffer.
+pub struct PacketIo<S> {
+    stream: S,
+    seq: u8,
+    out: Vec<u8>,
+}
+
+impl<S: Read + Write> PacketIo<S> {
+    /// Wraps a connected stream.
+    pub fn new(stream: S) -> Self {
+        PacketIo {
+            stream,
+            seq: 0,
+            out: Vec::with_capacity(16 * 1024),
+        }
+    }
+
+    /// The underlying stream.
+    pub fn stream(&self) -> &S {
+        &self.stream
+    }
+
+    /// The sequence id the next written packet will carry.
+    pub fn seq(&self) -> u8 {
+        self.seq
+    }
+
+    /// Sets the sequence id of the next written packet (0 to start a new exchange).
+    pub fn set_seq(&mut self, seq: u8) {
+        self.seq = seq;
+    }
+
+    /// Reads one logical packet (joining 16 MiB chunks). Payloads longer than `max` bytes are
+    /// refused with [`ReadError::TooLarge`] without reading them. After a successful read the
+    /// next written packet carries the received sequence id + 1.
+    pub fn read_packet(&mut self, max: usize) -> Result<Vec<u8>, ReadError> {
+        let mut payload = Vec::new();
+        let mut first = true;
+        loop {
+            let mut header = [0u8; 4];
+            if first {
+                // Distinguish a clean close (EOF before any byte) from a truncated packet.
+                let n = read_full(&mut self.stream, &mut header)?;
+                if n == 0 {
+                    return Err(ReadError::Closed);
+                }
+                if n < 4 {
+                    return Err(ReadError::Io(io::ErrorKind::UnexpectedEof.into()));
+                }
+            } else {
+                self.stream.read_exact(&mut header)?;
+            }
+            first = false;
+            let len = header[0] as usize | (header[1] as usize) << 8 | (header[2] as usize) << 16;
+            self.seq = header[3].wrapping_add(1);
+            if payload.len() + len > max {
+                self.drain(len);
+                return Err(ReadError::TooLarge);
+            }
+            let start = payload.len();
+            payload.resize(start + len, 0);
+            self.stream.read_exact(&mut payload[start..])?;
+            if len < MAX_CHUNK {
+                return Ok(payload);
+            }
+        }
+    }
+
+    /// Reads and discards the rest of an oversized packet (`len` bytes of the current chunk and
+    /// any continuation chunks), up to [`MAX_DRAIN`] bytes, so the client can finish sending and
+    /// then read the error instead of seeing its connection reset.
+    fn drain(&mut self, mut len: usize) {
+        let mut budget = MAX_DRAIN;
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let chunk_len = len;
+            while len > 0 && budget > 0 {
+                let n = len.min(buf.len()).min(budget);
+                if self.stream.read_exact(&mut buf[..n]).is_err() {
+                    return;
+                }
+                len -= n;
+                budget -= n;
+            }
+            if budget == 0 || chunk_len < MAX_CHUNK {
+                return;
+            }
+            let mut header = [0u8; 4];
+            if self.stream.read_exact(&mut header).is_err() {
+                return;
+            }
+            len = header[0] as usize | (header[1] as usize) << 8 | (header[2] as usize) << 16;
+            self.seq = header[3].wrapping_add(1);
+        }
+    }
+
+    /// Appends one logical packet to the output buffer, splitting it into chunks as needed.
+    pub fn write_packet(&mut self, payload: &[u8]) -> io::Result<()> {
+        let mut rest = payload;
+        loop {
+            let n = rest.len().min(MAX_CHUNK);
+            self.out
+                .extend_from_slice(&[n as u8, (n >> 8) as u8, (n >> 16) as u8, self.seq]);
+            self.seq = self.seq.wrapping_add(1);
+            self.out.extend_from_slice(&rest[..n]);
+            rest = &rest[n..];
+            if n < MAX_CHUNK {
+                break;
+            }
+        }
+        if self.out.len() > FLUSH_THRESHOLD {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Sends everything buffered.
+    pub fn flush(&mut self) -> io::Result<()> {
+        if !self.out.is_empty() {
+            let r = self.stream.write_all(&self.out);
+            self.out.clear();
+            r?;
+        }
+        self.stream.flush()
+    }
+
+    /// Drops anything buffered but not yet sent.
+    pub fn discard_output(&mut self) {
+        self.out.clear();
+    }
+}
+
+/// Reads until `buf` is full or EOF; returns the number of bytes read.
+fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// Appends a length-encoded integer.
+pub fn put_lenenc_int(out: &mut Vec<u8>, v: u64) {
+    if v < 251 {
+        out.push(v as u8);
+    } else if v < 1 << 16 {
+        out.push(0xFC);
+        out.extend_from_slice(&(v as u16).to_le_bytes());
+    } else if v < 1 << 24 {
+        out.push(0xFD);
+        out.extend_from_slice(&(v as u32).to_le_bytes()[..3]);
+    } else {
+        out.push(0xFE);
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+}
+
+/// Appends a length-encoded string.
+pub fn put_lenenc_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    put_lenenc_int(out, b.len() as u64);
+    out.extend_from_slice(b);
+}
+
+/// Appends a NUL-terminated string.
+pub fn put_nul_str(out: &mut Vec<u8>, b: &[u8]) {
+    out.extend_from_slice(b);
+    out.push(0);
+}
+
+/// A cursor over a payload; every accessor fails with [`Malformed`] instead of panicking.
+#[derive(Debug, Clone)]
+pub struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// Starts reading `buf` at offset 0.
+    pub fn new(buf: &'a [u8]) -> Self {
+        Reader { buf, pos: 0 }
+    }
+
+    /// Bytes not yet consumed.
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    /// True when everything was consumed.
+    pub fn is_empty(&self) -> bool {
+        self.remaining() == 0
+    }
+
+    /// The next `n` bytes.
+    pub fn bytes(&mut self, n: usize) -> PResult<&'a [u8]> {
+        if self.remaining() < n {
+            return Err(Malformed);
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    /// Everything left.
+    pub fn rest(&mut self) -> &'a [u8] {
+        let s = &self.buf[self.pos..];
+        self.pos = self.buf.len();
+        s
+    }
+
+    /// Skips `n` bytes.
+    pub fn skip(&mut self, n: usize) -> PResult<()> {
+        self.bytes(n).map(|_| ())
+    }
+
+    /// One byte.
+    pub fn u8(&mut self) -> PResult<u8> {
+        Ok(self.bytes(1)?[0])
+    }
+
+    /// Little-endian u16.
+    pub fn u16(&mut self) -> PResult<u16> {
+        let b = self.bytes(2)?;
+        Ok(u16::from_le_bytes([b[0], b[1]]))
+    }
+
+    /// Little-endian 3-byte integer.
+    pub fn u24(&mut self) -> PResult<u32> {
+        let b = self.bytes(3)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], 0]))
+    }
+
+    /// Little-endian u32.
+    pub fn u32(&mut self) -> PResult<u32> {
+        let b = self.bytes(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    /// Little-endian u64.
+    pub fn u64(&mut self) -> PResult<u64> {
+        let b = self.bytes(8)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(u64::from_le_bytes(a))
+    }
+
+    /// A length-encoded integer (0xFB, NULL, and 0xFF are malformed here).
+    pub fn lenenc_int(&mut self) -> PResult<u64> {
+        match self.u8()? {
+            v @ 0..=250 => Ok(v as u64),
+            0xFC => Ok(self.u16()? as u64),
+            0xFD => Ok(self.u24()? as u64),
+            0xFE => self.u64(),
+            _ => Err(Malformed),
+        }
+    }
+
+    /// A length-encoded string.
+    pub fn lenenc_bytes(&mut self) -> PResult<&'a [u8]> {
+        let n = self.lenenc_int()?;
+        let n = usize::try_from(n).map_err(|_| Malformed)?;
+        self.bytes(n)
+    }
+
+    /// A NUL-terminated string (the NUL is consumed, not returned).
+    pub fn nul_bytes(&mut self) -> PResult<&'a [u8]> {
+        let rest = &self.buf[self.pos..];
+        let i = rest.iter().position(|&b| b == 0).ok_or(Malformed)?;
+        self.pos += i + 1;
+        Ok(&rest[..i])
+    }
+
+    /// A NUL-terminated string, or everything left if there is no NUL (lenient parsing of
+    /// trailing fields that some clients leave unterminated).
+    pub fn nul_bytes_or_rest(&mut self) -> &'a [u8] {
+        match self.nul_bytes() {
+            Ok(b) => b,
+            Err(_) => self.rest(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    /// An in-memory duplex: reads from `input`, writes into `output`.
+    struct Duplex {
+        input: Cursor<Vec<u8>>,
+        output: Vec<u8>,
+    }
+    impl Read for Duplex {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.input.read(buf)
+        }
+    }
+    impl Write for Duplex {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.output.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn io_with(input: Vec<u8>) -> PacketIo<Duplex> {
+        PacketIo::new(Duplex {
+            input: Cursor::new(input),
+            output: Vec::new(),
+        })
+    }
+
+    #[test]
+    fn lenenc_ints_roundtrip() {
+        for v in [
+            0u64,
+            1,
+            250,
+            251,
+            252,
+            0xFFFF,
+            0x1_0000,
+            0xFF_FFFF,
+            0x100_0000,
+            u64::MAX,
+        ] {
+            let mut b = Vec::new();
+            put_lenenc_int(&mut b, v);
+            let expect_len = match v {
+                0..=250 => 1,
+                251..=0xFFFF => 3,
+                0x1_0000..=0xFF_FFFF => 4,
+                _ => 9,
+            };
+            assert_eq!(b.len(), expect_len, "{v}");
+            let mut r = Reader::new(&b);
+            assert_eq!(r.lenenc_int(), Ok(v));
+            assert!(r.is_empty());
+        }
+        assert_eq!(Reader::new(&[0xFB]).lenenc_int(), Err(Malformed));
+        assert_eq!(Reader::new(&[0xFF]).lenenc_int(), Err(Malformed));
+        assert_eq!(Reader::new(&[0xFC, 1]).lenenc_int(), Err(Malformed));
+    }
+
+    #[test]
+    fn reader_strings_and_truncation() {
+        let mut b = Vec::new();
+        put_nul_str(&mut b, b"root");
+        put_lenenc_bytes(&mut b, b"abc");
+        b.extend_from_slice(&7u32.to_le_bytes());
+        let mut r = Reader::new(&b);
+        assert_eq!(r.nul_bytes(), Ok(&b"root"[..]));
+        assert_eq!(r.lenenc_bytes(), Ok(&b"abc"[..]));
+        assert_eq!(r.u32(), Ok(7));
+        assert_eq!(r.u8(), Err(Malformed));
+        assert_eq!(Reader::new(b"abc").nul_bytes(), Err(Malformed));
+        assert_eq!(Reader::new(&[5, b'a']).lenenc_bytes(), Err(Malformed));
+        assert_eq!(Reader::new(b"abc").nul_bytes_or_rest(), b"abc");
+    }
+
+    #[test]
+    fn small_packet_roundtrip_and_seq() {
+        let mut io = io_with(vec![3, 0, 0, 7, b'a', b'b', b'c']);
+        assert_eq!(io.read_packet(100).ok(), Some(b"abc".to_vec()));
+        assert_eq!(io.seq(), 8);
+        io.write_packet(b"xy").ok();
+        assert!(io.stream.output.is_empty(), "buffered until flush");
+        io.flush().ok();
+        assert_eq!(io.stream.output, vec![2, 0, 0, 8, b'x', b'y']);
+        assert!(matches!(io.read_packet(100), Err(ReadError::Closed)));
+    }
+
+    #[test]
+    fn split_and_join_at_16mib() {
+        for len in [MAX_CHUNK - 1, MAX_CHUNK, MAX_CHUNK + 1, 2 * MAX_CHUNK] {
+            let payload: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+            let mut w = io_with(Vec::new());
+            w.write_packet(&payload).ok();
+            w.flush().ok();
+            let wire = std::mem::take(&mut w.stream.output);
+            let chunks = len / MAX_CHUNK + 1;
+            assert_eq!(wire.len(), len + 4 * chunks, "len {len}");
+            // The last header announces the remainder (0 when len is a multiple of the chunk size).
+            let mut r = io_with(wire);
+            let got = r.read_packet(usize::MAX).ok();
+            assert_eq!(got.as_deref(), Some(&payload[..]), "len {len}");
+            assert_eq!(r.seq(), chunks as u8);
+        }
+    }
+
+    #[test]
+    fn oversized_packet_refused_without_reading() {
+        let mut io = io_with(vec![0xFF, 0xFF, 0x00, 0]);
+        assert!(matches!(io.read_packet(1000), Err(ReadError::TooLarge)));
+        // The oversized payload is drained; what follows it is still readable.
+        let mut wire = vec![5, 0, 0, 0, 1, 2, 3, 4, 5, 1, 0, 0, 1, 9];
+        let mut io = io_with(std::mem::take(&mut wire));
+        assert!(matches!(io.read_packet(4), Err(ReadError::TooLarge)));
+        assert_eq!(io.read_packet(4).ok(), Some(vec![9]));
+        let mut io = io_with(vec![10, 0, 0, 0, 1, 2]);
+        assert!(
+            matches!(io.read_packet(1000), Err(ReadError::Io(_))),
+            "truncated payload"
+        );
+        let mut io = io_with(vec![10, 0]);
+        assert!(
+            matches!(io.read_packet(1000), Err(ReadError::Io(_))),
+            "truncated header"
+        );
+    }
+}

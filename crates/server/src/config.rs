@@ -1,0 +1,205 @@
+//! Server configuration: command-line options (MySQL's option names where one exists) merged
+//! with a my.cnf-style `--defaults-file` (`[strata]` and `[mysqld]` sections).
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand};
+
+/// The `strata` command line.
+#[derive(Debug, Parser)]
+#[command(name = "strata", version, about = "Strata: a MySQL-compatible database server on an LSM storage engine")]
+pub struct Cli {
+    /// What to do (default: serve).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Server options (also accepted without the `serve` subcommand).
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start the server (the default).
+    Serve(ServeArgs),
+}
+
+/// Options of `strata serve`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ServeArgs {
+    /// Read options from this my.cnf-style file ([strata] and [mysqld] sections).
+    #[arg(long = "defaults-file", value_name = "FILE")]
+    pub defaults_file: Option<PathBuf>,
+    /// TCP port to listen on [default: 3306].
+    #[arg(long, short = 'P')]
+    pub port: Option<u16>,
+    /// Address to bind [default: 127.0.0.1].
+    #[arg(long = "bind-address")]
+    pub bind_address: Option<String>,
+    /// Data directory [default: ./strata-data].
+    #[arg(long, short = 'D')]
+    pub datadir: Option<PathBuf>,
+    /// Unix socket path (none by default).
+    #[arg(long, short = 'S')]
+    pub socket: Option<PathBuf>,
+    /// Maximum simultaneous client connections [default: 151].
+    #[arg(long = "max-connections")]
+    pub max_connections: Option<usize>,
+    /// Block cache size in bytes (accepts K/M/G suffixes) [default: 256M].
+    #[arg(long = "block-cache-size", alias = "rocksdb-block-cache-size")]
+    pub block_cache_size: Option<String>,
+    /// Durability: 1 = sync the log at each commit (default), 0/2 = no fsync per commit.
+    #[arg(long = "innodb-flush-log-at-trx-commit")]
+    pub flush_log_at_trx_commit: Option<u8>,
+    /// max_allowed_packet in bytes (K/M/G suffixes) [default: 64M].
+    #[arg(long = "max-allowed-packet")]
+    pub max_allowed_packet: Option<String>,
+    /// Set any other system variable: --set NAME=VALUE (repeatable).
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+}
+
+/// The effective configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// TCP port.
+    pub port: u16,
+    /// Bind address.
+    pub bind_address: String,
+    /// Data directory.
+    pub datadir: PathBuf,
+    /// Unix socket.
+    pub socket: Option<PathBuf>,
+    /// max_connections.
+    pub max_connections: usize,
+    /// Block cache bytes.
+    pub block_cache_bytes: usize,
+    /// max_allowed_packet.
+    pub max_allowed_packet: usize,
+    /// System variable overrides (name, value).
+    pub sysvars: Vec<(String, String)>,
+}
+
+/// Parses sizes like `256M`, `1G`, `65536`.
+pub fn parse_size(s: &str) -> Result<usize, String> {
+    let s = s.trim();
+    let (num, mult) = match s.chars().last().map(|c| c.to_ascii_uppercase()) {
+        Some('K') => (&s[..s.len() - 1], 1usize << 10),
+        Some('M') => (&s[..s.len() - 1], 1 << 20),
+        Some('G') => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    num.trim().parse::<usize>().map(|n| n * mult).map_err(|_| format!("invalid size '{s}'"))
+}
+
+/// Reads `[strata]` and `[mysqld]` sections of a my.cnf-style file as (key, value) pairs with
+/// `-` normalised to `_`.
+pub fn read_defaults_file(path: &Path) -> Result<Vec<(String, String)>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read defaults file {}: {e}", path.display()))?;
+    let mut out = Vec::new();
+    let mut in_section = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+            continue;
+        }
+        if line.starts_with('[') {
+            let name = line.trim_matches(|c| c == '[' || c == ']').trim().to_ascii_lowercase();
+            in_section = name == "strata" || name == "mysqld" || name == "server";
+            continue;
+        }
+        if !in_section {
+            continue;
+        }
+        let (k, v) = match line.split_once('=') {
+            Some((k, v)) => (k.trim(), v.trim()),
+            None => (line, "1"),
+        };
+        let v = v.trim_matches('"').trim_matches('\'');
+        out.push((k.replace('-', "_").to_ascii_lowercase(), v.to_string()));
+    }
+    Ok(out)
+}
+
+impl Config {
+    /// Builds the configuration: defaults, then the defaults file, then the command line.
+    pub fn from_args(a: &ServeArgs) -> Result<Config, String> {
+        let mut c = Config {
+            port: 3306,
+            bind_address: "127.0.0.1".into(),
+            datadir: PathBuf::from("./strata-data"),
+            socket: None,
+            max_connections: 151,
+            block_cache_bytes: 256 << 20,
+            max_allowed_packet: 64 << 20,
+            sysvars: Vec::new(),
+        };
+        if let Some(f) = &a.defaults_file {
+            for (k, v) in read_defaults_file(f)? {
+                match k.as_str() {
+                    "port" => c.port = v.parse().map_err(|_| format!("invalid port '{v}' in {}", f.display()))?,
+                    "bind_address" => c.bind_address = v,
+                    "datadir" => c.datadir = PathBuf::from(v),
+                    "socket" => c.socket = Some(PathBuf::from(v)),
+                    "max_connections" => c.max_connections = v.parse().map_err(|_| format!("invalid max_connections '{v}'"))?,
+                    "block_cache_size" | "rocksdb_block_cache_size" | "innodb_buffer_pool_size" => c.block_cache_bytes = parse_size(&v)?,
+                    "max_allowed_packet" => c.max_allowed_packet = parse_size(&v)?,
+                    _ => c.sysvars.push((k, v)),
+                }
+            }
+        }
+        if let Some(p) = a.port {
+            c.port = p;
+        }
+        if let Some(b) = &a.bind_address {
+            c.bind_address = b.clone();
+        }
+        if let Some(d) = &a.datadir {
+            c.datadir = d.clone();
+        }
+        if let Some(s) = &a.socket {
+            c.socket = Some(s.clone());
+        }
+        if let Some(m) = a.max_connections {
+            c.max_connections = m;
+        }
+        if let Some(b) = &a.block_cache_size {
+            c.block_cache_bytes = parse_size(b)?;
+        }
+        if let Some(m) = &a.max_allowed_packet {
+            c.max_allowed_packet = parse_size(m)?;
+        }
+        if let Some(f) = a.flush_log_at_trx_commit {
+            c.sysvars.push(("innodb_flush_log_at_trx_commit".into(), f.to_string()));
+        }
+        for kv in &a.set {
+            let (k, v) = kv.split_once('=').ok_or_else(|| format!("--set expects NAME=VALUE, got '{kv}'"))?;
+            c.sysvars.push((k.trim().replace('-', "_"), v.trim().to_string()));
+        }
+        Ok(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("256M").unwrap(), 256 << 20);
+        assert_eq!(parse_size("1024").unwrap(), 1024);
+        assert!(parse_size("x").is_err());
+    }
+
+    #[test]
+    fn defaults_file_sections() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("my.cnf");
+        std::fs::write(&p, "[client]\nport=1\n[mysqld]\nport = 3307\nmax-connections=10\n[strata]\nwait_timeout=5\n").unwrap();
+        let args = ServeArgs { defaults_file: Some(p), ..Default::default() };
+        let c = Config::from_args(&args).unwrap();
+        assert_eq!(c.port, 3307);
+        assert_eq!(c.max_connections, 10);
+        assert_eq!(c.sysvars, vec![("wait_timeout".to_string(), "5".to_string())]);
+    }
+}

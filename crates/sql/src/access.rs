@@ -1,0 +1,240 @@
+//! Access-path selection: from a WHERE clause's conjuncts, pick the index and key ranges to
+//! read (primary-key point gets, IN lists as several points, equality prefixes plus one range
+//! on the next column), falling back to a full primary-key scan. The full WHERE is always
+//! re-checked on every fetched row, so a chosen path only needs to be a superset.
+
+use std::ops::Bound;
+
+use common::{Result, Value};
+use storage::catalog::{IndexKind, TableDef};
+
+use crate::expr::{conjuncts, CmpOp, EvalCtx, Expr};
+
+/// A constraint on one table column found in the WHERE clause.
+#[derive(Debug, Clone, Default)]
+struct ColPred {
+    eq: Option<Vec<Expr>>,
+    lo: Option<(Expr, bool)>,
+    hi: Option<(Expr, bool)>,
+}
+
+/// The chosen way to read a table.
+#[derive(Debug, Clone)]
+pub struct AccessPath {
+    /// Index number in `TableDef::indexes` (0 = primary).
+    pub index: usize,
+    /// Equality prefix alternatives (cartesian product of IN lists), each a list of constant exprs.
+    pub eq_prefixes: Vec<Vec<Expr>>,
+    /// Optional range on the column after the prefix: (low, inclusive), (high, inclusive).
+    pub range: (Option<(Expr, bool)>, Option<(Expr, bool)>),
+    /// True if every prefix is a full unique key (at most one row per prefix).
+    pub unique_point: bool,
+}
+
+impl AccessPath {
+    /// A full scan of the primary key.
+    pub fn full_scan() -> Self {
+        AccessPath { index: 0, eq_prefixes: vec![vec![]], range: (None, None), unique_point: false }
+    }
+
+    /// True for a full scan.
+    pub fn is_full_scan(&self) -> bool {
+        self.eq_prefixes.iter().all(|p| p.is_empty()) && self.range.0.is_none() && self.range.1.is_none()
+    }
+}
+
+fn col_const(a: &Expr, b: &Expr) -> Option<(usize, Expr)> {
+    match (a, b) {
+        (Expr::Col(c), k) if k.is_const() => Some((*c, k.clone())),
+        _ => None,
+    }
+}
+
+/// Picks the best access path for `filter` on table `t` (whose columns are at row offsets
+/// `0..t.columns.len()`).
+pub fn choose(t: &TableDef, filter: Option<&Expr>) -> AccessPath {
+    let Some(filter) = filter else { return AccessPath::full_scan() };
+    let mut preds: Vec<ColPred> = vec![ColPred::default(); t.columns.len()];
+    for c in conjuncts(filter) {
+        match c {
+            Expr::Cmp(op, a, b, _) => {
+                let (col, k, op) = match (col_const(a, b), col_const(b, a)) {
+                    (Some((c, k)), _) => (c, k, *op),
+                    (None, Some((c, k))) => (c, k, op.flip()),
+                    _ => continue,
+                };
+                if col >= preds.len() {
+                    continue;
+                }
+                let p = &mut preds[col];
+                match op {
+                    CmpOp::Eq => p.eq = Some(vec![k]),
+                    CmpOp::Lt => p.hi = Some((k, false)),
+                    CmpOp::Le => p.hi = Some((k, true)),
+                    CmpOp::Gt => p.lo = Some((k, false)),
+                    CmpOp::Ge => p.lo = Some((k, true)),
+                    _ => {}
+                }
+            }
+            Expr::InList(a, list, false, _) => {
+                if let Expr::Col(col) = **a {
+                    if col < preds.len() && list.iter().all(|e| e.is_const()) && preds[col].eq.is_none() {
+                        preds[col].eq = Some(list.clone());
+                    }
+                }
+            }
+            Expr::Between(a, lo, hi, false, _) => {
+                if let Expr::Col(col) = **a {
+                    if col < preds.len() && lo.is_const() && hi.is_const() {
+                        preds[col].lo = Some(((**lo).clone(), true));
+                        preds[col].hi = Some(((**hi).clone(), true));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut best: Option<(i64, AccessPath)> = None;
+    for (ino, idx) in t.indexes.iter().enumerate() {
+        let mut prefixes: Vec<Vec<Expr>> = vec![vec![]];
+        let mut eq_cols = 0;
+        let mut range = (None, None);
+        for ic in &idx.columns {
+            let p = &preds[ic.col];
+            if ic.prefix_len.is_some() {
+                break;
+            }
+            if let Some(eq) = &p.eq {
+                if prefixes.len() * eq.len() > 4096 {
+                    break;
+                }
+                let mut next = Vec::with_capacity(prefixes.len() * eq.len());
+                for pre in &prefixes {
+                    for v in eq {
+                        let mut n = pre.clone();
+                        n.push(v.clone());
+                        next.push(n);
+                    }
+                }
+                prefixes = next;
+                eq_cols += 1;
+                continue;
+            }
+            if p.lo.is_some() || p.hi.is_some() {
+                range = (p.lo.clone(), p.hi.clone());
+            }
+            break;
+        }
+        let full = eq_cols == idx.columns.len() && !idx.columns.is_empty();
+        let unique = full && matches!(idx.kind, IndexKind::Primary | IndexKind::Unique) && !(t.hidden_pk && ino == 0);
+        let has_range = range.0.is_some() || range.1.is_some();
+        if eq_cols == 0 && !has_range {
+            continue;
+        }
+        let mut score = eq_cols as i64 * 10 + if has_range { 5 } else { 0 };
+        if unique {
+            score += 1000;
+        }
+        if ino == 0 {
+            score += 2;
+        }
+        if best.as_ref().is_none_or(|(s, _)| score > *s) {
+            best = Some((score, AccessPath { index: ino, eq_prefixes: prefixes, range, unique_point: unique }));
+        }
+    }
+    best.map(|(_, p)| p).unwrap_or_else(AccessPath::full_scan)
+}
+
+/// A concrete key range (values already converted to the column types).
+pub type KeyRange = (Bound<Vec<Value>>, Bound<Vec<Value>>);
+
+/// Evaluates the path's constant expressions into key ranges for the storage layer. Returns
+/// `None` when a constant can't be represented exactly in the column type (e.g. `int_col = 1.5`);
+/// the caller then scans fully and lets the WHERE decide.
+pub fn ranges(t: &TableDef, path: &AccessPath, ctx: &mut EvalCtx<'_>) -> Result<Option<Vec<KeyRange>>> {
+    let idx = &t.indexes[path.index];
+    let mut out = Vec::with_capacity(path.eq_prefixes.len());
+    for pre in &path.eq_prefixes {
+        let mut vals = Vec::with_capacity(pre.len() + 1);
+        for (i, e) in pre.iter().enumerate() {
+            let col = &t.columns[idx.columns[i].col];
+            let v = e.eval(&[], ctx)?;
+            if v.is_null() {
+                // `col = NULL` matches nothing
+                vals.clear();
+                break;
+            }
+            match exact_key_value(&v, &col.ty, ctx) {
+                Some(k) => vals.push(k),
+                None => return Ok(None),
+            }
+        }
+        if vals.len() != pre.len() {
+            continue;
+        }
+        let next_col = idx.columns.get(pre.len()).map(|c| &t.columns[c.col]);
+        let mut start = Bound::Included(vals.clone());
+        let mut end = Bound::Included(vals.clone());
+        if let Some(col) = next_col {
+            if let Some((e, incl)) = &path.range.0 {
+                let v = e.eval(&[], ctx)?;
+                if v.is_null() {
+                    continue;
+                }
+                match exact_key_value(&v, &col.ty, ctx) {
+                    Some(k) => {
+                        let mut b = vals.clone();
+                        b.push(k);
+                        start = if *incl { Bound::Included(b) } else { Bound::Excluded(b) };
+                    }
+                    None => return Ok(None),
+                }
+            } else if path.range.1.is_some() {
+                // skip NULLs, which sort first: start after the NULL prefix
+                let mut b = vals.clone();
+                b.push(Value::Null);
+                start = Bound::Excluded(b);
+            }
+            if let Some((e, incl)) = &path.range.1 {
+                let v = e.eval(&[], ctx)?;
+                if v.is_null() {
+                    continue;
+                }
+                match exact_key_value(&v, &col.ty, ctx) {
+                    Some(k) => {
+                        let mut b = vals.clone();
+                        b.push(k);
+                        end = if *incl { Bound::Included(b) } else { Bound::Excluded(b) };
+                    }
+                    None => return Ok(None),
+                }
+            }
+        }
+        out.push((unbound_empty(start), unbound_empty(end)));
+    }
+    Ok(Some(out))
+}
+
+/// Converts `v` to the column type only if the conversion is lossless for comparison purposes.
+fn exact_key_value(v: &Value, ty: &common::DataType, ctx: &mut EvalCtx<'_>) -> Option<Value> {
+    let mut w = Vec::new();
+    let k = func::store::store(v.clone(), ty, false, "", 1, &mut w).ok()?;
+    if !w.is_empty() {
+        return None;
+    }
+    let coll = ty.collation();
+    match func::compare::compare(&k, v, coll) {
+        Some(std::cmp::Ordering::Equal) => {
+            let _ = ctx;
+            Some(k)
+        }
+        _ => None,
+    }
+}
+
+fn unbound_empty(b: Bound<Vec<Value>>) -> Bound<Vec<Value>> {
+    match b {
+        Bound::Included(v) | Bound::Excluded(v) if v.is_empty() => Bound::Unbounded,
+        b => b,
+    }
+}

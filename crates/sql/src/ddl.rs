@@ -1,0 +1,634 @@
+//! DDL: translating CREATE TABLE into a catalog definition (MySQL column types, defaults,
+//! keys, table options) and running CREATE/DROP DATABASE, CREATE/DROP TABLE, CREATE/DROP INDEX,
+//! TRUNCATE, RENAME TABLE and the ALTER TABLE index operations through the storage catalog.
+
+use common::types::LobSize;
+use common::{codes, Collation, DataType, Error, Result, Value};
+use sqlparser::ast::{self, ColumnOption, Statement, TableConstraint};
+use storage::catalog::{ColumnDef, IndexColumn, IndexDef, IndexKind, TableDef, TableOptions};
+use storage::engine::KvEngine;
+
+use crate::session::{Output, Session};
+
+/// Maximum identifier length.
+const MAX_IDENT: usize = 64;
+
+fn obj_parts(n: &ast::ObjectName) -> Vec<String> {
+    n.0.iter().map(|p| p.to_string().trim_matches('`').to_string()).collect()
+}
+
+/// Splits `[db.]name` using the session's current database.
+pub fn qualify<E: KvEngine>(s: &Session<E>, n: &ast::ObjectName) -> Result<(String, String)> {
+    let parts = obj_parts(n);
+    match parts.as_slice() {
+        [t] => Ok((s.db.clone().ok_or_else(Error::no_db)?, t.clone())),
+        [d, t] => Ok((d.clone(), t.clone())),
+        _ => Err(Error::parse(n.to_string())),
+    }
+}
+
+fn check_ident(name: &str, what: &str) -> Result<()> {
+    if name.is_empty() || name.ends_with(' ') {
+        let code = if what == "database" { codes::ER_WRONG_DB_NAME } else { codes::ER_WRONG_TABLE_NAME };
+        return Err(Error::new(code, format!("Incorrect {what} name '{name}'")));
+    }
+    if name.chars().count() > MAX_IDENT {
+        return Err(Error::new(codes::ER_TOO_LONG_IDENT, format!("Identifier name '{name}' is too long")));
+    }
+    Ok(())
+}
+
+/// Runs a DDL statement.
+pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Output> {
+    match stmt {
+        Statement::CreateDatabase { db_name, if_not_exists, default_collation, default_charset, .. } => {
+            let name = obj_parts(db_name).join(".");
+            check_ident(&name, "database")?;
+            if crate::show::is_system_db(&name) || s.storage().get_database(&name)?.is_some() {
+                if *if_not_exists {
+                    s.warnings.push(common::Warning::note(codes::ER_DB_CREATE_EXISTS, format!("Can't create database '{name}'; database exists")));
+                    return Ok(Output::ok(1));
+                }
+                return Err(Error::new(codes::ER_DB_CREATE_EXISTS, format!("Can't create database '{name}'; database exists")));
+            }
+            let coll = collation_of(default_charset.as_deref(), default_collation.as_deref())?.unwrap_or_default();
+            s.storage().create_database(storage::catalog::DatabaseDef { name: name.clone(), collation: coll })?;
+            Ok(Output::ok(1))
+        }
+        Statement::CreateSchema { schema_name, if_not_exists, .. } => {
+            let name = schema_name.to_string().trim_matches('`').to_string();
+            check_ident(&name, "database")?;
+            if crate::show::is_system_db(&name) || s.storage().get_database(&name)?.is_some() {
+                if *if_not_exists {
+                    return Ok(Output::ok(1));
+                }
+                return Err(Error::new(codes::ER_DB_CREATE_EXISTS, format!("Can't create database '{name}'; database exists")));
+            }
+            s.storage().create_database(storage::catalog::DatabaseDef { name: name.clone(), collation: Collation::default() })?;
+            Ok(Output::ok(1))
+        }
+        Statement::CreateTable(ct) => create_table(s, ct),
+        Statement::CreateIndex(ci) => {
+            let (db, tname) = qualify(s, &ci.table_name)?;
+            let t = s.storage().get_table(&db, &tname)?.ok_or_else(|| Error::no_such_table(&db, &tname))?;
+            let name = ci.name.as_ref().map(|n| n.to_string().trim_matches('`').to_string());
+            let mut cols = Vec::new();
+            for c in &ci.columns {
+                cols.push(index_column(&t.columns, &c.column)?);
+            }
+            let kind = if ci.unique { IndexKind::Unique } else { IndexKind::Normal };
+            let name = name.unwrap_or_else(|| auto_index_name(&t, &t.columns[cols[0].col].name));
+            check_new_index(&t, &name, &cols)?;
+            s.storage().add_index(&db, &tname, IndexDef { id: 0, name, kind, columns: cols, comment: String::new() })?;
+            Ok(Output::ok(0))
+        }
+        Statement::Drop { object_type, if_exists, names, table, .. } => match object_type {
+            ast::ObjectType::Table => {
+                let mut missing = Vec::new();
+                let mut targets = Vec::new();
+                for n in names {
+                    let (db, t) = qualify(s, n)?;
+                    if s.storage().get_table(&db, &t)?.is_some() {
+                        targets.push((db, t));
+                    } else {
+                        missing.push(format!("{db}.{t}"));
+                    }
+                }
+                if !missing.is_empty() && !*if_exists {
+                    return Err(Error::new(codes::ER_BAD_TABLE_ERROR, format!("Unknown table '{}'", missing.join(","))));
+                }
+                for (db, t) in targets {
+                    s.storage().drop_table(&db, &t)?;
+                }
+                for m in missing {
+                    s.warnings.push(common::Warning::note(codes::ER_BAD_TABLE_ERROR, format!("Unknown table '{m}'")));
+                }
+                Ok(Output::ok(0))
+            }
+            ast::ObjectType::Database | ast::ObjectType::Schema => {
+                let name = obj_parts(&names[0]).join(".");
+                if crate::show::is_system_db(&name) {
+                    return Err(Error::new(codes::ER_DBACCESS_DENIED_ERROR, format!("Access denied for user '{}'@'{}' to database '{name}'", s.user, s.host)));
+                }
+                if s.storage().get_database(&name)?.is_none() {
+                    if *if_exists {
+                        s.warnings.push(common::Warning::note(codes::ER_DB_DROP_EXISTS, format!("Can't drop database '{name}'; database doesn't exist")));
+                        return Ok(Output::ok(0));
+                    }
+                    return Err(Error::new(codes::ER_DB_DROP_EXISTS, format!("Can't drop database '{name}'; database doesn't exist")));
+                }
+                let n = s.storage().list_tables(&name)?.len();
+                s.storage().drop_database(&name)?;
+                if s.db.as_deref() == Some(name.as_str()) {
+                    s.db = None;
+                }
+                Ok(Output::ok(n as u64))
+            }
+            ast::ObjectType::Index => {
+                let tbl = table.as_ref().ok_or_else(|| Error::parse("DROP INDEX"))?;
+                let (db, tname) = qualify(s, tbl)?;
+                let iname = obj_parts(&names[0]).pop().unwrap_or_default();
+                drop_index(s, &db, &tname, &iname)?;
+                Ok(Output::ok(0))
+            }
+            other => Err(Error::not_supported(format!("DROP {other}"))),
+        },
+        Statement::Truncate(tr) => {
+            for t in &tr.table_names {
+                let (db, name) = qualify(s, &t.name)?;
+                if s.storage().get_table(&db, &name)?.is_none() {
+                    return Err(Error::no_such_table(&db, &name));
+                }
+                s.storage().truncate_table(&db, &name)?;
+            }
+            Ok(Output::ok(0))
+        }
+        Statement::RenameTable(list) => {
+            for r in list {
+                let (db, from) = qualify(s, &r.old_name)?;
+                let (ndb, to) = qualify(s, &r.new_name)?;
+                if s.storage().get_table(&db, &from)?.is_none() {
+                    return Err(Error::no_such_table(&db, &from));
+                }
+                if s.storage().get_table(&ndb, &to)?.is_some() {
+                    return Err(Error::table_exists(&to));
+                }
+                s.storage().rename_table(&db, &from, &ndb, &to)?;
+            }
+            Ok(Output::ok(0))
+        }
+        Statement::AlterTable(at) => alter_table(s, at),
+        other => Err(Error::not_supported(other.to_string())),
+    }
+}
+
+fn drop_index<E: KvEngine>(s: &mut Session<E>, db: &str, tname: &str, iname: &str) -> Result<()> {
+    let t = s.storage().get_table(db, tname)?.ok_or_else(|| Error::no_such_table(db, tname))?;
+    let found = t.indexes.iter().enumerate().find(|(i, ix)| ix.name.eq_ignore_ascii_case(iname) && !(t.hidden_pk && *i == 0));
+    match found {
+        None => Err(Error::new(codes::ER_CANT_DROP_FIELD_OR_KEY, format!("Can't DROP '{iname}'; check that column/key exists"))),
+        Some((0, _)) => Err(Error::not_supported("dropping the PRIMARY KEY")),
+        Some((_, ix)) => s.storage().drop_index(db, tname, &ix.name).map(|_| ()),
+    }
+}
+
+fn alter_table<E: KvEngine>(s: &mut Session<E>, at: &ast::AlterTable) -> Result<Output> {
+    let (db, tname) = qualify(s, &at.name)?;
+    let t = s.storage().get_table(&db, &tname)?.ok_or_else(|| Error::no_such_table(&db, &tname))?;
+    for op in &at.operations {
+        match op {
+            ast::AlterTableOperation::AddConstraint { constraint, .. } => {
+                let t = s.storage().get_table(&db, &tname)?.ok_or_else(|| Error::no_such_table(&db, &tname))?;
+                let (name, kind, cols) = match constraint {
+                    TableConstraint::Index(ic) => (ic.name.as_ref().map(|n| n.value.clone()), IndexKind::Normal, &ic.columns),
+                    TableConstraint::Unique(u) => (u.index_name.as_ref().or(u.name.as_ref()).map(|n| n.value.clone()), IndexKind::Unique, &u.columns),
+                    _ => return Err(Error::not_supported(format!("ALTER TABLE ADD {constraint}"))),
+                };
+                let mut icols = Vec::new();
+                for c in cols {
+                    icols.push(index_column(&t.columns, &c.column)?);
+                }
+                let name = name.unwrap_or_else(|| auto_index_name(&t, &t.columns[icols[0].col].name));
+                check_new_index(&t, &name, &icols)?;
+                s.storage().add_index(&db, &tname, IndexDef { id: 0, name, kind, columns: icols, comment: String::new() })?;
+            }
+            ast::AlterTableOperation::DropIndex { name } => drop_index(s, &db, &tname, &name.value)?,
+            ast::AlterTableOperation::RenameTable { table_name } => {
+                let n = match table_name {
+                    ast::RenameTableNameKind::As(n) | ast::RenameTableNameKind::To(n) => n,
+                };
+                let (ndb, to) = qualify(s, n)?;
+                s.storage().rename_table(&db, &tname, &ndb, &to)?;
+            }
+            _ => return Err(Error::not_supported(format!("ALTER TABLE {op}"))),
+        }
+    }
+    let _ = t;
+    Ok(Output::ok(0))
+}
+
+fn auto_index_name(t: &TableDef, base: &str) -> String {
+    if !t.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(base)) {
+        return base.to_string();
+    }
+    (2..).map(|n| format!("{base}_{n}")).find(|n| !t.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(n))).unwrap_or_default()
+}
+
+fn check_new_index(t: &TableDef, name: &str, cols: &[IndexColumn]) -> Result<()> {
+    if t.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(name)) {
+        return Err(Error::new(codes::ER_DUP_KEYNAME, format!("Duplicate key name '{name}'")));
+    }
+    check_index_cols(&t.columns, cols)
+}
+
+fn check_index_cols(columns: &[ColumnDef], cols: &[IndexColumn]) -> Result<()> {
+    for ic in cols {
+        let c = &columns[ic.col];
+        if c.ty.is_lob() && ic.prefix_len.is_none() {
+            return Err(Error::new(codes::ER_BLOB_KEY_WITHOUT_LENGTH, format!("BLOB/TEXT column '{}' used in key specification without a key length", c.name)));
+        }
+    }
+    Ok(())
+}
+
+/// Parses an index column: `col`, `col(10)`, `col DESC`.
+fn index_column(columns: &[ColumnDef], c: &ast::OrderByExpr) -> Result<IndexColumn> {
+    let desc = matches!(c.options.sort, Some(ast::OrderBySort::Desc));
+    let (name, prefix) = match &c.expr {
+        ast::Expr::Identifier(id) => (id.value.clone(), None),
+        ast::Expr::Function(f) => {
+            let n = f.name.to_string().trim_matches('`').to_string();
+            let len = match &f.args {
+                ast::FunctionArguments::List(l) => l.args.first().map(|a| a.to_string()),
+                _ => None,
+            };
+            (n, len.and_then(|l| l.parse::<u32>().ok()))
+        }
+        other => return Err(Error::not_supported(format!("functional index on {other}"))),
+    };
+    let col = columns
+        .iter()
+        .position(|c| c.name.eq_ignore_ascii_case(&name))
+        .ok_or_else(|| Error::new(codes::ER_KEY_COLUMN_DOES_NOT_EXITS, format!("Key column '{name}' doesn't exist in table")))?;
+    Ok(IndexColumn { col, prefix_len: prefix, desc })
+}
+
+/// Resolves CHARACTER SET / COLLATE names to a collation.
+pub fn collation_of(charset: Option<&str>, collation: Option<&str>) -> Result<Option<Collation>> {
+    if let Some(c) = collation {
+        let c = c.trim_matches(|ch| ch == '\'' || ch == '"' || ch == '`');
+        return Collation::from_name(c).map(Some).ok_or_else(|| Error::new(common::ErrorCode { num: 1273, sqlstate: "HY000", name: "ER_UNKNOWN_COLLATION" }, format!("Unknown collation: '{c}'")));
+    }
+    if let Some(cs) = charset {
+        let cs = cs.trim_matches(|ch| ch == '\'' || ch == '"' || ch == '`');
+        return Collation::default_for_charset(cs).map(Some).ok_or_else(|| Error::new(codes::ER_UNKNOWN_CHARACTER_SET, format!("Unknown character set: '{cs}'")));
+    }
+    Ok(None)
+}
+
+fn num_args(s: &str) -> Vec<u32> {
+    match (s.find('('), s.rfind(')')) {
+        (Some(a), Some(b)) if a < b => s[a + 1..b].split(',').filter_map(|x| x.trim().parse().ok()).collect(),
+        _ => vec![],
+    }
+}
+
+/// Maps a sqlparser column type to a Strata [`DataType`].
+pub fn map_type(dt: &ast::DataType, coll: Collation, col: &str) -> Result<DataType> {
+    let text = dt.to_string().to_ascii_uppercase();
+    let unsigned = text.contains("UNSIGNED");
+    let zerofill = text.contains("ZEROFILL");
+    let base: String = text.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    let args = num_args(&text);
+    let width = args.first().map(|w| *w as u8);
+    let int = |bytes| DataType::Int { bytes, unsigned, width, zerofill };
+    let len_or = |d: u32| args.first().copied().unwrap_or(d);
+    Ok(match base.as_str() {
+        "TINYINT" | "INT1" => int(1),
+        "BOOL" | "BOOLEAN" => DataType::Int { bytes: 1, unsigned: false, width: Some(1), zerofill: false },
+        "SMALLINT" | "INT2" => int(2),
+        "MEDIUMINT" | "INT3" => int(3),
+        "INT" | "INTEGER" | "INT4" => int(4),
+        "BIGINT" | "INT8" => int(8),
+        "SERIAL" => DataType::Int { bytes: 8, unsigned: true, width: None, zerofill: false },
+        "DECIMAL" | "NUMERIC" | "DEC" | "FIXED" => {
+            let p = args.first().copied().unwrap_or(10);
+            let sc = args.get(1).copied().unwrap_or(0);
+            if p > 65 {
+                return Err(Error::new(codes::ER_TOO_BIG_PRECISION, format!("Too-big precision {p} specified for '{col}'. Maximum is 65.")));
+            }
+            if sc > 30 {
+                return Err(Error::new(codes::ER_TOO_BIG_SCALE, format!("Too big scale {sc} specified for column '{col}'. Maximum is 30.")));
+            }
+            if sc > p {
+                return Err(Error::new(codes::ER_M_BIGGER_THAN_D, format!("For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '{col}').")));
+            }
+            DataType::Decimal { precision: p as u8, scale: sc as u8, unsigned }
+        }
+        "FLOAT" => match args.as_slice() {
+            [p] if *p > 24 => DataType::Double { md: None, unsigned },
+            [m, d] => DataType::Float { md: Some((*m as u8, *d as u8)), unsigned },
+            _ => DataType::Float { md: None, unsigned },
+        },
+        "DOUBLE" | "REAL" | "FLOAT8" => match args.as_slice() {
+            [m, d] => DataType::Double { md: Some((*m as u8, *d as u8)), unsigned },
+            _ => DataType::Double { md: None, unsigned },
+        },
+        "FLOAT4" => DataType::Float { md: None, unsigned },
+        "CHAR" | "CHARACTER" | "NCHAR" => {
+            let l = len_or(1);
+            if l > 255 {
+                return Err(Error::new(codes::ER_TOO_BIG_FIELDLENGTH, format!("Column length too big for column '{col}' (max = 255); use BLOB or TEXT instead")));
+            }
+            if coll == Collation::Binary { DataType::Binary { len: l } } else { DataType::Char { len: l, collation: coll } }
+        }
+        "VARCHAR" | "NVARCHAR" | "CHARACTER VARYING" => {
+            let l = args.first().copied().ok_or_else(|| Error::parse(&text))?;
+            if l > 65535 {
+                return Err(Error::new(codes::ER_TOO_BIG_FIELDLENGTH, format!("Column length too big for column '{col}' (max = 16383); use BLOB or TEXT instead")));
+            }
+            if coll == Collation::Binary { DataType::VarBinary { len: l } } else { DataType::VarChar { len: l, collation: coll } }
+        }
+        "TINYTEXT" => DataType::Text { size: LobSize::Tiny, collation: coll },
+        "TEXT" => DataType::Text { size: LobSize::Normal, collation: coll },
+        "MEDIUMTEXT" | "LONG" => DataType::Text { size: LobSize::Medium, collation: coll },
+        "LONGTEXT" => DataType::Text { size: LobSize::Long, collation: coll },
+        "BINARY" => DataType::Binary { len: len_or(1) },
+        "VARBINARY" => DataType::VarBinary { len: args.first().copied().ok_or_else(|| Error::parse(&text))? },
+        "TINYBLOB" => DataType::Blob { size: LobSize::Tiny },
+        "BLOB" | "BYTEA" => DataType::Blob { size: LobSize::Normal },
+        "MEDIUMBLOB" => DataType::Blob { size: LobSize::Medium },
+        "LONGBLOB" => DataType::Blob { size: LobSize::Long },
+        "DATE" => DataType::Date,
+        "TIME" => DataType::Time { fsp: fsp(&args, col)? },
+        "DATETIME" => DataType::DateTime { fsp: fsp(&args, col)? },
+        "TIMESTAMP" => DataType::Timestamp { fsp: fsp(&args, col)? },
+        "YEAR" => DataType::Year,
+        "BIT" => DataType::Bit { len: len_or(1).clamp(1, 64) as u8 },
+        "JSON" => DataType::Json,
+        "ENUM" | "SET" => {
+            let values: Vec<String> = match dt {
+                ast::DataType::Enum(members, _) => members.iter().map(|m| match m {
+                    ast::EnumMember::Name(n) => n.clone(),
+                    ast::EnumMember::NamedValue(n, _) => n.clone(),
+                }).collect(),
+                ast::DataType::Set(v) => v.clone(),
+                _ => return Err(Error::parse(&text)),
+            };
+            let mut seen: Vec<String> = Vec::new();
+            for v in &values {
+                if seen.iter().any(|x| common::collation::eq(coll, x, v)) {
+                    return Err(Error::new(codes::ER_DUPLICATED_VALUE_IN_TYPE, format!("Column '{col}' has duplicated value '{v}' in {base}")));
+                }
+                seen.push(v.clone());
+            }
+            if base == "ENUM" { DataType::Enum { values, collation: coll } } else { DataType::Set { values, collation: coll } }
+        }
+        _ => return Err(Error::parse(format!("{text}"))),
+    })
+}
+
+fn fsp(args: &[u32], col: &str) -> Result<u8> {
+    let f = args.first().copied().unwrap_or(0);
+    if f > 6 {
+        return Err(Error::new(codes::ER_TOO_BIG_PRECISION, format!("Too-big precision {f} specified for '{col}'. Maximum is 6.")));
+    }
+    Ok(f as u8)
+}
+
+fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Result<Output> {
+    let (db, name) = qualify(s, &ct.name)?;
+    check_ident(&name, "table")?;
+    if !s.db_exists(&db)? {
+        return Err(Error::bad_db(&db));
+    }
+    if crate::show::is_system_db(&db) {
+        return Err(Error::new(codes::ER_DBACCESS_DENIED_ERROR, format!("Access denied for user '{}'@'{}' to database '{db}'", s.user, s.host)));
+    }
+    if s.storage().get_table(&db, &name)?.is_some() {
+        if ct.if_not_exists {
+            s.warnings.push(common::Warning::note(codes::ER_TABLE_EXISTS_ERROR, format!("Table '{name}' already exists")));
+            return Ok(Output::ok(0));
+        }
+        return Err(Error::table_exists(&name));
+    }
+    if ct.query.is_some() || ct.like.is_some() {
+        return Err(Error::not_supported("CREATE TABLE ... SELECT / LIKE"));
+    }
+    // table options
+    let mut opts = TableOptions::default();
+    let mut table_charset: Option<String> = None;
+    let mut table_coll: Option<String> = None;
+    let list = match &ct.table_options {
+        ast::CreateTableOptions::Plain(l) | ast::CreateTableOptions::With(l) | ast::CreateTableOptions::Options(l) => l.clone(),
+        _ => vec![],
+    };
+    for o in &list {
+        match o {
+            ast::SqlOption::KeyValue { key, value } => {
+                let k = key.value.to_ascii_uppercase();
+                let v = value.to_string().trim_matches('\'').trim_matches('"').to_string();
+                match k.as_str() {
+                    "ENGINE" => opts.engine = v,
+                    "AUTO_INCREMENT" => opts.auto_increment = v.parse().unwrap_or(1),
+                    "DEFAULT CHARSET" | "CHARSET" | "CHARACTER SET" | "DEFAULT CHARACTER SET" => table_charset = Some(v),
+                    "COLLATE" | "DEFAULT COLLATE" => table_coll = Some(v),
+                    "COMMENT" => opts.comment = v,
+                    _ => opts.extra.push((k, v)),
+                }
+            }
+            ast::SqlOption::NamedParenthesizedList(l) => {
+                if l.key.value.eq_ignore_ascii_case("ENGINE") {
+                    opts.engine = l.name.as_ref().map(|n| n.value.clone()).unwrap_or_default();
+                }
+            }
+            ast::SqlOption::Comment(c) => {
+                opts.comment = match c {
+                    ast::CommentDef::WithEq(s) | ast::CommentDef::WithoutEq(s) => s.clone(),
+                };
+            }
+            _ => {}
+        }
+    }
+    if opts.engine.is_empty() {
+        opts.engine = "InnoDB".into();
+    }
+    let db_coll = s.storage().get_database(&db)?.map(|d| d.collation).unwrap_or_default();
+    let tcoll = collation_of(table_charset.as_deref(), table_coll.as_deref())?.unwrap_or(db_coll);
+    opts.collation = tcoll;
+    if ct.columns.is_empty() {
+        return Err(Error::new(codes::ER_TABLE_MUST_HAVE_COLUMNS, "A table must have at least 1 column"));
+    }
+    let mut columns: Vec<ColumnDef> = Vec::new();
+    let mut pk: Option<Vec<IndexColumn>> = None;
+    let mut indexes: Vec<IndexDef> = Vec::new();
+    let mut col_uniques: Vec<usize> = Vec::new();
+    for (ci, c) in ct.columns.iter().enumerate() {
+        let cname = c.name.value.clone();
+        if columns.iter().any(|x| x.name.eq_ignore_ascii_case(&cname)) {
+            return Err(Error::new(codes::ER_DUP_FIELDNAME, format!("Duplicate column name '{cname}'")));
+        }
+        check_ident(&cname, "column").map_err(|_| Error::new(codes::ER_WRONG_COLUMN_NAME, format!("Incorrect column name '{cname}'")))?;
+        let mut cs = None;
+        let mut cl = None;
+        for o in &c.options {
+            match &o.option {
+                ColumnOption::CharacterSet(n) => cs = Some(n.to_string()),
+                ColumnOption::Collation(n) => cl = Some(n.to_string()),
+                _ => {}
+            }
+        }
+        let text = c.data_type.to_string().to_ascii_uppercase();
+        let is_binary_kw = text.ends_with(" BINARY");
+        let mut coll = collation_of(cs.as_deref(), cl.as_deref())?.unwrap_or(tcoll);
+        if is_binary_kw {
+            coll = match coll.charset() {
+                "latin1" => Collation::Latin1Bin,
+                _ => Collation::Utf8mb4Bin,
+            };
+        }
+        let ty = map_type(&c.data_type, coll, &cname)?;
+        let mut col = ColumnDef { name: cname.clone(), ty, nullable: true, default: None, auto_increment: false, on_update: None, comment: String::new() };
+        let mut explicit_null = false;
+        for o in &c.options {
+            match &o.option {
+                ColumnOption::Null => explicit_null = true,
+                ColumnOption::NotNull => col.nullable = false,
+                ColumnOption::Default(e) => col.default = Some(default_text(e)),
+                ColumnOption::OnUpdate(e) => col.on_update = Some(e.to_string()),
+                ColumnOption::Comment(t) => col.comment = t.clone(),
+                ColumnOption::PrimaryKey(_) => {
+                    if pk.is_some() {
+                        return Err(Error::new(codes::ER_MULTIPLE_PRI_KEY, "Multiple primary key defined"));
+                    }
+                    pk = Some(vec![IndexColumn { col: ci, prefix_len: None, desc: false }]);
+                }
+                ColumnOption::Unique(_) => col_uniques.push(ci),
+                ColumnOption::DialectSpecific(toks) => {
+                    let t: String = toks.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(" ").to_ascii_uppercase();
+                    if t.contains("AUTO_INCREMENT") {
+                        col.auto_increment = true;
+                    }
+                }
+                ColumnOption::CharacterSet(_) | ColumnOption::Collation(_) => {}
+                ColumnOption::Check(_) => {}
+                ColumnOption::Generated { .. } => return Err(Error::not_supported("generated columns")),
+                other => return Err(Error::not_supported(format!("column option {other}"))),
+            }
+        }
+        if col.auto_increment && !matches!(col.ty, DataType::Int { .. } | DataType::Float { .. } | DataType::Double { .. }) {
+            return Err(Error::new(codes::ER_WRONG_FIELD_SPEC, format!("Incorrect column specifier for column '{cname}'")));
+        }
+        if matches!(col.ty, DataType::Timestamp { .. }) && !explicit_null && col.default.is_none() && !col.nullable {
+            // explicit_defaults_for_timestamp=ON: NOT NULL TIMESTAMP without default has none
+        }
+        if let Some(d) = &col.default {
+            validate_default(&col, d)?;
+        }
+        columns.push(col);
+    }
+    for con in &ct.constraints {
+        match con {
+            TableConstraint::PrimaryKey(p) => {
+                if pk.is_some() {
+                    return Err(Error::new(codes::ER_MULTIPLE_PRI_KEY, "Multiple primary key defined"));
+                }
+                let mut cols = Vec::new();
+                for c in &p.columns {
+                    cols.push(index_column(&columns, &c.column)?);
+                }
+                pk = Some(cols);
+            }
+            TableConstraint::Unique(u) => {
+                let mut cols = Vec::new();
+                for c in &u.columns {
+                    cols.push(index_column(&columns, &c.column)?);
+                }
+                let name = u.index_name.as_ref().or(u.name.as_ref()).map(|n| n.value.clone());
+                indexes.push(IndexDef { id: 0, name: name.unwrap_or_default(), kind: IndexKind::Unique, columns: cols, comment: String::new() });
+            }
+            TableConstraint::Index(ix) => {
+                let mut cols = Vec::new();
+                for c in &ix.columns {
+                    cols.push(index_column(&columns, &c.column)?);
+                }
+                indexes.push(IndexDef { id: 0, name: ix.name.as_ref().map(|n| n.value.clone()).unwrap_or_default(), kind: IndexKind::Normal, columns: cols, comment: String::new() });
+            }
+            TableConstraint::ForeignKey(_) | TableConstraint::Check(_) => {
+                // Accepted and ignored, as MyRocks does (documented).
+            }
+            other => return Err(Error::not_supported(format!("{other}"))),
+        }
+    }
+    for ci in col_uniques {
+        indexes.push(IndexDef { id: 0, name: String::new(), kind: IndexKind::Unique, columns: vec![IndexColumn { col: ci, prefix_len: None, desc: false }], comment: String::new() });
+    }
+    // name unnamed indexes after their first column, as MySQL does
+    let mut named: Vec<String> = vec!["PRIMARY".into()];
+    for ix in indexes.iter_mut() {
+        if ix.name.is_empty() {
+            let base = columns[ix.columns[0].col].name.clone();
+            let mut n = base.clone();
+            let mut k = 2;
+            while named.iter().any(|x| x.eq_ignore_ascii_case(&n)) {
+                n = format!("{base}_{k}");
+                k += 1;
+            }
+            ix.name = n;
+        } else if named.iter().any(|x| x.eq_ignore_ascii_case(&ix.name)) {
+            return Err(Error::new(codes::ER_DUP_KEYNAME, format!("Duplicate key name '{}'", ix.name)));
+        }
+        named.push(ix.name.clone());
+    }
+    let hidden_pk = pk.is_none();
+    if let Some(p) = &pk {
+        for ic in p {
+            let c = &mut columns[ic.col];
+            if c.nullable {
+                // PRIMARY KEY columns are implicitly NOT NULL
+                c.nullable = false;
+            }
+        }
+        check_index_cols(&columns, p)?;
+    }
+    for ix in &indexes {
+        check_index_cols(&columns, &ix.columns)?;
+    }
+    // AUTO_INCREMENT must be the first column of some key
+    let keys_first: Vec<usize> = pk.iter().map(|p| p[0].col).chain(indexes.iter().map(|i| i.columns[0].col)).collect();
+    let ai: Vec<usize> = columns.iter().enumerate().filter(|(_, c)| c.auto_increment).map(|(i, _)| i).collect();
+    if ai.len() > 1 || ai.first().is_some_and(|c| !keys_first.contains(c)) {
+        return Err(Error::new(codes::ER_WRONG_AUTO_KEY, "Incorrect table definition; there can be only one auto column and it must be defined as a key"));
+    }
+    for &a in &ai {
+        columns[a].nullable = false;
+    }
+    let mut all = Vec::new();
+    all.push(IndexDef { id: 0, name: "PRIMARY".into(), kind: IndexKind::Primary, columns: pk.unwrap_or_default(), comment: String::new() });
+    all.extend(indexes);
+    if all.len() > 64 {
+        return Err(Error::new(codes::ER_TOO_MANY_KEYS, "Too many keys specified; max 64 keys allowed"));
+    }
+    let def = TableDef { id: 0, db: db.clone(), name: name.clone(), columns, indexes: all, hidden_pk, version: 1, options: opts };
+    s.storage().create_table(def)?;
+    Ok(Output::ok(0))
+}
+
+/// DEFAULT clause text as stored: literals keep MySQL quoting, CURRENT_TIMESTAMP forms normalised.
+fn default_text(e: &ast::Expr) -> String {
+    match e {
+        ast::Expr::Value(v) => match &v.value {
+            ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => format!("'{}'", s.replace('\\', "\\\\").replace('\'', "''")),
+            other => other.to_string(),
+        },
+        other => other.to_string(),
+    }
+}
+
+fn validate_default(col: &ColumnDef, d: &str) -> Result<()> {
+    let up = d.to_ascii_uppercase();
+    let is_now = up.starts_with("CURRENT_TIMESTAMP") || up.starts_with("NOW(") || up.starts_with("LOCALTIMESTAMP") || up.starts_with("LOCALTIME");
+    if is_now && !matches!(col.ty, DataType::DateTime { .. } | DataType::Timestamp { .. }) {
+        return Err(Error::new(codes::ER_INVALID_DEFAULT, format!("Invalid default value for '{}'", col.name)));
+    }
+    if up == "NULL" && !col.nullable {
+        return Err(Error::new(codes::ER_INVALID_DEFAULT, format!("Invalid default value for '{}'", col.name)));
+    }
+    if col.auto_increment && up != "NULL" {
+        return Err(Error::new(codes::ER_INVALID_DEFAULT, format!("Invalid default value for '{}'", col.name)));
+    }
+    // literal defaults must convert to the column type
+    if !is_now && up != "NULL" && (d.starts_with('\'') || d.chars().next().is_some_and(|c| c.is_ascii_digit() || c == '-')) {
+        let lit = if let Some(inner) = d.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')) {
+            Value::Str(inner.replace("''", "'"))
+        } else {
+            crate::expr::number_literal(d).unwrap_or(Value::Str(d.to_string()))
+        };
+        let mut w = Vec::new();
+        // zero dates are accepted in defaults as MySQL does when NO_ZERO_DATE isn't strict for DDL
+        if func::store::store(lit, &col.ty, true, &col.name, 1, &mut w).is_err() {
+            return Err(Error::new(codes::ER_INVALID_DEFAULT, format!("Invalid default value for '{}'", col.name)));
+        }
+    }
+    Ok(())
+}

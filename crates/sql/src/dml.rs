@@ -1,0 +1,551 @@
+//! INSERT (VALUES, SET, SELECT; IGNORE; ON DUPLICATE KEY UPDATE), REPLACE, UPDATE and DELETE
+//! with MySQL's conversions, defaults, AUTO_INCREMENT, warnings and affected-row counts.
+
+use std::sync::Arc;
+
+use common::{codes, DataType, Error, Result, Value, Warning};
+use sqlparser::ast;
+use storage::catalog::{ColumnDef, TableDef};
+use storage::engine::KvEngine;
+use storage::txn::{InsertOutcome, LockMode, UpdateOutcome};
+
+use crate::expr::{Binder, EvalCtx, Expr, Scope, ScopeCol};
+use crate::select::{fetch, resolve_table, table_scope};
+use crate::session::{Output, Session};
+
+/// Parses and binds a column's DEFAULT clause text.
+pub fn default_expr<E: KvEngine>(s: &Session<E>, col: &ColumnDef) -> Result<Option<Expr>> {
+    let Some(text) = &col.default else { return Ok(None) };
+    let dialect = sqlparser::dialect::MySqlDialect {};
+    let e = sqlparser::parser::Parser::new(&dialect)
+        .try_with_sql(text)
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|e| Error::internal(format!("stored default '{text}' does not parse: {e}")))?;
+    let scope = Scope::default();
+    Ok(Some(Binder { scope: &scope, env: s, aggs: None, clause: "field list", agg_base: 0, aliases: None }.bind(&e)?))
+}
+
+/// The value MySQL uses for a NOT NULL column without a default in non-strict mode.
+pub fn implicit_default(ty: &DataType) -> Value {
+    match ty {
+        DataType::Int { .. } | DataType::Year | DataType::Bit { .. } => Value::Int(0),
+        DataType::Decimal { .. } => Value::Decimal(rust_decimal::Decimal::ZERO),
+        DataType::Float { .. } => Value::Float(0.0),
+        DataType::Double { .. } => Value::Double(0.0),
+        DataType::Date => Value::Date(Default::default()),
+        DataType::DateTime { fsp } | DataType::Timestamp { fsp } => Value::DateTime(Default::default(), *fsp),
+        DataType::Time { fsp } => Value::Time(Default::default(), *fsp),
+        DataType::Binary { len } => Value::Bytes(vec![0; *len as usize]),
+        DataType::VarBinary { .. } | DataType::Blob { .. } => Value::Bytes(vec![]),
+        DataType::Enum { values, .. } => Value::Str(values.first().cloned().unwrap_or_default()),
+        _ => Value::Str(String::new()),
+    }
+}
+
+/// Per-statement cache of bound column defaults.
+struct Defaults {
+    exprs: Vec<Option<Expr>>,
+}
+
+impl Defaults {
+    fn new<E: KvEngine>(s: &Session<E>, t: &TableDef) -> Result<Self> {
+        let mut exprs = Vec::with_capacity(t.columns.len());
+        for c in &t.columns {
+            exprs.push(default_expr(s, c)?);
+        }
+        Ok(Defaults { exprs })
+    }
+}
+
+/// Converts `v` for column `ci`, applying NOT NULL rules.
+fn convert_col(t: &TableDef, ci: usize, v: Value, strict: bool, row_no: u64, single_row: bool, ctx: &mut EvalCtx<'_>) -> Result<Value> {
+    let c = &t.columns[ci];
+    if v.is_null() {
+        if c.nullable || c.auto_increment {
+            return Ok(Value::Null);
+        }
+        if matches!(c.ty, DataType::Timestamp { .. }) && c.default.as_deref().is_some_and(|d| d.to_ascii_uppercase().starts_with("CURRENT_TIMESTAMP")) {
+            // explicit NULL into a NOT NULL TIMESTAMP with a CURRENT_TIMESTAMP default
+            return Ok(Value::Null);
+        }
+        if strict || single_row {
+            return Err(Error::bad_null(&c.name));
+        }
+        ctx.warnings.push(Warning::warn(codes::ER_BAD_NULL_ERROR, format!("Column '{}' cannot be null", c.name)));
+        return Ok(implicit_default(&c.ty));
+    }
+    func::store::store(v, &c.ty, strict, &c.name, row_no, ctx.warnings)
+}
+
+fn dup_error(t: &TableDef, index_no: usize, row: &[Value]) -> Error {
+    let idx = &t.indexes[index_no];
+    let vals: Vec<String> = idx
+        .columns
+        .iter()
+        .map(|ic| {
+            let v = &row[ic.col];
+            let s = v.to_string();
+            match ic.prefix_len {
+                Some(n) => s.chars().take(n as usize).collect(),
+                None => s,
+            }
+        })
+        .collect();
+    Error::dup_entry(&vals.join("-"), &format!("{}.{}", t.name, idx.name))
+}
+
+fn table_name(ins: &ast::Insert) -> Result<ast::ObjectName> {
+    match &ins.table {
+        ast::TableObject::TableName(n) => Ok(n.clone()),
+        other => Err(Error::not_supported(other.to_string())),
+    }
+}
+
+fn col_index(t: &TableDef, name: &str, clause: &str) -> Result<usize> {
+    t.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name)).ok_or_else(|| Error::bad_field(name, clause))
+}
+
+fn is_default_kw(e: &ast::Expr) -> bool {
+    matches!(e, ast::Expr::Identifier(id) if id.quote_style.is_none() && id.value.eq_ignore_ascii_case("DEFAULT"))
+}
+
+/// Scope for ON DUPLICATE KEY UPDATE: existing row columns, then the new row's under a hidden
+/// qualifier that `VALUES(col)` resolves to.
+fn upsert_scope(t: &TableDef) -> Scope {
+    let mut scope = table_scope(t, None);
+    let n = scope.cols.len();
+    for i in 0..n {
+        let c = scope.cols[i].clone();
+        scope.cols.push(ScopeCol { table: crate::expr::VALUES_QUALIFIER.to_string(), ..c });
+    }
+    scope
+}
+
+/// INSERT / REPLACE.
+pub fn insert<E: KvEngine>(s: &mut Session<E>, ins: &ast::Insert, params: &[Value]) -> Result<Output> {
+    let t = resolve_table(s, &table_name(ins)?)?;
+    let ignore = ins.ignore;
+    let replace = ins.replace_into;
+    let strict = s.strict() && !ignore;
+    // target columns
+    let targets: Vec<usize> = if !ins.assignments.is_empty() {
+        let mut v = Vec::new();
+        for a in &ins.assignments {
+            match &a.target {
+                ast::AssignmentTarget::ColumnName(n) => v.push(col_index(&t, &last_ident(n), "field list")?),
+                _ => return Err(Error::not_supported("tuple assignment")),
+            }
+        }
+        v
+    } else if ins.columns.is_empty() {
+        (0..t.columns.len()).collect()
+    } else {
+        let mut v = Vec::new();
+        for c in &ins.columns {
+            let name = c.to_string();
+            let i = col_index(&t, name.trim_matches('`'), "field list")?;
+            if v.contains(&i) {
+                return Err(Error::new(codes::ER_FIELD_SPECIFIED_TWICE, format!("Column '{}' specified twice", t.columns[i].name)));
+            }
+            v.push(i);
+        }
+        v
+    };
+    // source rows as AST expressions (or SELECT results)
+    enum Src<'a> {
+        Exprs(Vec<&'a [ast::Expr]>),
+        Rows(Vec<Vec<Value>>),
+    }
+    let assign_vals: Vec<ast::Expr>;
+    let src = if !ins.assignments.is_empty() {
+        assign_vals = ins.assignments.iter().map(|a| a.value.clone()).collect();
+        Src::Exprs(vec![assign_vals.as_slice()])
+    } else {
+        let q = ins.source.as_ref().ok_or_else(|| Error::parse("INSERT"))?;
+        match q.body.as_ref() {
+            ast::SetExpr::Values(v) => Src::Exprs(v.rows.iter().map(|r| r.as_slice()).collect()),
+            _ => {
+                let out = crate::select::execute(s, q, params, &q.to_string())?;
+                match out {
+                    Output::Rows { rows, .. } => Src::Rows(rows),
+                    _ => return Err(Error::internal("INSERT ... SELECT produced no rows")),
+                }
+            }
+        }
+    };
+    let nrows = match &src {
+        Src::Exprs(r) => r.len(),
+        Src::Rows(r) => r.len(),
+    };
+    let is_select = matches!(src, Src::Rows(_));
+    let defaults = Defaults::new(s, &t)?;
+    let empty = Scope::default();
+    // bind value expressions once
+    let mut bound_rows: Vec<Vec<Option<Expr>>> = Vec::new();
+    if let Src::Exprs(rows) = &src {
+        for r in rows {
+            if r.len() != targets.len() && !(r.is_empty() && ins.columns.is_empty()) {
+                return Err(Error::new(codes::ER_WRONG_VALUE_COUNT_ON_ROW, format!("Column count doesn't match value count at row {}", bound_rows.len() + 1)));
+            }
+            let mut b = Vec::with_capacity(r.len());
+            for e in r.iter() {
+                if is_default_kw(e) {
+                    b.push(None);
+                } else {
+                    b.push(Some(Binder { scope: &empty, env: &*s, aggs: None, clause: "field list", agg_base: 0, aliases: None }.bind(e)?));
+                }
+            }
+            bound_rows.push(b);
+        }
+    } else if let Src::Rows(rows) = &src {
+        if let Some(r) = rows.first() {
+            if r.len() != targets.len() {
+                return Err(Error::new(codes::ER_WRONG_VALUE_COUNT_ON_ROW, "Column count doesn't match value count at row 1"));
+            }
+        }
+    }
+    // ON DUPLICATE KEY UPDATE assignments
+    let upsert: Option<(Scope, Vec<(usize, Expr)>)> = match &ins.on {
+        Some(ast::OnInsert::DuplicateKeyUpdate(assigns)) => {
+            let scope = upsert_scope(&t);
+            let mut list = Vec::new();
+            for a in assigns {
+                let ci = match &a.target {
+                    ast::AssignmentTarget::ColumnName(n) => col_index(&t, &last_ident(n), "field list")?,
+                    _ => return Err(Error::not_supported("tuple assignment")),
+                };
+                let e = Binder { scope: &scope, env: &*s, aggs: None, clause: "field list", agg_base: 0, aliases: None }.bind(&a.value)?;
+                list.push((ci, e));
+            }
+            Some((scope, list))
+        }
+        Some(other) => return Err(Error::not_supported(other.to_string())),
+        None => None,
+    };
+    let no_auto_on_zero = s.mode("NO_AUTO_VALUE_ON_ZERO");
+    let found_rows = s.client_found_rows;
+    let strict_div = strict && s.mode("ERROR_FOR_DIVISION_BY_ZERO");
+    let src_rows = match src {
+        Src::Rows(r) => r,
+        Src::Exprs(_) => Vec::new(),
+    };
+    let single_row = nrows == 1 && !is_select;
+    let autoinc_col = t.columns.iter().position(|c| c.auto_increment);
+    let (affected, first_id, dups, explicit_id) = s.with_ctx(params, strict_div, |s, ctx| {
+        let mut affected = 0u64;
+        let mut dups = 0u64;
+        let mut first_id: Option<u64> = None;
+        let mut explicit_id: Option<u64> = None;
+        for ri in 0..nrows {
+            let row_no = ri as u64 + 1;
+            let mut row: Vec<Option<Value>> = vec![None; t.columns.len()];
+            for (k, &ci) in targets.iter().enumerate() {
+                let v = if is_select {
+                    Some(src_rows[ri][k].clone())
+                } else {
+                    match bound_rows[ri].get(k).and_then(|e| e.as_ref()) {
+                        Some(e) => Some(e.eval(&[], ctx)?),
+                        None => None,
+                    }
+                };
+                if let Some(v) = v {
+                    row[ci] = Some(convert_col(&t, ci, v, strict, row_no, single_row, ctx)?);
+                }
+            }
+            let mut full = Vec::with_capacity(t.columns.len());
+            for (ci, v) in row.into_iter().enumerate() {
+                let c = &t.columns[ci];
+                let v = match v {
+                    Some(v) => v,
+                    None => match &defaults.exprs[ci] {
+                        Some(d) => {
+                            let dv = d.eval(&[], ctx)?;
+                            if dv.is_null() { Value::Null } else { func::store::store(dv, &c.ty, false, &c.name, row_no, ctx.warnings)? }
+                        }
+                        None if c.nullable || c.auto_increment => Value::Null,
+                        None => {
+                            if strict {
+                                return Err(Error::new(codes::ER_NO_DEFAULT_FOR_FIELD, format!("Field '{}' doesn't have a default value", c.name)));
+                            }
+                            ctx.warnings.push(Warning::warn(codes::ER_NO_DEFAULT_FOR_FIELD, format!("Field '{}' doesn't have a default value", c.name)));
+                            implicit_default(&c.ty)
+                        }
+                    },
+                };
+                full.push(v);
+            }
+            // TIMESTAMP NOT NULL given NULL → now
+            for (ci, c) in t.columns.iter().enumerate() {
+                if full[ci].is_null() && !c.nullable && !c.auto_increment {
+                    if let Some(d) = &defaults.exprs[ci] {
+                        let dv = d.eval(&[], ctx)?;
+                        full[ci] = func::store::store(dv, &c.ty, false, &c.name, row_no, ctx.warnings)?;
+                    }
+                }
+            }
+            if let Some(ai) = autoinc_col {
+                let is_zero = matches!(full[ai], Value::Int(0) | Value::UInt(0)) && !no_auto_on_zero;
+                if full[ai].is_null() || is_zero {
+                    let id = s.storage().autoinc_next(&t, 1)?;
+                    full[ai] = func::store::store(Value::UInt(id), &t.columns[ai].ty, true, &t.columns[ai].name, row_no, ctx.warnings)?;
+                    first_id.get_or_insert(id);
+                } else {
+                    let v = func::convert::to_u64(&full[ai], ctx.warnings).unwrap_or(0);
+                    if v > 0 {
+                        s.storage().autoinc_observe(&t, v)?;
+                        explicit_id = Some(v);
+                    }
+                }
+            }
+            // write, handling duplicates
+            let mut attempts = 0;
+            loop {
+                attempts += 1;
+                if attempts > 64 {
+                    return Err(Error::internal("REPLACE did not converge"));
+                }
+                let outcome = s.ensure_txn().insert(&t, &full)?;
+                match outcome {
+                    InsertOutcome::Inserted(_) => {
+                        affected += 1;
+                        break;
+                    }
+                    InsertOutcome::Duplicate { index_no, handle, row: existing } => {
+                        if replace {
+                            s.ensure_txn().delete(&t, &handle, &existing)?;
+                            affected += 1;
+                            continue;
+                        }
+                        if let Some((_, assigns)) = &upsert {
+                            let mut env_row = existing.clone();
+                            env_row.extend(full.iter().cloned());
+                            let mut new = existing.clone();
+                            for (ci, e) in assigns {
+                                let v = e.eval(&env_row, ctx)?;
+                                let v = convert_col(&t, *ci, v, strict, row_no, true, ctx)?;
+                                new[*ci] = v.clone();
+                                env_row[*ci] = v;
+                            }
+                            apply_on_update(&t, &existing, &mut new, assigns.iter().map(|(c, _)| *c).collect(), ctx)?;
+                            if rows_equal(&t, &existing, &new) {
+                                if found_rows {
+                                    affected += 1;
+                                }
+                            } else {
+                                match s.ensure_txn().update(&t, &handle, &existing, &new)? {
+                                    UpdateOutcome::Updated(_) => affected += 2,
+                                    UpdateOutcome::Duplicate { index_no, .. } => return Err(dup_error(&t, index_no, &new)),
+                                }
+                            }
+                            if let Some(ai) = autoinc_col {
+                                if first_id.is_none() {
+                                    if let Some(v) = func::convert::to_u64(&existing[ai], ctx.warnings) {
+                                        explicit_id = Some(v);
+                                    }
+                                }
+                            }
+                            break;
+                        }
+                        if ignore {
+                            dups += 1;
+                            let e = dup_error(&t, index_no, &full);
+                            ctx.warnings.push(Warning::warn(codes::ER_DUP_ENTRY, e.msg));
+                            break;
+                        }
+                        return Err(dup_error(&t, index_no, &full));
+                    }
+                }
+            }
+        }
+        Ok((affected, first_id, dups, explicit_id))
+    })?;
+    if let Some(id) = first_id {
+        s.last_insert_id = id;
+    }
+    let info = if nrows > 1 || is_select {
+        format!("Records: {nrows}  Duplicates: {dups}  Warnings: {}", s.warnings.len())
+    } else {
+        String::new()
+    };
+    Ok(Output::Ok { affected, last_insert_id: first_id.or(explicit_id).unwrap_or(0), info })
+}
+
+fn last_ident(n: &ast::ObjectName) -> String {
+    n.0.last().map(|p| p.to_string().trim_matches('`').to_string()).unwrap_or_default()
+}
+
+fn rows_equal(t: &TableDef, a: &[Value], b: &[Value]) -> bool {
+    a.iter().zip(b).zip(&t.columns).all(|((x, y), c)| match (x, y) {
+        (Value::Null, Value::Null) => true,
+        (Value::Null, _) | (_, Value::Null) => false,
+        _ => func::compare::compare(x, y, common::Collation::Binary) == Some(std::cmp::Ordering::Equal) && {
+            // binary-exact for strings (case changes are changes)
+            let _ = c;
+            x.to_string() == y.to_string()
+        },
+    })
+}
+
+/// Sets ON UPDATE CURRENT_TIMESTAMP columns when a row changes and they weren't assigned.
+fn apply_on_update(t: &TableDef, old: &[Value], new: &mut [Value], assigned: Vec<usize>, ctx: &mut EvalCtx<'_>) -> Result<()> {
+    if rows_equal(t, old, new) {
+        return Ok(());
+    }
+    for (ci, c) in t.columns.iter().enumerate() {
+        if c.on_update.is_some() && !assigned.contains(&ci) {
+            let now = func::scalar::call("NOW", &[Value::Int(6)], ctx.fnctx, ctx.warnings)?;
+            new[ci] = func::store::store(now, &c.ty, false, &c.name, 1, ctx.warnings)?;
+        }
+    }
+    Ok(())
+}
+
+fn single_table<E: KvEngine>(s: &Session<E>, twj: &ast::TableWithJoins) -> Result<(Arc<TableDef>, Option<String>)> {
+    if !twj.joins.is_empty() {
+        return Err(Error::not_supported("multi-table UPDATE/DELETE"));
+    }
+    match &twj.relation {
+        ast::TableFactor::Table { name, alias, .. } => Ok((resolve_table(s, name)?, alias.as_ref().map(|a| a.name.value.clone()))),
+        _ => Err(Error::not_supported("derived tables")),
+    }
+}
+
+/// Binds ORDER BY and LIMIT of single-table UPDATE/DELETE.
+fn order_limit<E: KvEngine>(s: &Session<E>, scope: &Scope, order_by: &[ast::OrderByExpr], limit: &Option<ast::Expr>) -> Result<(Vec<(Expr, bool)>, Option<Expr>)> {
+    let mut order = Vec::new();
+    for o in order_by {
+        let e = Binder { scope, env: s, aggs: None, clause: "order clause", agg_base: 0, aliases: None }.bind(&o.expr)?;
+        order.push((e, matches!(o.options.sort, Some(ast::OrderBySort::Desc))));
+    }
+    let limit = match limit {
+        Some(l) => Some(Binder { scope: &Scope::default(), env: s, aggs: None, clause: "limit", agg_base: 0, aliases: None }.bind(l)?),
+        None => None,
+    };
+    Ok((order, limit))
+}
+
+fn sort_and_limit(rows: &mut Vec<(Vec<u8>, Vec<Value>)>, order: &[(Expr, bool)], limit: &Option<Expr>, ctx: &mut EvalCtx<'_>) -> Result<()> {
+    if !order.is_empty() {
+        let mut keyed = Vec::with_capacity(rows.len());
+        for (h, r) in rows.drain(..) {
+            let mut k = Vec::new();
+            for (e, _) in order {
+                k.push(e.eval(&r, ctx)?);
+            }
+            keyed.push((k, h, r));
+        }
+        let coll = ctx.fnctx.collation;
+        keyed.sort_by(|a, b| {
+            for (i, (_, desc)) in order.iter().enumerate() {
+                let o = match (&a.0[i], &b.0[i]) {
+                    (Value::Null, Value::Null) => std::cmp::Ordering::Equal,
+                    (Value::Null, _) => std::cmp::Ordering::Less,
+                    (_, Value::Null) => std::cmp::Ordering::Greater,
+                    (x, y) => func::compare::compare(x, y, coll).unwrap_or(std::cmp::Ordering::Equal),
+                };
+                let o = if *desc { o.reverse() } else { o };
+                if o != std::cmp::Ordering::Equal {
+                    return o;
+                }
+            }
+            std::cmp::Ordering::Equal
+        });
+        rows.extend(keyed.into_iter().map(|(_, h, r)| (h, r)));
+    }
+    if let Some(l) = limit {
+        let v = l.eval(&[], ctx)?;
+        let n = func::convert::to_u64(&v, ctx.warnings).unwrap_or(0) as usize;
+        rows.truncate(n);
+    }
+    Ok(())
+}
+
+/// UPDATE (single table).
+pub fn update<E: KvEngine>(s: &mut Session<E>, u: &ast::Update, params: &[Value]) -> Result<Output> {
+    if u.from.is_some() {
+        return Err(Error::not_supported("UPDATE ... FROM"));
+    }
+    let (t, alias) = single_table(s, &u.table)?;
+    let scope = table_scope(&t, alias.as_deref());
+    let filter = match &u.selection {
+        Some(w) => Some(Binder { scope: &scope, env: &*s, aggs: None, clause: "where clause", agg_base: 0, aliases: None }.bind(w)?),
+        None => None,
+    };
+    let mut assigns: Vec<(usize, Expr)> = Vec::new();
+    for a in &u.assignments {
+        let ci = match &a.target {
+            ast::AssignmentTarget::ColumnName(n) => {
+                let parts: Vec<String> = n.0.iter().map(|p| p.to_string().trim_matches('`').to_string()).collect();
+                scope.resolve(&parts, "field list")?
+            }
+            _ => return Err(Error::not_supported("tuple assignment")),
+        };
+        let e = Binder { scope: &scope, env: &*s, aggs: None, clause: "field list", agg_base: 0, aliases: None }.bind(&a.value)?;
+        assigns.push((ci, e));
+    }
+    let (order, limit) = order_limit(s, &scope, &u.order_by, &u.limit)?;
+    if s.var("sql_safe_updates") == Some(Value::Int(1)) && filter.is_none() && limit.is_none() {
+        return Err(Error::new(codes::ER_UNKNOWN_ERROR, "You are using safe update mode and you tried to update a table without a WHERE that uses a KEY column."));
+    }
+    let strict = s.strict() && !matches!(u.or, Some(ast::SqliteOnConflict::Ignore));
+    let strict_div = strict && s.mode("ERROR_FOR_DIVISION_BY_ZERO");
+    let found_rows = s.client_found_rows;
+    let (matched, changed) = s.with_ctx(params, strict_div, |s, ctx| {
+        let mut rows = fetch(s, &t, filter.as_ref(), ctx, LockMode::Exclusive, None, None)?;
+        sort_and_limit(&mut rows, &order, &limit, ctx)?;
+        let mut changed = 0u64;
+        let matched = rows.len() as u64;
+        for (ri, (h, old)) in rows.into_iter().enumerate() {
+            let mut new = old.clone();
+            for (ci, e) in &assigns {
+                let v = e.eval(&new, ctx)?;
+                // single-table UPDATE: later assignments see earlier ones
+                new[*ci] = convert_col(&t, *ci, v, strict, ri as u64 + 1, true, ctx)?;
+            }
+            apply_on_update(&t, &old, &mut new, assigns.iter().map(|(c, _)| *c).collect(), ctx)?;
+            if rows_equal(&t, &old, &new) {
+                continue;
+            }
+            match s.ensure_txn().update(&t, &h, &old, &new)? {
+                UpdateOutcome::Updated(_) => changed += 1,
+                UpdateOutcome::Duplicate { index_no, .. } => return Err(dup_error(&t, index_no, &new)),
+            }
+            if let Some(ai) = t.columns.iter().position(|c| c.auto_increment) {
+                if let Some(v) = func::convert::to_u64(&new[ai], ctx.warnings) {
+                    s.storage().autoinc_observe(&t, v)?;
+                }
+            }
+        }
+        Ok((matched, changed))
+    })?;
+    let info = format!("Rows matched: {matched}  Changed: {changed}  Warnings: {}", s.warnings.len());
+    Ok(Output::Ok { affected: if found_rows { matched } else { changed }, last_insert_id: 0, info })
+}
+
+/// DELETE (single table).
+pub fn delete<E: KvEngine>(s: &mut Session<E>, d: &ast::Delete, params: &[Value]) -> Result<Output> {
+    let from = match &d.from {
+        ast::FromTable::WithFromKeyword(f) | ast::FromTable::WithoutKeyword(f) => f,
+    };
+    if !d.tables.is_empty() || d.using.is_some() || from.len() != 1 {
+        return Err(Error::not_supported("multi-table DELETE"));
+    }
+    let (t, alias) = single_table(s, &from[0])?;
+    let scope = table_scope(&t, alias.as_deref());
+    let filter = match &d.selection {
+        Some(w) => Some(Binder { scope: &scope, env: &*s, aggs: None, clause: "where clause", agg_base: 0, aliases: None }.bind(w)?),
+        None => None,
+    };
+    let (order, limit) = order_limit(s, &scope, &d.order_by, &d.limit)?;
+    let affected = s.with_ctx(params, false, |s, ctx| {
+        let mut rows = fetch(s, &t, filter.as_ref(), ctx, LockMode::Exclusive, None, None)?;
+        sort_and_limit(&mut rows, &order, &limit, ctx)?;
+        let n = rows.len() as u64;
+        let txn = s.ensure_txn();
+        for (h, old) in rows {
+            txn.delete(&t, &h, &old)?;
+        }
+        Ok(n)
+    })?;
+    Ok(Output::ok(affected))
+}

@@ -1,0 +1,314 @@
+//! SQL text → sqlparser statements, with the MySQL-isms sqlparser lacks handled at the token
+//! level: versioned comments `/*!NNNNN … */` (their content is parsed when NNNNN ≤ our version),
+//! `LOCK IN SHARE MODE` (→ `FOR SHARE`), the `MOD` operator, `ZEROFILL`, and
+//! `WITH CONSISTENT SNAPSHOT`. Placeholders `?` are numbered `?1`, `?2`, … in text order so the
+//! binder can map them to COM_STMT_EXECUTE parameters.
+
+use common::{Error, Result};
+use sqlparser::ast::Statement;
+use sqlparser::dialect::MySqlDialect;
+use sqlparser::keywords::Keyword;
+use sqlparser::parser::{Parser, ParserOptions};
+use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace, Word};
+
+/// The MySQL version whose versioned comments we execute (8.0.36).
+pub const MYSQL_VERSION_ID: u32 = 80036;
+
+/// A statement: sqlparser's AST, or a SHOW statement kept as tokens for our own SHOW parser
+/// (sqlparser drops the literals of many MySQL SHOW forms).
+#[derive(Debug, Clone)]
+pub enum Stmt {
+    /// Parsed by sqlparser.
+    Ast(Statement),
+    /// `SHOW ...` as its non-whitespace tokens (the leading SHOW removed).
+    Show(Vec<Token>),
+}
+
+/// One parsed statement plus facts the session needs about its text.
+#[derive(Debug, Clone)]
+pub struct Parsed {
+    /// The statement.
+    pub stmt: Stmt,
+    /// The statement's SQL text (for column headers taken from the select list).
+    pub sql: String,
+    /// Number of `?` placeholders.
+    pub params: usize,
+    /// Whether the text contained ZEROFILL (recorded to emit a note; display padding is not applied).
+    pub zerofill_columns: Vec<String>,
+}
+
+/// Tokenizes `sql` and applies the rewrites described in the module docs.
+pub fn tokenize(sql: &str) -> Result<(Vec<TokenWithSpan>, usize, Vec<String>)> {
+    let dialect = MySqlDialect {};
+    let raw = Tokenizer::new(&dialect, sql)
+        .tokenize_with_location()
+        .map_err(|e| Error::parse(short_near(sql, &e.to_string())))?;
+    let mut out = Vec::with_capacity(raw.len());
+    expand_versioned(raw, &mut out)?;
+    // rewrites
+    let mut res: Vec<TokenWithSpan> = Vec::with_capacity(out.len());
+    let mut params = 0usize;
+    let mut zerofill = Vec::new();
+    let mut i = 0;
+    while i < out.len() {
+        let t = &out[i];
+        match &t.token {
+            Token::Placeholder(p) if p == "?" => {
+                params += 1;
+                res.push(TokenWithSpan::wrap(Token::Placeholder(format!("?{params}"))));
+                i += 1;
+                continue;
+            }
+            Token::Word(w) if w.quote_style.is_none() => {
+                let up = w.value.to_ascii_uppercase();
+                if up == "ZEROFILL" {
+                    // remember the column name: the identifier before the type (best effort)
+                    if let Some(name) = res.iter().rev().filter_map(|t| match &t.token {
+                        Token::Word(w) => Some(w.value.clone()),
+                        _ => None,
+                    }).nth(2) {
+                        zerofill.push(name);
+                    }
+                    i += 1;
+                    continue;
+                }
+                if up == "MOD" {
+                    // `a MOD b` (binary operator) vs `MOD(a, b)` (function call)
+                    let next = next_non_ws(&out, i + 1);
+                    if !matches!(next.map(|t| &t.token), Some(Token::LParen)) {
+                        res.push(TokenWithSpan::wrap(Token::Mod));
+                        i += 1;
+                        continue;
+                    }
+                }
+                if up == "LOCK" && words_follow(&out, i + 1, &["IN", "SHARE", "MODE"]) {
+                    res.push(word("FOR"));
+                    res.push(TokenWithSpan::wrap(Token::Whitespace(Whitespace::Space)));
+                    res.push(word("SHARE"));
+                    i = skip_words(&out, i + 1, 3);
+                    continue;
+                }
+                if up == "WITH" && words_follow(&out, i + 1, &["CONSISTENT", "SNAPSHOT"]) {
+                    let prev = res.iter().rev().find(|t| !matches!(t.token, Token::Whitespace(_)));
+                    if matches!(prev.map(|t| &t.token), Some(Token::Word(w)) if w.value.eq_ignore_ascii_case("TRANSACTION"))
+                    {
+                        i = skip_words(&out, i + 1, 2);
+                        // a following comma joins further characteristics
+                        if let Some(j) = next_non_ws_idx(&out, i) {
+                            if out[j].token == Token::Comma {
+                                i = j + 1;
+                            }
+                        }
+                        continue;
+                    }
+                }
+            }
+            _ => {}
+        }
+        res.push(t.clone());
+        i += 1;
+    }
+    Ok((res, params, zerofill))
+}
+
+fn word(s: &str) -> TokenWithSpan {
+    TokenWithSpan::wrap(Token::make_keyword(s))
+}
+
+fn next_non_ws_idx(toks: &[TokenWithSpan], mut i: usize) -> Option<usize> {
+    while i < toks.len() {
+        if !matches!(toks[i].token, Token::Whitespace(_)) {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+fn next_non_ws(toks: &[TokenWithSpan], i: usize) -> Option<&TokenWithSpan> {
+    next_non_ws_idx(toks, i).map(|j| &toks[j])
+}
+
+fn words_follow(toks: &[TokenWithSpan], mut i: usize, words: &[&str]) -> bool {
+    for w in words {
+        match next_non_ws_idx(toks, i) {
+            Some(j) => match &toks[j].token {
+                Token::Word(Word { value, quote_style: None, .. }) if value.eq_ignore_ascii_case(w) => {
+                    i = j + 1
+                }
+                _ => return false,
+            },
+            None => return false,
+        }
+    }
+    true
+}
+
+fn skip_words(toks: &[TokenWithSpan], mut i: usize, n: usize) -> usize {
+    for _ in 0..n {
+        match next_non_ws_idx(toks, i) {
+            Some(j) => i = j + 1,
+            None => return toks.len(),
+        }
+    }
+    i
+}
+
+/// Replaces `/*!NNNNN body */` and `/*! body */` comments by the tokens of `body`.
+fn expand_versioned(raw: Vec<TokenWithSpan>, out: &mut Vec<TokenWithSpan>) -> Result<()> {
+    for t in raw {
+        if let Token::Whitespace(Whitespace::MultiLineComment(text)) = &t.token {
+            if let Some(rest) = text.strip_prefix('!') {
+                let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+                let version = if digits.len() >= 5 { digits[..5].parse::<u32>().unwrap_or(0) } else { 0 };
+                let body = if digits.len() >= 5 { &rest[5..] } else { rest };
+                if version <= MYSQL_VERSION_ID {
+                    let dialect = MySqlDialect {};
+                    let inner = Tokenizer::new(&dialect, body)
+                        .tokenize_with_location()
+                        .map_err(|e| Error::parse(e.to_string()))?;
+                    out.push(TokenWithSpan::wrap(Token::Whitespace(Whitespace::Space)));
+                    expand_versioned(inner, out)?;
+                    out.push(TokenWithSpan::wrap(Token::Whitespace(Whitespace::Space)));
+                }
+                continue;
+            }
+        }
+        if t.token == Token::EOF {
+            continue;
+        }
+        out.push(t);
+    }
+    Ok(())
+}
+
+/// Parses `sql` into statements (several when the text holds several `;`-separated ones).
+pub fn parse(sql: &str) -> Result<Vec<Parsed>> {
+    let (tokens, _params, zerofill) = tokenize(sql)?;
+    // Split on top-level semicolons so each statement gets its own placeholder count.
+    let mut stmts = Vec::new();
+    let mut cur: Vec<TokenWithSpan> = Vec::new();
+    let mut flush = |cur: &mut Vec<TokenWithSpan>| -> Result<()> {
+        if cur.iter().all(|t| matches!(t.token, Token::Whitespace(_))) {
+            cur.clear();
+            return Ok(());
+        }
+        let params = cur.iter().filter(|t| matches!(t.token, Token::Placeholder(_))).count();
+        // renumber placeholders from 1 within this statement
+        let mut n = 0;
+        for t in cur.iter_mut() {
+            if let Token::Placeholder(_) = t.token {
+                n += 1;
+                t.token = Token::Placeholder(format!("?{n}"));
+            }
+        }
+        let text: String = cur.iter().map(|t| t.token.to_string()).collect();
+        let toks = std::mem::take(cur);
+        let first = toks.iter().find(|t| !matches!(t.token, Token::Whitespace(_)));
+        let is_show = matches!(first.map(|t| &t.token), Some(Token::Word(w)) if w.keyword == Keyword::SHOW);
+        let stmt = if is_show {
+            Stmt::Show(toks.into_iter().map(|t| t.token).filter(|t| !matches!(t, Token::Whitespace(_))).skip(1).collect())
+        } else {
+            Stmt::Ast(parse_tokens(toks, &text)?)
+        };
+        stmts.push(Parsed { stmt, sql: sql.to_string(), params, zerofill_columns: zerofill.clone() });
+        Ok(())
+    };
+    for t in tokens {
+        if t.token == Token::SemiColon {
+            flush(&mut cur)?;
+        } else {
+            cur.push(t);
+        }
+    }
+    flush(&mut cur)?;
+    if stmts.is_empty() {
+        return Err(Error::new(common::codes::ER_EMPTY_QUERY, "Query was empty"));
+    }
+    Ok(stmts)
+}
+
+fn parse_tokens(tokens: Vec<TokenWithSpan>, text: &str) -> Result<Statement> {
+    let dialect = MySqlDialect {};
+    let mut parser = Parser::new(&dialect)
+        .with_options(ParserOptions::new().with_trailing_commas(false))
+        .with_tokens_with_locations(tokens);
+    let stmt = parser.parse_statement().map_err(|e| Error::parse(short_near(text, &e.to_string())))?;
+    // anything left over is a syntax error
+    loop {
+        match parser.peek_token().token {
+            Token::EOF => break,
+            Token::SemiColon => {
+                parser.next_token();
+            }
+            _ => {
+                let rest = parser.peek_token().to_string();
+                return Err(Error::parse(near_text(text, &rest)));
+            }
+        }
+    }
+    Ok(stmt)
+}
+
+fn near_text(text: &str, tok: &str) -> String {
+    match text.find(tok) {
+        Some(p) => text[p..].chars().take(80).collect(),
+        None => tok.to_string(),
+    }
+}
+
+/// Builds the "near '…'" part from sqlparser's message ("Expected: X, found: Y at Line: 1, Column: N").
+fn short_near(text: &str, msg: &str) -> String {
+    if let Some(found) = msg.split("found: ").nth(1) {
+        let tok = found.split(" at Line").next().unwrap_or(found);
+        if tok == "EOF" {
+            return String::new();
+        }
+        return near_text(text, tok);
+    }
+    text.chars().take(80).collect()
+}
+
+/// Parses an expression from tokens (used by SHOW ... WHERE).
+pub fn parse_expr_tokens(tokens: Vec<Token>) -> Result<sqlparser::ast::Expr> {
+    let dialect = MySqlDialect {};
+    let text: String = tokens.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(" ");
+    let mut p = Parser::new(&dialect).with_tokens(tokens);
+    p.parse_expr().map_err(|e| Error::parse(short_near(&text, &e.to_string())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versioned_comments_are_honoured() {
+        let p = parse("CREATE TABLE t (a INT) /*!50100 ENGINE=InnoDB */ /*!99999 garbage */").unwrap();
+        assert_eq!(p.len(), 1);
+        assert!(matches!(&p[0].stmt, Stmt::Ast(s) if s.to_string().contains("ENGINE")));
+    }
+
+    #[test]
+    fn placeholders_numbered_per_statement() {
+        let p = parse("SELECT ?, ?; SELECT ?").unwrap();
+        assert_eq!(p[0].params, 2);
+        assert_eq!(p[1].params, 1);
+        assert!(matches!(&p[1].stmt, Stmt::Ast(s) if s.to_string().contains("?1")));
+    }
+
+    #[test]
+    fn mysql_isms() {
+        parse("SELECT * FROM t LOCK IN SHARE MODE").unwrap();
+        parse("SELECT 7 MOD 2, MOD(7, 2)").unwrap();
+        parse("CREATE TABLE t (a INT(5) UNSIGNED ZEROFILL)").unwrap();
+        parse("START TRANSACTION WITH CONSISTENT SNAPSHOT").unwrap();
+    }
+
+    #[test]
+    fn syntax_error_is_1064() {
+        let e = parse("SELEC 1").unwrap_err();
+        assert_eq!(e.num(), 1064);
+        let e = parse("SELECT 1 FROM").unwrap_err();
+        assert_eq!(e.num(), 1064);
+    }
+}

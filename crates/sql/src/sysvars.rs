@@ -1,0 +1,418 @@
+//! System variables: the registry of names, scopes and defaults, global values shared by the
+//! instance, and session overrides. `SET`, `@@x` and `SHOW VARIABLES` go through here.
+
+use std::collections::{BTreeMap, HashMap};
+
+use common::{codes, Error, Result, Value};
+use parking_lot::RwLock;
+
+/// Where a variable may be set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Only `SET GLOBAL`.
+    Global,
+    /// Only per session (e.g. `timestamp`, `last_insert_id`).
+    Session,
+    /// Both; sessions start from the global value.
+    Both,
+    /// Read-only everywhere.
+    ReadOnly,
+}
+
+/// How a variable's values are checked and normalised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// ON/OFF, 1/0.
+    Bool,
+    /// Unsigned integer.
+    Int,
+    /// Free string.
+    Str,
+    /// sql_mode list.
+    SqlMode,
+    /// Isolation level name.
+    Isolation,
+    /// A character set name.
+    Charset,
+    /// A collation name.
+    Collation,
+}
+
+/// One registered variable.
+#[derive(Debug, Clone)]
+pub struct VarDef {
+    /// Lower-case name.
+    pub name: &'static str,
+    /// Scope.
+    pub scope: Scope,
+    /// Kind.
+    pub kind: Kind,
+    /// Default as text.
+    pub default: &'static str,
+}
+
+macro_rules! vars {
+    ($($name:literal $scope:ident $kind:ident $default:expr;)*) => {
+        &[$(VarDef { name: $name, scope: Scope::$scope, kind: Kind::$kind, default: $default }),*]
+    };
+}
+
+/// The default sql_mode of MySQL 8.0.
+pub const DEFAULT_SQL_MODE: &str =
+    "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION";
+
+/// The server version string clients see.
+pub const SERVER_VERSION: &str = concat!("8.0.36-Strata-", env!("CARGO_PKG_VERSION"));
+
+/// Every variable Strata knows.
+pub static VARS: &[VarDef] = vars! {
+    "auto_increment_increment" Both Int "1";
+    "auto_increment_offset" Both Int "1";
+    "autocommit" Both Bool "1";
+    "automatic_sp_privileges" Global Bool "1";
+    "back_log" ReadOnly Int "512";
+    "basedir" ReadOnly Str "/";
+    "big_tables" Both Bool "0";
+    "binlog_format" Both Str "ROW";
+    "block_encryption_mode" Both Str "aes-128-ecb";
+    "bulk_insert_buffer_size" Both Int "8388608";
+    "character_set_client" Both Charset "utf8mb4";
+    "character_set_connection" Both Charset "utf8mb4";
+    "character_set_database" Both Charset "utf8mb4";
+    "character_set_filesystem" Both Charset "binary";
+    "character_set_results" Both Charset "utf8mb4";
+    "character_set_server" Both Charset "utf8mb4";
+    "character_set_system" ReadOnly Str "utf8mb3";
+    "collation_connection" Both Collation "utf8mb4_0900_ai_ci";
+    "collation_database" Both Collation "utf8mb4_0900_ai_ci";
+    "collation_server" Both Collation "utf8mb4_0900_ai_ci";
+    "completion_type" Both Str "NO_CHAIN";
+    "concurrent_insert" Global Str "AUTO";
+    "connect_timeout" Global Int "10";
+    "datadir" ReadOnly Str "";
+    "default_authentication_plugin" ReadOnly Str "caching_sha2_password";
+    "default_storage_engine" Both Str "InnoDB";
+    "default_tmp_storage_engine" Both Str "InnoDB";
+    "default_week_format" Both Int "0";
+    "div_precision_increment" Both Int "4";
+    "explicit_defaults_for_timestamp" Both Bool "1";
+    "foreign_key_checks" Both Bool "1";
+    "group_concat_max_len" Both Int "1024";
+    "have_ssl" ReadOnly Str "DISABLED";
+    "have_openssl" ReadOnly Str "DISABLED";
+    "hostname" ReadOnly Str "localhost";
+    "identity" Session Int "0";
+    "init_connect" Global Str "";
+    "innodb_buffer_pool_size" ReadOnly Int "268435456";
+    "innodb_flush_log_at_trx_commit" Global Int "1";
+    "innodb_lock_wait_timeout" Both Int "50";
+    "innodb_strict_mode" Both Bool "1";
+    "interactive_timeout" Both Int "28800";
+    "insert_id" Session Int "0";
+    "last_insert_id" Session Int "0";
+    "license" ReadOnly Str "Apache-2.0";
+    "local_infile" Global Bool "0";
+    "lock_wait_timeout" Both Int "31536000";
+    "log_bin" ReadOnly Bool "0";
+    "lower_case_file_system" ReadOnly Bool "0";
+    "lower_case_table_names" ReadOnly Int "0";
+    "max_allowed_packet" Both Int "67108864";
+    "max_connections" Global Int "151";
+    "max_execution_time" Both Int "0";
+    "max_heap_table_size" Both Int "16777216";
+    "max_join_size" Both Int "18446744073709551615";
+    "max_sort_length" Both Int "1024";
+    "max_user_connections" Both Int "0";
+    "net_buffer_length" Both Int "16384";
+    "net_read_timeout" Both Int "30";
+    "net_retry_count" Both Int "10";
+    "net_write_timeout" Both Int "60";
+    "old_passwords" Both Int "0";
+    "performance_schema" ReadOnly Bool "0";
+    "port" ReadOnly Int "3306";
+    "protocol_version" ReadOnly Int "10";
+    "pseudo_thread_id" Session Int "0";
+    "query_cache_size" Global Int "0";
+    "query_cache_type" Both Str "OFF";
+    "read_only" Global Bool "0";
+    "require_secure_transport" Global Bool "0";
+    "rocksdb_block_cache_size" ReadOnly Int "268435456";
+    "server_id" Global Int "1";
+    "session_track_gtids" Both Str "OFF";
+    "session_track_schema" Both Bool "1";
+    "session_track_state_change" Both Bool "0";
+    "session_track_system_variables" Both Str "time_zone,autocommit,character_set_client,character_set_results,character_set_connection";
+    "session_track_transaction_info" Both Str "OFF";
+    "skip_name_resolve" ReadOnly Bool "0";
+    "socket" ReadOnly Str "";
+    "sort_buffer_size" Both Int "262144";
+    "sql_auto_is_null" Both Bool "0";
+    "sql_big_selects" Both Bool "1";
+    "sql_log_bin" Session Bool "1";
+    "sql_mode" Both SqlMode DEFAULT_SQL_MODE;
+    "sql_notes" Both Bool "1";
+    "sql_quote_show_create" Both Bool "1";
+    "sql_safe_updates" Both Bool "0";
+    "sql_select_limit" Both Int "18446744073709551615";
+    "sql_warnings" Both Bool "0";
+    "storage_engine" Both Str "InnoDB";
+    "system_time_zone" ReadOnly Str "UTC";
+    "table_definition_cache" Global Int "2000";
+    "table_open_cache" Global Int "4000";
+    "thread_handling" ReadOnly Str "one-thread-per-connection";
+    "time_zone" Both Str "SYSTEM";
+    "timestamp" Session Str "0";
+    "tmp_table_size" Both Int "16777216";
+    "transaction_isolation" Both Isolation "REPEATABLE-READ";
+    "transaction_read_only" Both Bool "0";
+    "tx_isolation" Both Isolation "REPEATABLE-READ";
+    "tx_read_only" Both Bool "0";
+    "unique_checks" Both Bool "1";
+    "version" ReadOnly Str SERVER_VERSION;
+    "version_comment" ReadOnly Str "Strata (MySQL-compatible, RocksDB storage)";
+    "version_compile_machine" ReadOnly Str "x86_64";
+    "version_compile_os" ReadOnly Str "Linux";
+    "wait_timeout" Both Int "28800";
+    "warning_count" Session Int "0";
+    "error_count" Session Int "0";
+};
+
+/// Looks a variable definition up by (case-insensitive) name.
+pub fn lookup(name: &str) -> Option<&'static VarDef> {
+    let n = name.to_ascii_lowercase();
+    VARS.iter().find(|v| v.name == n)
+}
+
+/// Global values, shared by all sessions.
+#[derive(Debug)]
+pub struct GlobalVars {
+    values: RwLock<HashMap<&'static str, Value>>,
+}
+
+impl GlobalVars {
+    /// Defaults, with `overrides` (from the command line / config file) applied.
+    pub fn new(overrides: &[(String, String)]) -> Result<Self> {
+        let mut values = HashMap::new();
+        for v in VARS {
+            values.insert(v.name, default_value(v));
+        }
+        let g = GlobalVars { values: RwLock::new(values) };
+        for (k, val) in overrides {
+            let def = lookup(k).ok_or_else(|| Error::unknown_sysvar(k))?;
+            let v = normalise(def, &Value::Str(val.clone()))?;
+            g.values.write().insert(def.name, v);
+        }
+        Ok(g)
+    }
+
+    /// The global value of a variable.
+    pub fn get(&self, name: &str) -> Option<Value> {
+        let def = lookup(name)?;
+        self.values.read().get(def.name).cloned()
+    }
+
+    /// `SET GLOBAL name = value`.
+    pub fn set(&self, name: &str, value: &Value) -> Result<()> {
+        let def = lookup(name).ok_or_else(|| Error::unknown_sysvar(name))?;
+        match def.scope {
+            Scope::ReadOnly => {
+                return Err(Error::new(
+                    codes::ER_UNKNOWN_ERROR,
+                    format!("Variable '{}' is a read only variable", def.name),
+                )
+                .with_code_num(1238))
+            }
+            Scope::Session => {
+                return Err(Error::new(
+                    codes::ER_LOCAL_VARIABLE,
+                    format!("Variable '{}' is a SESSION variable and can't be used with SET GLOBAL", def.name),
+                ))
+            }
+            _ => {}
+        }
+        let v = normalise(def, value)?;
+        self.values.write().insert(def.name, v);
+        Ok(())
+    }
+
+    /// Sets a read-only variable at startup (datadir, port, socket...).
+    pub fn set_internal(&self, name: &'static str, value: Value) {
+        self.values.write().insert(name, value);
+    }
+
+    /// All values, sorted by name.
+    pub fn all(&self) -> BTreeMap<&'static str, Value> {
+        self.values.read().iter().map(|(k, v)| (*k, v.clone())).collect()
+    }
+}
+
+trait WithCodeNum {
+    fn with_code_num(self, n: u16) -> Self;
+}
+impl WithCodeNum for Error {
+    fn with_code_num(mut self, n: u16) -> Self {
+        if let Some(c) = codes::by_num(n) {
+            self.code = c;
+        } else {
+            self.code = common::ErrorCode { num: n, sqlstate: "HY000", name: "ER_INCORRECT_GLOBAL_LOCAL_VAR" };
+        }
+        self
+    }
+}
+
+/// Error for writing a read-only variable (1238).
+pub fn read_only_error(name: &str) -> Error {
+    Error::new(codes::ER_UNKNOWN_ERROR, format!("Variable '{name}' is a read only variable")).with_code_num(1238)
+}
+
+/// Error for `SET SESSION` on a global-only variable (1229).
+pub fn global_only_error(name: &str) -> Error {
+    Error::new(
+        codes::ER_GLOBAL_VARIABLE,
+        format!("Variable '{name}' is a GLOBAL variable and should be set with SET GLOBAL"),
+    )
+}
+
+fn default_value(v: &VarDef) -> Value {
+    match v.kind {
+        Kind::Bool | Kind::Int => match v.default.parse::<u64>() {
+            Ok(n) if n <= i64::MAX as u64 => Value::Int(n as i64),
+            Ok(n) => Value::UInt(n),
+            Err(_) => Value::Str(v.default.to_string()),
+        },
+        _ => Value::Str(v.default.to_string()),
+    }
+}
+
+/// Checks and normalises a value for `def` (ON → 1, isolation names, sql_mode lists...).
+pub fn normalise(def: &VarDef, value: &Value) -> Result<Value> {
+    let text = match value {
+        Value::Null => None,
+        v => Some(v.to_string()),
+    };
+    let shown = text.clone().unwrap_or_else(|| "NULL".into());
+    let bad = || Error::wrong_value_for_var(def.name, &shown);
+    Ok(match def.kind {
+        Kind::Bool => {
+            let t = text.ok_or_else(bad)?;
+            match t.to_ascii_uppercase().as_str() {
+                "1" | "ON" | "TRUE" => Value::Int(1),
+                "0" | "OFF" | "FALSE" => Value::Int(0),
+                _ => return Err(bad()),
+            }
+        }
+        Kind::Int => {
+            let t = text.ok_or_else(bad)?;
+            let t = t.trim();
+            match t.parse::<i64>() {
+                Ok(n) if n >= 0 => Value::Int(n),
+                Ok(_) => Value::Int(0),
+                Err(_) => match t.parse::<u64>() {
+                    Ok(n) => Value::UInt(n),
+                    Err(_) => match t.parse::<f64>() {
+                        Ok(f) if f >= 0.0 => Value::Int(f as i64),
+                        _ => {
+                            return Err(Error::new(
+                                codes::ER_WRONG_TYPE_FOR_VAR,
+                                format!("Incorrect argument type to variable '{}'", def.name),
+                            ))
+                        }
+                    },
+                },
+            }
+        }
+        Kind::Str => match text {
+            Some(t) => Value::Str(t),
+            None => Value::Str(String::new()),
+        },
+        Kind::SqlMode => Value::Str(normalise_sql_mode(text.as_deref().unwrap_or(""), def.name)?),
+        Kind::Isolation => {
+            let t = text.ok_or_else(bad)?.to_ascii_uppercase().replace(' ', "-");
+            match t.as_str() {
+                "REPEATABLE-READ" | "READ-COMMITTED" | "READ-UNCOMMITTED" | "SERIALIZABLE" => Value::Str(t),
+                _ => return Err(bad()),
+            }
+        }
+        Kind::Charset => match text {
+            None => Value::Null,
+            Some(t) => {
+                let l = t.to_ascii_lowercase();
+                if common::Collation::default_for_charset(&l).is_none() {
+                    return Err(Error::new(codes::ER_UNKNOWN_CHARACTER_SET, format!("Unknown character set: '{t}'")));
+                }
+                Value::Str(if l == "utf8" { "utf8mb3".into() } else { l })
+            }
+        },
+        Kind::Collation => {
+            let t = text.ok_or_else(bad)?;
+            let c = common::Collation::from_name(&t)
+                .ok_or_else(|| Error::new(codes::ER_UNKNOWN_ERROR, format!("Unknown collation: '{t}'")).with_code_num(1273))?;
+            let _ = c;
+            Value::Str(t.to_ascii_lowercase())
+        }
+    })
+}
+
+const SQL_MODES: &[&str] = &[
+    "REAL_AS_FLOAT", "PIPES_AS_CONCAT", "ANSI_QUOTES", "IGNORE_SPACE", "NOT_USED", "ONLY_FULL_GROUP_BY",
+    "NO_UNSIGNED_SUBTRACTION", "NO_DIR_IN_CREATE", "ANSI", "NO_AUTO_VALUE_ON_ZERO", "NO_BACKSLASH_ESCAPES",
+    "STRICT_TRANS_TABLES", "STRICT_ALL_TABLES", "NO_ZERO_IN_DATE", "NO_ZERO_DATE", "ALLOW_INVALID_DATES",
+    "ERROR_FOR_DIVISION_BY_ZERO", "TRADITIONAL", "HIGH_NOT_PRECEDENCE", "NO_ENGINE_SUBSTITUTION",
+    "PAD_CHAR_TO_FULL_LENGTH", "TIME_TRUNCATE_FRACTIONAL", "NO_AUTO_CREATE_USER", "NO_FIELD_OPTIONS",
+    "NO_KEY_OPTIONS", "NO_TABLE_OPTIONS", "MYSQL323", "MYSQL40", "DB2", "MSSQL", "ORACLE", "POSTGRESQL",
+    "MAXDB",
+];
+
+/// Normalises a sql_mode list: upper-case, known names only, combination modes expanded.
+pub fn normalise_sql_mode(s: &str, var: &str) -> Result<String> {
+    let mut out: Vec<&'static str> = Vec::new();
+    let mut push = |m: &'static str| {
+        if !out.contains(&m) {
+            out.push(m)
+        }
+    };
+    for part in s.split(',').map(|p| p.trim()).filter(|p| !p.is_empty()) {
+        let up = part.to_ascii_uppercase();
+        match up.as_str() {
+            "ANSI" => {
+                for m in ["REAL_AS_FLOAT", "PIPES_AS_CONCAT", "ANSI_QUOTES", "IGNORE_SPACE", "ONLY_FULL_GROUP_BY", "ANSI"] {
+                    push(m)
+                }
+            }
+            "TRADITIONAL" => {
+                for m in ["STRICT_TRANS_TABLES", "STRICT_ALL_TABLES", "NO_ZERO_IN_DATE", "NO_ZERO_DATE", "ERROR_FOR_DIVISION_BY_ZERO", "TRADITIONAL", "NO_ENGINE_SUBSTITUTION"] {
+                    push(m)
+                }
+            }
+            _ => match SQL_MODES.iter().find(|m| **m == up) {
+                Some(m) => push(m),
+                None => return Err(Error::wrong_value_for_var(var, part)),
+            },
+        }
+    }
+    // canonical order
+    let mut ordered: Vec<&str> = SQL_MODES.iter().copied().filter(|m| out.contains(m)).collect();
+    ordered.dedup();
+    Ok(ordered.join(","))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sql_mode_normalised() {
+        assert_eq!(normalise_sql_mode("strict_trans_tables, ansi_quotes", "sql_mode").unwrap(), "ANSI_QUOTES,STRICT_TRANS_TABLES");
+        assert!(normalise_sql_mode("BOGUS", "sql_mode").is_err());
+        assert_eq!(normalise_sql_mode("", "sql_mode").unwrap(), "");
+    }
+
+    #[test]
+    fn globals() {
+        let g = GlobalVars::new(&[("max_connections".into(), "10".into())]).unwrap();
+        assert_eq!(g.get("MAX_CONNECTIONS"), Some(Value::Int(10)));
+        assert_eq!(g.set("version", &Value::Int(1)).unwrap_err().num(), 1238);
+        g.set("autocommit", &Value::Str("OFF".into())).unwrap();
+        assert_eq!(g.get("autocommit"), Some(Value::Int(0)));
+    }
+}

@@ -1,0 +1,490 @@
+//! DDL on [`Storage`]: databases, tables, indexes. Each operation commits its own atomic,
+//! synced batch (DDL commits implicitly in MySQL). DROP/TRUNCATE delete index ranges with
+//! `DeleteRange` plus a "drop ongoing" marker, so their cost does not depend on the table size;
+//! the background dropper compacts the ranges and clears the markers.
+//!
+//! Callers (the SQL layer) must keep DML off a table while its definition changes (metadata
+//! locks); storage serialises DDL against DDL only.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use common::{codes, Error, Result, Value};
+
+use super::{keys, DatabaseDef, IndexDef, IndexKind, TableDef};
+use crate::codec::key;
+use crate::codec::row::decode_row;
+use crate::engine::{Cf, KvEngine, WriteBatch};
+use crate::Storage;
+
+const FIRST_INDEX_ID: u64 = 256;
+const BUILD_BATCH: usize = 1000;
+
+fn ser<T: serde::Serialize>(v: &T) -> Result<Vec<u8>> {
+    serde_json::to_vec(v).map_err(|e| Error::internal(format!("cannot serialise a definition: {e}")))
+}
+
+fn de<T: serde::de::DeserializeOwned>(b: &[u8]) -> Result<T> {
+    serde_json::from_slice(b).map_err(|e| Error::internal(format!("corrupt dictionary entry: {e}")))
+}
+
+/// `Duplicate entry 'v1-v2' for key 't.k'` for `row` in index `index_no` of `t`.
+pub fn duplicate_error(t: &TableDef, index_no: usize, row: &[Value]) -> Error {
+    let Some(idx) = t.indexes.get(index_no) else { return Error::internal("bad index number") };
+    let vals: Vec<String> = idx
+        .columns
+        .iter()
+        .map(|c| {
+            let v = row.get(c.col).map(|v| v.to_string()).unwrap_or_default();
+            match c.prefix_len {
+                Some(n) => v.chars().take(n as usize).collect(),
+                None => v,
+            }
+        })
+        .collect();
+    Error::dup_entry(&vals.join("-"), &format!("{}.{}", t.name, idx.name))
+}
+
+impl<E: KvEngine> Storage<E> {
+    fn read_counter(&self, name: &str, first: u64) -> Result<u64> {
+        Ok(match self.engine().get(Cf::Dict, &keys::counter(name))? {
+            Some(b) => <[u8; 8]>::try_from(b.as_slice()).map(u64::from_be_bytes).map_err(|_| Error::internal("corrupt counter"))?,
+            None => first,
+        })
+    }
+
+    /// Allocates `n` index ids, adding the counter update to `b`.
+    fn alloc_index_ids(&self, n: usize, b: &mut WriteBatch) -> Result<Vec<u32>> {
+        let next = self.read_counter("next_index_id", FIRST_INDEX_ID)?;
+        let end = next + n as u64;
+        if end > u32::MAX as u64 {
+            return Err(Error::new(codes::ER_CANT_CREATE_TABLE, "Can't create table: index ids exhausted"));
+        }
+        b.put(Cf::Dict, keys::counter("next_index_id"), end.to_be_bytes().to_vec());
+        Ok((next..end).map(|i| i as u32).collect())
+    }
+
+    // ---- databases ----
+
+    /// The definition of database `name`.
+    ///
+    /// # Errors
+    /// An engine I/O error.
+    pub fn get_database(&self, name: &str) -> Result<Option<DatabaseDef>> {
+        self.engine().get(Cf::Dict, &keys::db(name))?.map(|b| de(&b)).transpose()
+    }
+
+    /// All databases, by name.
+    ///
+    /// # Errors
+    /// An engine I/O error.
+    pub fn list_databases(&self) -> Result<Vec<DatabaseDef>> {
+        let hi = key::prefix_successor(keys::DB_PREFIX);
+        let mut it = self.engine().iter(Cf::Dict, keys::DB_PREFIX, hi.as_deref(), false);
+        let mut out = Vec::new();
+        while it.valid() {
+            out.push(de(it.value())?);
+            it.next();
+        }
+        it.status()?;
+        Ok(out)
+    }
+
+    /// `CREATE DATABASE`.
+    ///
+    /// # Errors
+    /// 1007 if it exists.
+    pub fn create_database(&self, def: DatabaseDef) -> Result<()> {
+        let _g = self.ddl_lock();
+        if self.get_database(&def.name)?.is_some() {
+            return Err(Error::new(
+                codes::ER_DB_CREATE_EXISTS,
+                format!("Can't create database '{}'; database exists", def.name),
+            ));
+        }
+        let mut b = WriteBatch::new();
+        b.put(Cf::Dict, keys::db(&def.name), ser(&def)?);
+        self.engine().write(&b, true)
+    }
+
+    /// `ALTER DATABASE` (replaces the definition).
+    ///
+    /// # Errors
+    /// 1049 if it does not exist.
+    pub fn alter_database(&self, def: DatabaseDef) -> Result<()> {
+        let _g = self.ddl_lock();
+        if self.get_database(&def.name)?.is_none() {
+            return Err(Error::bad_db(&def.name));
+        }
+        let mut b = WriteBatch::new();
+        b.put(Cf::Dict, keys::db(&def.name), ser(&def)?);
+        self.engine().write(&b, true)
+    }
+
+    /// `DROP DATABASE`: drops every table in it; returns how many.
+    ///
+    /// # Errors
+    /// 1008 if it does not exist.
+    pub fn drop_database(&self, name: &str) -> Result<usize> {
+        let _g = self.ddl_lock();
+        if self.get_database(name)?.is_none() {
+            return Err(Error::new(
+                codes::ER_DB_DROP_EXISTS,
+                format!("Can't drop database '{name}'; database doesn't exist"),
+            ));
+        }
+        let tables = self.list_tables(name)?;
+        let mut b = WriteBatch::new();
+        let mut dropped_ids = Vec::new();
+        let mut table_ids = Vec::new();
+        for t in &tables {
+            if let Some(def) = self.load_table(name, t)? {
+                self.drop_ops(&def, &mut b, &mut dropped_ids);
+                table_ids.push(def.id);
+            }
+        }
+        b.delete(Cf::Dict, keys::db(name));
+        self.engine().write(&b, true)?;
+        self.cache().invalidate_db(name);
+        for id in table_ids {
+            self.forget_runtime(id);
+        }
+        for id in dropped_ids {
+            self.schedule_drop(id);
+        }
+        Ok(tables.len())
+    }
+
+    // ---- tables ----
+
+    fn load_table(&self, db: &str, name: &str) -> Result<Option<TableDef>> {
+        self.engine().get(Cf::Dict, &keys::table(db, name))?.map(|b| de(&b)).transpose()
+    }
+
+    /// The definition of `db.name`, through the bounded definition cache.
+    ///
+    /// # Errors
+    /// An engine I/O error or a corrupt dictionary entry.
+    pub fn get_table(&self, db: &str, name: &str) -> Result<Option<Arc<TableDef>>> {
+        let (hit, generation) = self.cache().get(db, name);
+        if hit.is_some() {
+            return Ok(hit);
+        }
+        let Some(def) = self.load_table(db, name)? else { return Ok(None) };
+        let def = Arc::new(def);
+        self.cache().insert(def.clone(), generation);
+        Ok(Some(def))
+    }
+
+    /// Names of the tables of `db` (scanned from the dictionary), sorted bytewise.
+    ///
+    /// # Errors
+    /// An engine I/O error.
+    pub fn list_tables(&self, db: &str) -> Result<Vec<String>> {
+        let lo = keys::table_prefix(db);
+        let hi = key::prefix_successor(&lo);
+        let mut it = self.engine().iter(Cf::Dict, &lo, hi.as_deref(), false);
+        let mut out = Vec::new();
+        while it.valid() {
+            out.push(String::from_utf8_lossy(&it.key()[lo.len()..]).into_owned());
+            it.next();
+        }
+        it.status()?;
+        Ok(out)
+    }
+
+    /// Writes a changed definition (same db/name) and refreshes the cache.
+    pub(crate) fn put_table_def(&self, def: &TableDef) -> Result<()> {
+        let mut b = WriteBatch::new();
+        b.put(Cf::Dict, keys::table(&def.db, &def.name), ser(def)?);
+        self.engine().write(&b, true)?;
+        self.cache().invalidate(&def.db, &def.name);
+        Ok(())
+    }
+
+    fn check_def(def: &TableDef) -> Result<()> {
+        for idx in &def.indexes {
+            if idx.columns.iter().any(|c| c.col >= def.columns.len()) {
+                return Err(Error::internal(format!("index {} refers to a missing column", idx.name)));
+            }
+        }
+        Ok(())
+    }
+
+    /// `CREATE TABLE`: assigns the table id and index ids, normalises the primary key (a table
+    /// without one gets a hidden row-id key at `indexes[0]`, see [`TableDef::normalized`]) and
+    /// persists the definition.
+    ///
+    /// # Errors
+    /// 1049 unknown database, 1050 table exists.
+    pub fn create_table(&self, def: TableDef) -> Result<Arc<TableDef>> {
+        let _g = self.ddl_lock();
+        if self.get_database(&def.db)?.is_none() {
+            return Err(Error::bad_db(&def.db));
+        }
+        if self.load_table(&def.db, &def.name)?.is_some() {
+            return Err(Error::table_exists(&def.name));
+        }
+        let mut def = def.normalized();
+        Self::check_def(&def)?;
+        let mut b = WriteBatch::new();
+        let tid = self.read_counter("next_table_id", 1)?;
+        b.put(Cf::Dict, keys::counter("next_table_id"), (tid + 1).to_be_bytes().to_vec());
+        let ids = self.alloc_index_ids(def.indexes.len(), &mut b)?;
+        def.id = tid;
+        for (idx, id) in def.indexes.iter_mut().zip(ids) {
+            idx.id = id;
+        }
+        def.version = def.version.max(1);
+        def.options.auto_increment = def.options.auto_increment.max(1);
+        b.put(Cf::Dict, keys::table(&def.db, &def.name), ser(&def)?);
+        self.engine().write(&b, true)?;
+        self.cache().invalidate(&def.db, &def.name);
+        self.forget_runtime(tid);
+        Ok(Arc::new(def))
+    }
+
+    fn drop_ops(&self, def: &TableDef, b: &mut WriteBatch, ids: &mut Vec<u32>) {
+        b.delete(Cf::Dict, keys::table(&def.db, &def.name));
+        for idx in &def.indexes {
+            Self::drop_index_range(idx.id, b);
+            ids.push(idx.id);
+        }
+    }
+
+    fn drop_index_range(id: u32, b: &mut WriteBatch) {
+        let (lo, hi) = key::index_range(id);
+        b.delete_range(Cf::Data, lo, hi);
+        b.put(Cf::Dict, keys::drop_marker(id), Vec::new());
+    }
+
+    /// `DROP TABLE`: one atomic batch (dictionary delete, range deletes, drop markers); space is
+    /// reclaimed in the background.
+    ///
+    /// # Errors
+    /// 1051 `Unknown table 'db.t'`.
+    pub fn drop_table(&self, db: &str, name: &str) -> Result<()> {
+        let _g = self.ddl_lock();
+        let Some(def) = self.load_table(db, name)? else {
+            return Err(Error::new(codes::ER_BAD_TABLE_ERROR, format!("Unknown table '{db}.{name}'")));
+        };
+        let mut b = WriteBatch::new();
+        let mut ids = Vec::new();
+        self.drop_ops(&def, &mut b, &mut ids);
+        self.engine().write(&b, true)?;
+        self.cache().invalidate(db, name);
+        self.forget_runtime(def.id);
+        for id in ids {
+            self.schedule_drop(id);
+        }
+        Ok(())
+    }
+
+    /// `TRUNCATE TABLE`: new index ids for every index (atomic swap in the dictionary), range
+    /// deletes of the old ones, auto-increment reset.
+    ///
+    /// # Errors
+    /// 1146 if the table does not exist.
+    pub fn truncate_table(&self, db: &str, name: &str) -> Result<Arc<TableDef>> {
+        let _g = self.ddl_lock();
+        let Some(mut def) = self.load_table(db, name)? else {
+            return Err(Error::no_such_table(db, name));
+        };
+        let mut b = WriteBatch::new();
+        let new_ids = self.alloc_index_ids(def.indexes.len(), &mut b)?;
+        let mut old = Vec::new();
+        for (idx, id) in def.indexes.iter_mut().zip(new_ids) {
+            old.push(idx.id);
+            Self::drop_index_range(idx.id, &mut b);
+            idx.id = id;
+        }
+        def.options.auto_increment = 1;
+        b.put(Cf::Dict, keys::table(db, name), ser(&def)?);
+        self.engine().write(&b, true)?;
+        self.cache().invalidate(db, name);
+        self.forget_runtime(def.id);
+        for id in old {
+            self.schedule_drop(id);
+        }
+        Ok(Arc::new(def))
+    }
+
+    /// `RENAME TABLE db.name TO new_db.new_name` (also across databases).
+    ///
+    /// # Errors
+    /// 1146 missing source, 1049 unknown target database, 1050 target exists.
+    pub fn rename_table(&self, db: &str, name: &str, new_db: &str, new_name: &str) -> Result<()> {
+        let _g = self.ddl_lock();
+        let Some(mut def) = self.load_table(db, name)? else {
+            return Err(Error::no_such_table(db, name));
+        };
+        if self.get_database(new_db)?.is_none() {
+            return Err(Error::bad_db(new_db));
+        }
+        if self.load_table(new_db, new_name)?.is_some() {
+            return Err(Error::table_exists(new_name));
+        }
+        def.db = new_db.to_string();
+        def.name = new_name.to_string();
+        let mut b = WriteBatch::new();
+        b.delete(Cf::Dict, keys::table(db, name));
+        b.put(Cf::Dict, keys::table(new_db, new_name), ser(&def)?);
+        self.engine().write(&b, true)?;
+        self.cache().invalidate(db, name);
+        self.cache().invalidate(new_db, new_name);
+        Ok(())
+    }
+
+    /// Replaces the definition of an existing table (same id/db/name) — e.g. instant ADD COLUMN
+    /// at the end, column defaults, comments, options. Index ids must be unchanged (use
+    /// [`Storage::add_index`]/[`Storage::drop_index`] for indexes); the version is incremented.
+    ///
+    /// # Errors
+    /// 1146 if the table does not exist; internal error if ids differ.
+    pub fn alter_table(&self, def: TableDef) -> Result<Arc<TableDef>> {
+        let _g = self.ddl_lock();
+        let Some(cur) = self.load_table(&def.db, &def.name)? else {
+            return Err(Error::no_such_table(&def.db, &def.name));
+        };
+        let same_ids = cur.id == def.id
+            && cur.indexes.len() == def.indexes.len()
+            && cur.indexes.iter().zip(&def.indexes).all(|(a, b)| a.id == b.id);
+        if !same_ids {
+            return Err(Error::internal("alter_table must keep the table and index ids"));
+        }
+        Self::check_def(&def)?;
+        let mut def = def;
+        def.version = cur.version + 1;
+        self.put_table_def(&def)?;
+        Ok(Arc::new(def))
+    }
+
+    /// `ALTER TABLE … ADD [UNIQUE] INDEX`: builds the index from the existing rows (in batches),
+    /// then publishes it in the dictionary. A duplicate for a unique index fails with 1062 naming
+    /// the key, and the partial index is removed.
+    ///
+    /// # Errors
+    /// 1146, 1061 duplicate key name, 1068 second primary key, 1062 duplicate entry; adding a
+    /// PRIMARY KEY to a table without one is not supported here (rebuild the table).
+    pub fn add_index(&self, db: &str, name: &str, index: IndexDef) -> Result<Arc<TableDef>> {
+        let _g = self.ddl_lock();
+        let Some(mut def) = self.load_table(db, name)? else {
+            return Err(Error::no_such_table(db, name));
+        };
+        if def.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(&index.name)) {
+            return Err(Error::new(codes::ER_DUP_KEYNAME, format!("Duplicate key name '{}'", index.name)));
+        }
+        if index.kind == IndexKind::Primary {
+            if def.hidden_pk {
+                return Err(Error::not_supported("adding a PRIMARY KEY in place (rebuild the table)"));
+            }
+            return Err(Error::new(codes::ER_MULTIPLE_PRI_KEY, "Multiple primary key defined"));
+        }
+        let mut b = WriteBatch::new();
+        let id = self.alloc_index_ids(1, &mut b)?[0];
+        // Persist the id counter first so a crash mid-build never reuses the id.
+        b.put(Cf::Dict, keys::drop_marker(id), Vec::new());
+        self.engine().write(&b, true)?;
+        let mut index = index;
+        index.id = id;
+        def.indexes.push(index);
+        let no = def.indexes.len() - 1;
+        Self::check_def(&def)?;
+        if let Err(e) = self.build_index(&def, no) {
+            let mut b = WriteBatch::new();
+            let (lo, hi) = key::index_range(id);
+            b.delete_range(Cf::Data, lo, hi);
+            self.engine().write(&b, true)?;
+            self.schedule_drop(id);
+            return Err(e);
+        }
+        def.version += 1;
+        let mut b = WriteBatch::new();
+        b.put(Cf::Dict, keys::table(db, name), ser(&def)?);
+        b.delete(Cf::Dict, keys::drop_marker(id));
+        self.engine().write(&b, true)?;
+        self.cache().invalidate(db, name);
+        Ok(Arc::new(def))
+    }
+
+    fn build_index(&self, def: &TableDef, no: usize) -> Result<()> {
+        let unique = def.indexes[no].kind == IndexKind::Unique;
+        let pk = &def.indexes[0];
+        let (lo, hi) = key::index_range(pk.id);
+        let mut b = WriteBatch::new();
+        let mut seen: HashSet<Vec<u8>> = HashSet::new();
+        let mut cursor = lo;
+        loop {
+            let mut rows = Vec::with_capacity(BUILD_BATCH);
+            {
+                let mut it = self.engine().iter(Cf::Data, &cursor, Some(&hi), false);
+                while it.valid() && rows.len() < BUILD_BATCH {
+                    rows.push((it.key().to_vec(), it.value().to_vec()));
+                    it.next();
+                }
+                it.status()?;
+            }
+            let done = rows.len() < BUILD_BATCH;
+            if let Some((k, _)) = rows.last() {
+                cursor = key::key_successor(k);
+            }
+            for (h, v) in rows {
+                let row = decode_row(def, &v)?;
+                if unique {
+                    if let Some(uk) = key::unique_key(def, no, &row)? {
+                        let taken = seen.contains(&uk) || {
+                            let up = key::prefix_successor(&uk);
+                            let it = self.engine().iter(Cf::Data, &uk, up.as_deref(), false);
+                            let v = it.valid();
+                            it.status()?;
+                            v
+                        };
+                        if taken {
+                            return Err(duplicate_error(def, no, &row));
+                        }
+                        seen.insert(uk);
+                    }
+                }
+                b.put(Cf::Data, key::encode_index_key(def, no, &row, &h)?, Vec::new());
+            }
+            if !b.is_empty() {
+                self.engine().write(&b, false)?;
+                b = WriteBatch::new();
+                seen.clear();
+            }
+            if done {
+                return Ok(());
+            }
+        }
+    }
+
+    /// `ALTER TABLE … DROP INDEX name`: removes it from the definition and range-deletes its
+    /// entries.
+    ///
+    /// # Errors
+    /// 1146, 1091 no such index; dropping the PRIMARY KEY is not supported here (rebuild).
+    pub fn drop_index(&self, db: &str, name: &str, index_name: &str) -> Result<Arc<TableDef>> {
+        let _g = self.ddl_lock();
+        let Some(mut def) = self.load_table(db, name)? else {
+            return Err(Error::no_such_table(db, name));
+        };
+        let Some(no) = def.index_no(index_name) else {
+            return Err(Error::new(
+                codes::ER_CANT_DROP_FIELD_OR_KEY,
+                format!("Can't DROP '{index_name}'; check that column/key exists"),
+            ));
+        };
+        if no == 0 {
+            return Err(Error::not_supported("dropping the PRIMARY KEY in place (rebuild the table)"));
+        }
+        let idx = def.indexes.remove(no);
+        def.version += 1;
+        let mut b = WriteBatch::new();
+        b.put(Cf::Dict, keys::table(db, name), ser(&def)?);
+        Self::drop_index_range(idx.id, &mut b);
+        self.engine().write(&b, true)?;
+        self.cache().invalidate(db, name);
+        self.schedule_drop(idx.id);
+        Ok(Arc::new(def))
+    }
+}

@@ -1,0 +1,278 @@
+//! The data dictionary: definitions ([`TableDef`], [`ColumnDef`], [`IndexDef`],
+//! [`DatabaseDef`]) serialised as JSON in [`Cf::Dict`](crate::engine::Cf::Dict), their key layout,
+//! and the bounded definition cache. The DDL operations live in [`ddl`] on
+//! [`Storage`](crate::Storage).
+//!
+//! Dictionary keys: `D/<db>` database, `T/<db>\0<table>` table, `S/<name>` counters,
+//! `X/<index_id BE>` "drop ongoing" markers.
+
+pub mod cache;
+pub mod ddl;
+
+use common::{Collation, DataType};
+use serde::{Deserialize, Serialize};
+
+/// A database (schema).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatabaseDef {
+    /// Name, case-sensitive as given.
+    pub name: String,
+    /// Default collation for new tables.
+    pub collation: Collation,
+}
+
+/// Kind of an index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum IndexKind {
+    /// The PRIMARY KEY (or the hidden row-id key of a table without one).
+    Primary,
+    /// A UNIQUE index.
+    Unique,
+    /// A non-unique index.
+    Normal,
+}
+
+/// One column of an index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexColumn {
+    /// Position of the column in [`TableDef::columns`].
+    pub col: usize,
+    /// `KEY(c(10))`: only the first N characters (bytes for binary strings) are indexed.
+    pub prefix_len: Option<u32>,
+    /// DESC key part.
+    pub desc: bool,
+}
+
+/// An index of a table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexDef {
+    /// The index id (key prefix); assigned by the catalog (0 in definitions given to DDL).
+    pub id: u32,
+    /// Name (`PRIMARY` for the primary key).
+    pub name: String,
+    /// Kind.
+    pub kind: IndexKind,
+    /// Key parts, in order. Empty for the hidden row-id key.
+    pub columns: Vec<IndexColumn>,
+    /// COMMENT '...'.
+    #[serde(default)]
+    pub comment: String,
+}
+
+impl IndexDef {
+    /// True for PRIMARY and UNIQUE indexes.
+    pub fn is_unique(&self) -> bool {
+        self.kind != IndexKind::Normal
+    }
+}
+
+/// A column.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ColumnDef {
+    /// Name.
+    pub name: String,
+    /// Declared type.
+    pub ty: DataType,
+    /// False for NOT NULL.
+    pub nullable: bool,
+    /// The DEFAULT clause as SQL text (`'abc'`, `0`, `NULL`, `CURRENT_TIMESTAMP`); `None` = no
+    /// DEFAULT clause.
+    pub default: Option<String>,
+    /// AUTO_INCREMENT attribute.
+    pub auto_increment: bool,
+    /// ON UPDATE clause as SQL text (`CURRENT_TIMESTAMP`).
+    pub on_update: Option<String>,
+    /// COMMENT '...'.
+    pub comment: String,
+}
+
+/// Table options.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableOptions {
+    /// ENGINE= as given (e.g. `InnoDB`, `ROCKSDB`).
+    #[serde(default)]
+    pub engine: String,
+    /// Default collation of the table.
+    #[serde(default)]
+    pub collation: Collation,
+    /// COMMENT='...'.
+    #[serde(default)]
+    pub comment: String,
+    /// AUTO_INCREMENT= start value (the counter starts at `max(this, max existing + 1)`).
+    #[serde(default = "one")]
+    pub auto_increment: u64,
+    /// Other options as given (ROW_FORMAT, KEY_BLOCK_SIZE, COMPRESSION, …).
+    #[serde(default)]
+    pub extra: Vec<(String, String)>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+impl Default for TableOptions {
+    fn default() -> Self {
+        TableOptions {
+            engine: "InnoDB".into(),
+            collation: Collation::default(),
+            comment: String::new(),
+            auto_increment: 1,
+            extra: Vec::new(),
+        }
+    }
+}
+
+/// A table definition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableDef {
+    /// Table id; assigned by the catalog.
+    pub id: u64,
+    /// Database name.
+    pub db: String,
+    /// Table name.
+    pub name: String,
+    /// Columns, in order.
+    pub columns: Vec<ColumnDef>,
+    /// Indexes: `indexes[0]` is the PRIMARY KEY, or the hidden row-id key when `hidden_pk`.
+    pub indexes: Vec<IndexDef>,
+    /// True if the table has no primary key: rows are keyed by a hidden 8-byte row id.
+    pub hidden_pk: bool,
+    /// Schema version, incremented by every definition change; stored in each row.
+    pub version: u32,
+    /// Options.
+    pub options: TableOptions,
+}
+
+/// Name of the hidden row-id index of tables without a primary key.
+pub const HIDDEN_PK_NAME: &str = "$hidden_pk";
+
+impl TableDef {
+    /// The position of column `name` (exact, case-sensitive match first, then ASCII
+    /// case-insensitive as MySQL column names are).
+    pub fn column_index(&self, name: &str) -> Option<usize> {
+        self.columns
+            .iter()
+            .position(|c| c.name == name)
+            .or_else(|| self.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name)))
+    }
+
+    /// The position of index `name` (ASCII case-insensitive).
+    pub fn index_no(&self, name: &str) -> Option<usize> {
+        self.indexes.iter().position(|i| i.name.eq_ignore_ascii_case(name) && !(self.hidden_pk && i.name == HIDDEN_PK_NAME))
+    }
+
+    /// The user-visible indexes with their positions (skips the hidden row-id key).
+    pub fn visible_indexes(&self) -> impl Iterator<Item = (usize, &IndexDef)> {
+        let skip = usize::from(self.hidden_pk);
+        self.indexes.iter().enumerate().skip(skip)
+    }
+
+    /// The AUTO_INCREMENT column, if any.
+    pub fn autoinc_column(&self) -> Option<usize> {
+        self.columns.iter().position(|c| c.auto_increment)
+    }
+
+    /// A definition with hidden-key normalisation applied: if `indexes[0]` is not a primary
+    /// key, a hidden row-id key is inserted at position 0 (so user index positions shift by one).
+    pub fn normalized(mut self) -> Self {
+        let has_pk = self.indexes.first().is_some_and(|i| i.kind == IndexKind::Primary);
+        if let Some(p) = self.indexes.iter().position(|i| i.kind == IndexKind::Primary) {
+            if p != 0 {
+                let pk = self.indexes.remove(p);
+                self.indexes.insert(0, pk);
+            }
+        } else if !has_pk {
+            self.indexes.insert(
+                0,
+                IndexDef { id: 0, name: HIDDEN_PK_NAME.into(), kind: IndexKind::Primary, columns: vec![], comment: String::new() },
+            );
+        }
+        self.hidden_pk = self.indexes.first().is_some_and(|i| i.columns.is_empty());
+        self
+    }
+}
+
+/// Dictionary key layout.
+pub mod keys {
+    /// Key of a database definition.
+    pub fn db(name: &str) -> Vec<u8> {
+        let mut k = b"D/".to_vec();
+        k.extend_from_slice(name.as_bytes());
+        k
+    }
+    /// Prefix of all database keys.
+    pub const DB_PREFIX: &[u8] = b"D/";
+    /// Key of a table definition.
+    pub fn table(db: &str, name: &str) -> Vec<u8> {
+        let mut k = table_prefix(db);
+        k.extend_from_slice(name.as_bytes());
+        k
+    }
+    /// Prefix of the table keys of `db`.
+    pub fn table_prefix(db: &str) -> Vec<u8> {
+        let mut k = b"T/".to_vec();
+        k.extend_from_slice(db.as_bytes());
+        k.push(0);
+        k
+    }
+    /// Key of a counter.
+    pub fn counter(name: &str) -> Vec<u8> {
+        let mut k = b"S/".to_vec();
+        k.extend_from_slice(name.as_bytes());
+        k
+    }
+    /// Key of a drop-ongoing marker.
+    pub fn drop_marker(index_id: u32) -> Vec<u8> {
+        let mut k = b"X/".to_vec();
+        k.extend_from_slice(&index_id.to_be_bytes());
+        k
+    }
+    /// Prefix of all drop-ongoing markers.
+    pub const DROP_PREFIX: &[u8] = b"X/";
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A nullable column without default.
+    pub(crate) fn col(name: &str, ty: DataType) -> ColumnDef {
+        ColumnDef {
+            name: name.into(),
+            ty,
+            nullable: true,
+            default: None,
+            auto_increment: false,
+            on_update: None,
+            comment: String::new(),
+        }
+    }
+
+    #[test]
+    fn normalisation_adds_hidden_pk() {
+        let t = TableDef {
+            id: 0,
+            db: "d".into(),
+            name: "t".into(),
+            columns: vec![col("a", DataType::Date)],
+            indexes: vec![IndexDef {
+                id: 0,
+                name: "k".into(),
+                kind: IndexKind::Normal,
+                columns: vec![IndexColumn { col: 0, prefix_len: None, desc: false }],
+                comment: String::new(),
+            }],
+            hidden_pk: false,
+            version: 0,
+            options: TableOptions::default(),
+        }
+        .normalized();
+        assert!(t.hidden_pk);
+        assert_eq!(t.indexes.len(), 2);
+        assert_eq!(t.index_no("k"), Some(1));
+        assert_eq!(t.visible_indexes().count(), 1);
+        let json = serde_json::to_string(&t).unwrap();
+        let back: TableDef = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, t);
+    }
+}

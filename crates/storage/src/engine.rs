@@ -1,0 +1,211 @@
+//! The ordered key-value engine traits ([`KvEngine`], [`KvSnapshot`], [`KvIter`]) and the
+//! engine-neutral [`WriteBatch`]. Traits only: implementations live in [`crate::mem`] and in the
+//! `storage-rocks` crate.
+
+use common::Result;
+
+/// A column family: an independent ordered key space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Cf {
+    /// Table rows and index entries (`index_id ‖ key`).
+    Data,
+    /// The data dictionary (databases, tables, counters, drop markers).
+    Dict,
+}
+
+impl Cf {
+    /// All column families, in a fixed order.
+    pub const ALL: [Cf; 2] = [Cf::Data, Cf::Dict];
+
+    /// A dense index (0 for `Data`, 1 for `Dict`), for engines that keep per-CF arrays.
+    pub fn index(self) -> usize {
+        match self {
+            Cf::Data => 0,
+            Cf::Dict => 1,
+        }
+    }
+}
+
+/// One operation of a [`WriteBatch`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WriteOp {
+    /// Sets `key` to `value`.
+    Put {
+        /// Column family.
+        cf: Cf,
+        /// Key.
+        key: Vec<u8>,
+        /// Value.
+        value: Vec<u8>,
+    },
+    /// Removes `key`.
+    Delete {
+        /// Column family.
+        cf: Cf,
+        /// Key.
+        key: Vec<u8>,
+    },
+    /// Removes every key in `[start, end)`.
+    DeleteRange {
+        /// Column family.
+        cf: Cf,
+        /// Inclusive start.
+        start: Vec<u8>,
+        /// Exclusive end.
+        end: Vec<u8>,
+    },
+}
+
+/// An ordered list of writes applied atomically by [`KvEngine::write`]. Later operations win over
+/// earlier ones on the same key.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WriteBatch {
+    ops: Vec<WriteOp>,
+}
+
+impl WriteBatch {
+    /// An empty batch.
+    pub fn new() -> Self {
+        WriteBatch::default()
+    }
+
+    /// Appends a put.
+    pub fn put(&mut self, cf: Cf, key: impl Into<Vec<u8>>, value: impl Into<Vec<u8>>) {
+        self.ops.push(WriteOp::Put { cf, key: key.into(), value: value.into() });
+    }
+
+    /// Appends a delete.
+    pub fn delete(&mut self, cf: Cf, key: impl Into<Vec<u8>>) {
+        self.ops.push(WriteOp::Delete { cf, key: key.into() });
+    }
+
+    /// Appends a range delete of `[start, end)`.
+    pub fn delete_range(&mut self, cf: Cf, start: impl Into<Vec<u8>>, end: impl Into<Vec<u8>>) {
+        self.ops.push(WriteOp::DeleteRange { cf, start: start.into(), end: end.into() });
+    }
+
+    /// True if the batch has no operation.
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    /// Number of operations.
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// The operations in order.
+    pub fn ops(&self) -> &[WriteOp] {
+        &self.ops
+    }
+
+    /// Appends every operation of `other`.
+    pub fn extend(&mut self, other: WriteBatch) {
+        self.ops.extend(other.ops);
+    }
+}
+
+/// A cursor over an ordered key range, positioned at its first entry (in the iteration
+/// direction) when created.
+///
+/// Contract: while [`KvIter::valid`] is true, `key`/`value` return the current entry; `next`
+/// moves forward in the iterator's direction (ascending, or descending for reverse iterators).
+/// When `valid` turns false, [`KvIter::status`] tells whether the end was reached (`Ok`) or an
+/// I/O error stopped the iteration.
+pub trait KvIter {
+    /// True while positioned on an entry.
+    fn valid(&self) -> bool;
+    /// The current key (only meaningful while `valid`).
+    fn key(&self) -> &[u8];
+    /// The current value (only meaningful while `valid`).
+    fn value(&self) -> &[u8];
+    /// Moves to the next entry in the iteration direction.
+    fn next(&mut self);
+    /// The error that ended the iteration, if any.
+    ///
+    /// # Errors
+    /// An engine I/O error.
+    fn status(&self) -> Result<()>;
+}
+
+/// A consistent, immutable view of the engine at one point in time.
+///
+/// A snapshot sees every write committed before it was taken and none after. It is owned
+/// (`'static`) and may be shared between threads.
+pub trait KvSnapshot: Send + Sync + 'static {
+    /// The value of `key`, `None` if absent.
+    ///
+    /// # Errors
+    /// An engine I/O error.
+    fn get(&self, cf: Cf, key: &[u8]) -> Result<Option<Vec<u8>>>;
+
+    /// The values of `keys`, in the same order.
+    ///
+    /// # Errors
+    /// An engine I/O error.
+    fn multi_get(&self, cf: Cf, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>>;
+
+    /// An iterator over `[lower, upper)` (`upper = None`: to the end of the column family),
+    /// ascending, or descending when `reverse` (then it starts at the last key `< upper`).
+    fn iter(&self, cf: Cf, lower: &[u8], upper: Option<&[u8]>, reverse: bool) -> Box<dyn KvIter + '_>;
+}
+
+/// An ordered key-value engine with column families, snapshots and atomic batches.
+///
+/// Keys order bytewise (memcmp, shorter prefix first). Reads through the engine itself see the
+/// latest committed state; reads through a [`KvEngine::Snapshot`] see a frozen state.
+/// Implementations are shared between threads (`Send + Sync`).
+///
+/// # Examples
+/// ```
+/// use storage::engine::{Cf, KvEngine, WriteBatch};
+/// use storage::mem::MemEngine;
+/// let e = MemEngine::new();
+/// let mut b = WriteBatch::new();
+/// b.put(Cf::Data, b"k".to_vec(), b"v".to_vec());
+/// e.write(&b, false).unwrap();
+/// assert_eq!(e.get(Cf::Data, b"k").unwrap(), Some(b"v".to_vec()));
+/// ```
+pub trait KvEngine: Send + Sync + 'static {
+    /// The engine's snapshot type.
+    type Snapshot: KvSnapshot;
+
+    /// The latest committed value of `key`, `None` if absent.
+    ///
+    /// # Errors
+    /// An engine I/O error.
+    fn get(&self, cf: Cf, key: &[u8]) -> Result<Option<Vec<u8>>>;
+
+    /// The latest committed values of `keys`, in the same order.
+    ///
+    /// # Errors
+    /// An engine I/O error.
+    fn multi_get(&self, cf: Cf, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>>;
+
+    /// A snapshot of the current state.
+    fn snapshot(&self) -> Self::Snapshot;
+
+    /// An iterator over the latest state of `[lower, upper)`; see [`KvSnapshot::iter`].
+    fn iter(&self, cf: Cf, lower: &[u8], upper: Option<&[u8]>, reverse: bool) -> Box<dyn KvIter + '_>;
+
+    /// Applies `batch` atomically; with `sync` the write is durable when this returns.
+    ///
+    /// # Errors
+    /// An engine I/O error (nothing of the batch is applied).
+    fn write(&self, batch: &WriteBatch, sync: bool) -> Result<()>;
+
+    /// Compacts `[start, end)` (reclaims space after range deletes). `None` = unbounded.
+    ///
+    /// # Errors
+    /// An engine I/O error.
+    fn compact_range(&self, cf: Cf, start: Option<&[u8]>, end: Option<&[u8]>) -> Result<()>;
+
+    /// Flushes in-memory state to durable storage.
+    ///
+    /// # Errors
+    /// An engine I/O error.
+    fn flush(&self) -> Result<()>;
+
+    /// The approximate size in bytes of the data in `[start, end)`.
+    fn approximate_size(&self, cf: Cf, start: &[u8], end: &[u8]) -> u64;
+}

@@ -1,0 +1,313 @@
+//! Transactions: [`Txn`] buffers writes (read-your-own-writes for gets and scans), reads from an
+//! engine snapshot (REPEATABLE READ: taken at the first read and kept; READ COMMITTED: refreshed
+//! per statement), provides statement atomicity and savepoints, holds row locks from the
+//! [`lock::LockManager`] until it ends, and commits as one atomic [`WriteBatch`].
+//!
+//! The write buffer is a persistent (structurally shared) ordered map, so a statement start, a
+//! savepoint or a scan iterator keeps an O(1) copy of it: rolling back a statement restores that
+//! copy, and an open scan sees the buffer as it was when the scan started.
+
+pub mod iter;
+pub mod lock;
+pub mod table;
+
+use std::sync::Arc;
+
+use common::{codes, Error, Result};
+use imbl::OrdMap;
+use parking_lot::Mutex;
+
+pub use self::iter::{IndexRange, RowIter};
+pub use self::lock::{WaitCtx, WaitKind, WaitObserver};
+pub use self::table::{InsertOutcome, LockMode, UpdateOutcome};
+use self::lock::{Acquired, Mode};
+use crate::engine::{Cf, KvEngine, KvSnapshot, WriteBatch};
+use crate::Storage;
+
+/// Transaction isolation level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Isolation {
+    /// Snapshot taken at the first read, kept for the whole transaction (MySQL's default).
+    #[default]
+    RepeatableRead,
+    /// Snapshot refreshed at every statement start.
+    ReadCommitted,
+}
+
+/// Options of [`Storage::begin`].
+#[derive(Debug, Clone, Default)]
+pub struct TxnOptions {
+    /// Isolation level.
+    pub isolation: Isolation,
+    /// How lock waits behave (timeout, kill flag, thread-pool observer).
+    pub wait: WaitCtx,
+}
+
+/// Buffered writes: key → new value (`None` = delete), per column family.
+pub(crate) type WriteMap = OrdMap<Vec<u8>, Option<Vec<u8>>>;
+
+#[derive(Clone, Default)]
+pub(crate) struct WriteSet {
+    pub(crate) data: WriteMap,
+    pub(crate) dict: WriteMap,
+}
+
+impl WriteSet {
+    fn map(&self, cf: Cf) -> &WriteMap {
+        match cf {
+            Cf::Data => &self.data,
+            Cf::Dict => &self.dict,
+        }
+    }
+    fn map_mut(&mut self, cf: Cf) -> &mut WriteMap {
+        match cf {
+            Cf::Data => &mut self.data,
+            Cf::Dict => &mut self.dict,
+        }
+    }
+    fn is_empty(&self) -> bool {
+        self.data.is_empty() && self.dict.is_empty()
+    }
+}
+
+/// Lock keys held by a transaction (shared with its scan iterators).
+pub(crate) type HeldLocks = Arc<Mutex<Vec<Vec<u8>>>>;
+
+/// A transaction. Dropping it without [`Txn::commit`] rolls it back.
+pub struct Txn<E: KvEngine> {
+    pub(crate) st: Arc<Storage<E>>,
+    id: u64,
+    isolation: Isolation,
+    pub(crate) wait: WaitCtx,
+    snapshot: Option<Arc<E::Snapshot>>,
+    pub(crate) writes: WriteSet,
+    pub(crate) held: HeldLocks,
+    stmt: Option<WriteSet>,
+    savepoints: Vec<(String, WriteSet)>,
+    done: bool,
+}
+
+impl<E: KvEngine> Txn<E> {
+    pub(crate) fn new(st: Arc<Storage<E>>, id: u64, opts: TxnOptions) -> Self {
+        Txn {
+            st,
+            id,
+            isolation: opts.isolation,
+            wait: opts.wait,
+            snapshot: None,
+            writes: WriteSet::default(),
+            held: Arc::new(Mutex::new(Vec::new())),
+            stmt: None,
+            savepoints: Vec::new(),
+            done: false,
+        }
+    }
+
+    /// The transaction id (lock owner).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The isolation level.
+    pub fn isolation(&self) -> Isolation {
+        self.isolation
+    }
+
+    /// The lock-wait context.
+    pub fn wait_ctx(&self) -> &WaitCtx {
+        &self.wait
+    }
+
+    /// Replaces the lock-wait context (e.g. a new kill flag or timeout for the next statement).
+    pub fn set_wait_ctx(&mut self, wait: WaitCtx) {
+        self.wait = wait;
+    }
+
+    /// True if the transaction has buffered writes.
+    pub fn has_writes(&self) -> bool {
+        !self.writes.is_empty()
+    }
+
+    /// Number of locks held.
+    pub fn lock_count(&self) -> usize {
+        self.held.lock().len()
+    }
+
+    /// The storage this transaction runs on.
+    pub fn storage(&self) -> &Arc<Storage<E>> {
+        &self.st
+    }
+
+    /// The read snapshot, taken now if not yet taken.
+    pub(crate) fn snap(&mut self) -> Arc<E::Snapshot> {
+        match &self.snapshot {
+            Some(s) => s.clone(),
+            None => {
+                let s = Arc::new(self.st.engine().snapshot());
+                self.snapshot = Some(s.clone());
+                s
+            }
+        }
+    }
+
+    /// Starts a statement: READ COMMITTED takes a fresh snapshot at the statement's first read;
+    /// the write buffer is remembered for [`Txn::stmt_rollback`].
+    pub fn stmt_begin(&mut self) {
+        if self.isolation == Isolation::ReadCommitted {
+            self.snapshot = None;
+        }
+        self.stmt = Some(self.writes.clone());
+    }
+
+    /// Ends a statement successfully.
+    pub fn stmt_commit(&mut self) {
+        self.stmt = None;
+    }
+
+    /// Undoes the current statement's writes (locks stay held, as in InnoDB).
+    pub fn stmt_rollback(&mut self) {
+        if let Some(w) = self.stmt.take() {
+            self.writes = w;
+        }
+    }
+
+    /// `SAVEPOINT name` (an existing savepoint with that name is replaced).
+    pub fn savepoint(&mut self, name: &str) {
+        self.savepoints.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        self.savepoints.push((name.to_string(), self.writes.clone()));
+    }
+
+    fn find_savepoint(&self, name: &str) -> Result<usize> {
+        self.savepoints
+            .iter()
+            .rposition(|(n, _)| n.eq_ignore_ascii_case(name))
+            .ok_or_else(|| Error::new(codes::ER_SP_DOES_NOT_EXIST, format!("SAVEPOINT {name} does not exist")))
+    }
+
+    /// `ROLLBACK TO SAVEPOINT name`: undoes the writes made after it; later savepoints are
+    /// removed, this one is kept.
+    ///
+    /// # Errors
+    /// 1305 if there is no such savepoint.
+    pub fn rollback_to_savepoint(&mut self, name: &str) -> Result<()> {
+        let p = self.find_savepoint(name)?;
+        self.writes = self.savepoints[p].1.clone();
+        self.savepoints.truncate(p + 1);
+        if self.stmt.is_some() {
+            self.stmt = Some(self.writes.clone());
+        }
+        Ok(())
+    }
+
+    /// `RELEASE SAVEPOINT name`: removes it and every later savepoint.
+    ///
+    /// # Errors
+    /// 1305 if there is no such savepoint.
+    pub fn release_savepoint(&mut self, name: &str) -> Result<()> {
+        let p = self.find_savepoint(name)?;
+        self.savepoints.truncate(p);
+        Ok(())
+    }
+
+    /// Acquires a lock on `key` for this transaction.
+    ///
+    /// # Errors
+    /// 1213, 1205 or 1317 (see [`lock::LockManager::lock`]).
+    pub fn lock_key(&self, key: &[u8], exclusive: bool) -> Result<()> {
+        lock_into(&self.st, self.id, &self.held, &self.wait, key, exclusive)
+    }
+
+    /// Consistent read of a raw key (own writes, else the snapshot).
+    ///
+    /// # Errors
+    /// An engine I/O error.
+    pub fn kv_get(&mut self, cf: Cf, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        if let Some(v) = self.writes.map(cf).get(key) {
+            return Ok(v.clone());
+        }
+        self.snap().get(cf, key)
+    }
+
+    /// Current read of a raw key (own writes, else the latest committed value).
+    ///
+    /// # Errors
+    /// An engine I/O error.
+    pub fn kv_get_latest(&self, cf: Cf, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        if let Some(v) = self.writes.map(cf).get(key) {
+            return Ok(v.clone());
+        }
+        self.st.engine().get(cf, key)
+    }
+
+    /// Buffers a raw put (e.g. a dictionary change committed together with data).
+    pub fn kv_put(&mut self, cf: Cf, key: Vec<u8>, value: Vec<u8>) {
+        self.writes.map_mut(cf).insert(key, Some(value));
+    }
+
+    /// Buffers a raw delete.
+    pub fn kv_delete(&mut self, cf: Cf, key: Vec<u8>) {
+        self.writes.map_mut(cf).insert(key, None);
+    }
+
+    /// Commits: writes every buffered change in one atomic batch (durable when `sync`), then
+    /// releases the locks. A transaction without writes writes nothing.
+    ///
+    /// # Errors
+    /// An engine I/O error; the transaction is rolled back then.
+    pub fn commit(mut self, sync: bool) -> Result<()> {
+        let res = if self.writes.is_empty() {
+            Ok(())
+        } else {
+            let mut b = WriteBatch::new();
+            for cf in Cf::ALL {
+                for (k, v) in self.writes.map(cf).iter() {
+                    match v {
+                        Some(v) => b.put(cf, k.clone(), v.clone()),
+                        None => b.delete(cf, k.clone()),
+                    }
+                }
+            }
+            self.st.engine().write(&b, sync)
+        };
+        self.finish();
+        res
+    }
+
+    /// Rolls back: drops the buffered writes and releases the locks.
+    pub fn rollback(mut self) {
+        self.finish();
+    }
+
+    fn finish(&mut self) {
+        if self.done {
+            return;
+        }
+        self.done = true;
+        self.writes = WriteSet::default();
+        self.snapshot = None;
+        let keys = std::mem::take(&mut *self.held.lock());
+        self.st.locks().release(self.id, &keys);
+    }
+}
+
+impl<E: KvEngine> Drop for Txn<E> {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+/// Locks `key` for `txn` and records it in `held` if newly acquired.
+pub(crate) fn lock_into<E: KvEngine>(
+    st: &Storage<E>,
+    txn: u64,
+    held: &HeldLocks,
+    wait: &WaitCtx,
+    key: &[u8],
+    exclusive: bool,
+) -> Result<()> {
+    let mode = if exclusive { Mode::Exclusive } else { Mode::Shared };
+    if st.locks().lock(txn, key, mode, wait)? == Acquired::New {
+        held.lock().push(key.to_vec());
+    }
+    Ok(())
+}

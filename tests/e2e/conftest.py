@@ -1,0 +1,100 @@
+"""Fixtures: a real Strata server process on a free port with a fresh data directory."""
+import os
+import socket
+import subprocess
+import tempfile
+import time
+
+import pymysql
+import pytest
+
+BIN = os.environ.get("STRATA_BIN") or os.path.expanduser("~/.cache/strata-target/release/strata")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """A running strata process."""
+
+    def __init__(self, datadir=None, extra=()):
+        self.tmp = tempfile.TemporaryDirectory(prefix="strata-e2e-")
+        self.datadir = datadir or os.path.join(self.tmp.name, "data")
+        self.socket = os.path.join(self.tmp.name, "strata.sock")
+        self.extra = list(extra)
+        self.port = None
+        self.proc = None
+        self.log = os.path.join(self.tmp.name, "server.log")
+
+    def start(self, port=None):
+        self.port = port or free_port()
+        logf = open(self.log, "ab")
+        self.proc = subprocess.Popen(
+            [BIN, "serve", "--port", str(self.port), "--datadir", self.datadir, "--socket", self.socket] + self.extra,
+            stdout=logf, stderr=subprocess.STDOUT)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("server exited: " + open(self.log).read())
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return self
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("server did not start: " + open(self.log).read())
+
+    def kill(self, sig=9):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            self.proc.wait(timeout=30)
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def connect(self, db=None, **kw):
+        args = dict(host="127.0.0.1", port=self.port, user="root", password="", autocommit=True, charset="utf8mb4")
+        args.update(kw)
+        if db:
+            args["database"] = db
+        return pymysql.connect(**args)
+
+    def cli(self, sql, db=None, extra=(), check=True):
+        """Runs the mariadb CLI in batch mode; returns (rc, stdout, stderr)."""
+        cmd = ["mariadb", "-h127.0.0.1", f"-P{self.port}", "-uroot", "--skip-ssl"] + list(extra)
+        if db:
+            cmd.append(db)
+        p = subprocess.run(cmd, input=sql, capture_output=True, text=True, timeout=120)
+        if check and p.returncode != 0:
+            raise AssertionError(f"mariadb failed ({p.returncode}): {p.stderr}")
+        return p.returncode, p.stdout, p.stderr
+
+
+@pytest.fixture(scope="session")
+def server():
+    s = Server().start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture()
+def db(server):
+    """A fresh database per test; yields (connection, database name)."""
+    name = "t_" + os.urandom(4).hex()
+    c = server.connect()
+    c.cursor().execute(f"CREATE DATABASE {name}")
+    c.select_db(name)
+    yield c, name
+    try:
+        c.cursor().execute(f"DROP DATABASE IF EXISTS {name}")
+    except Exception:
+        pass
+    c.close()

@@ -1,0 +1,331 @@
+"""End-to-end SQL behaviour over the wire with PyMySQL (text protocol)."""
+import datetime
+import decimal
+
+import pymysql
+import pytest
+
+
+def q(c, sql, args=None):
+    cur = c.cursor()
+    cur.execute(sql, args)
+    return cur.fetchall()
+
+
+def err(c, sql):
+    with pytest.raises(pymysql.MySQLError) as e:
+        q(c, sql)
+    return e.value.args[0]
+
+
+def test_connect_and_version(server):
+    c = server.connect()
+    (v,) = q(c, "SELECT @@version")[0]
+    assert v.startswith("8.0")
+    assert q(c, "SELECT 1 + 1, 'a', NULL") == ((2, "a", None),)
+    assert q(c, "SELECT @@autocommit, @@max_allowed_packet")[0][1] > 0
+
+
+def test_databases(server):
+    c = server.connect()
+    q(c, "CREATE DATABASE IF NOT EXISTS e2e_dbs")
+    assert err(c, "CREATE DATABASE e2e_dbs") == 1007
+    names = [r[0] for r in q(c, "SHOW DATABASES")]
+    assert "e2e_dbs" in names and "information_schema" in names
+    q(c, "USE e2e_dbs")
+    assert q(c, "SELECT DATABASE()") == (("e2e_dbs",),)
+    q(c, "DROP DATABASE e2e_dbs")
+    assert err(c, "DROP DATABASE e2e_dbs") == 1008
+    assert err(c, "USE e2e_dbs") == 1049
+    q(c, "DROP DATABASE IF EXISTS e2e_dbs")
+
+
+def test_create_table_types_roundtrip(db):
+    c, _ = db
+    q(c, """CREATE TABLE t (
+        id INT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
+        ti TINYINT, si SMALLINT UNSIGNED, bi BIGINT,
+        d DECIMAL(15,7) DEFAULT '0.0000000', f FLOAT, db DOUBLE,
+        ch CHAR(10), vc VARCHAR(255), tx TEXT,
+        bn BINARY(4), vb VARBINARY(16), bl BLOB,
+        dt DATE, tm TIME, dtm DATETIME(6), ts TIMESTAMP NULL, yr YEAR,
+        en ENUM('a','b','c'), bo BOOL
+    ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4""")
+    q(c, """INSERT INTO t (ti, si, bi, d, f, db, ch, vc, tx, bn, vb, bl, dt, tm, dtm, ts, yr, en, bo)
+            VALUES (-128, 65535, -9223372036854775808, 12345678.1234567, 1.5, 2.25, 'abc', 'héllo wörld ✓', 'long text',
+                    'ab', x'00ff', x'deadbeef', '2024-02-29', '-12:34:56', '2024-01-02 03:04:05.123456',
+                    '2024-01-02 03:04:05', 2024, 'b', TRUE)""")
+    row = q(c, "SELECT * FROM t")[0]
+    assert row[0] == 1
+    assert row[1:4] == (-128, 65535, -9223372036854775808)
+    assert row[4] == decimal.Decimal("12345678.1234567")
+    assert row[5] == 1.5 and row[6] == 2.25
+    assert row[7:10] == ("abc", "héllo wörld ✓", "long text")
+    assert row[10] == b"ab\x00\x00" and row[11] == b"\x00\xff" and row[12] == b"\xde\xad\xbe\xef"
+    assert row[13] == datetime.date(2024, 2, 29)
+    assert row[14] == -datetime.timedelta(hours=12, minutes=34, seconds=56)
+    assert row[15] == datetime.datetime(2024, 1, 2, 3, 4, 5, 123456)
+    assert row[16] == datetime.datetime(2024, 1, 2, 3, 4, 5)
+    assert row[17] == 2024 and row[18] == "b" and row[19] == 1
+    assert err(c, "CREATE TABLE t (a INT)") == 1050
+    q(c, "CREATE TABLE IF NOT EXISTS t (a INT)")
+
+
+def test_show_create_table_and_describe(db):
+    c, _ = db
+    q(c, "CREATE TABLE s (id INT NOT NULL AUTO_INCREMENT, k INT NOT NULL DEFAULT '0', c CHAR(120) NOT NULL DEFAULT '', PRIMARY KEY (id), KEY k_1 (k)) ENGINE=InnoDB")
+    (_, ddl), = q(c, "SHOW CREATE TABLE s")
+    assert ddl.startswith("CREATE TABLE `s` (\n  `id` int NOT NULL AUTO_INCREMENT,\n  `k` int NOT NULL DEFAULT '0',")
+    assert "PRIMARY KEY (`id`)" in ddl and "KEY `k_1` (`k`)" in ddl and ddl.endswith("COLLATE=utf8mb4_0900_ai_ci")
+    desc = q(c, "DESCRIBE s")
+    assert desc[0] == ("id", "int", "NO", "PRI", None, "auto_increment")
+    assert desc[1] == ("k", "int", "NO", "MUL", "0", "")
+    assert [r[0] for r in q(c, "SHOW TABLES")] == ["s"]
+    idx = q(c, "SHOW INDEX FROM s")
+    assert [(r[2], r[4]) for r in idx] == [("PRIMARY", "id"), ("k_1", "k")]
+
+
+def test_insert_variants_and_affected_rows(db):
+    c, _ = db
+    q(c, "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10), n INT DEFAULT 7)")
+    cur = c.cursor()
+    assert cur.execute("INSERT INTO t (id, v) VALUES (1, 'a'), (2, 'b'), (3, 'c')") == 3
+    assert err(c, "INSERT INTO t (id, v) VALUES (1, 'dup')") == 1062
+    assert cur.execute("INSERT IGNORE INTO t (id, v) VALUES (1, 'x'), (4, 'd')") == 1
+    assert q(c, "SHOW WARNINGS")[0][1] == 1062
+    assert cur.execute("INSERT INTO t (id, v) VALUES (1, 'z') ON DUPLICATE KEY UPDATE v = VALUES(v)") == 2
+    assert cur.execute("INSERT INTO t (id, v) VALUES (1, 'z') ON DUPLICATE KEY UPDATE v = 'z'") == 0
+    assert cur.execute("REPLACE INTO t (id, v) VALUES (2, 'r')") == 2
+    assert cur.execute("REPLACE INTO t (id, v) VALUES (9, 'new')") == 1
+    assert q(c, "SELECT id, v, n FROM t ORDER BY id") == ((1, "z", 7), (2, "r", 7), (3, "c", 7), (4, "d", 7), (9, "new", 7))
+    assert cur.execute("INSERT INTO t SET id = 10, v = 'set'") == 1
+    assert err(c, "INSERT INTO t (id, v) VALUES (1)") == 1136
+    assert err(c, "INSERT INTO t (nope) VALUES (1)") == 1054
+
+
+def test_auto_increment_and_last_insert_id(db):
+    c, _ = db
+    q(c, "CREATE TABLE a (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT)")
+    cur = c.cursor()
+    cur.execute("INSERT INTO a (v) VALUES (1)")
+    assert cur.lastrowid == 1
+    cur.execute("INSERT INTO a (v) VALUES (2), (3)")
+    assert cur.lastrowid == 2
+    assert q(c, "SELECT LAST_INSERT_ID()") == ((2,),)
+    cur.execute("INSERT INTO a (id, v) VALUES (100, 4)")
+    cur.execute("INSERT INTO a (v) VALUES (5)")
+    assert cur.lastrowid == 101
+    cur.execute("INSERT INTO a (id, v) VALUES (NULL, 6)")
+    assert cur.lastrowid == 102
+
+
+def test_update_delete_order_limit(db):
+    c, _ = db
+    q(c, "CREATE TABLE t (id INT PRIMARY KEY, k INT, c VARCHAR(20), KEY k (k))")
+    cur = c.cursor()
+    cur.executemany("INSERT INTO t VALUES (%s, %s, %s)", [(i, i % 3, f"c{i}") for i in range(1, 21)])
+    assert cur.execute("UPDATE t SET k = k + 10 WHERE id <= 5") == 5
+    assert cur.execute("UPDATE t SET c = c WHERE id = 1") == 0
+    assert cur.execute("UPDATE t SET c = 'x' ORDER BY id DESC LIMIT 2") == 2
+    assert q(c, "SELECT id FROM t WHERE c = 'x' ORDER BY id") == ((19,), (20,))
+    assert cur.execute("DELETE FROM t WHERE k = 0") == 6
+    assert cur.execute("DELETE FROM t ORDER BY id LIMIT 3") == 3
+    assert q(c, "SELECT COUNT(*) FROM t") == ((11,),)
+    assert cur.execute("UPDATE t SET k = 1, c = CONCAT(c, '!') WHERE id IN (7, 8, 99)") == 2
+
+
+def test_select_surface(db):
+    c, _ = db
+    q(c, "CREATE TABLE t (id INT PRIMARY KEY, g VARCHAR(5), k INT, KEY gk (g, k))")
+    c.cursor().executemany("INSERT INTO t VALUES (%s, %s, %s)", [(i, "ab"[i % 2], i * 10) for i in range(1, 11)])
+    assert q(c, "SELECT id FROM t WHERE id BETWEEN 3 AND 5") == ((3,), (4,), (5,))
+    assert q(c, "SELECT id FROM t WHERE id IN (2, 4, 42) ORDER BY id DESC") == ((4,), (2,))
+    assert q(c, "SELECT g, COUNT(*), SUM(k), MIN(k), MAX(k), AVG(k) FROM t GROUP BY g") == (
+        ("a", 5, decimal.Decimal(300), 20, 100, decimal.Decimal("60.0000")),
+        ("b", 5, decimal.Decimal(250), 10, 90, decimal.Decimal("50.0000")))
+    assert q(c, "SELECT g, COUNT(*) c FROM t GROUP BY g HAVING c > 4 ORDER BY g DESC") == (("b", 5), ("a", 5))
+    assert q(c, "SELECT DISTINCT g FROM t ORDER BY g") == (("a",), ("b",))
+    assert q(c, "SELECT id FROM t ORDER BY k DESC LIMIT 2 OFFSET 1") == ((9,), (8,))
+    assert q(c, "SELECT id FROM t ORDER BY id LIMIT 7, 2") == ((8,), (9,))
+    assert q(c, "SELECT id FROM t WHERE g = 'A' AND k >= 80") == ((8,), (10,))
+    assert q(c, "SELECT COUNT(*) FROM t WHERE k IS NULL OR id < 3") == ((2,),)
+    assert q(c, "SELECT id, k FROM t WHERE id = '3'") == ((3, 30),)
+    assert q(c, "SELECT COUNT(*), SUM(k) FROM t WHERE id > 100") == ((0, None),)
+    assert q(c, "SELECT id FROM t WHERE g LIKE 'b%' AND id < 4") == ((1,), (3,))
+
+
+def test_error_codes(db):
+    c, name = db
+    assert err(c, "SELECT * FROM nope") == 1146
+    assert err(c, "SELEC 1") == 1064
+    q(c, "CREATE TABLE t (id INT PRIMARY KEY, v TINYINT NOT NULL)")
+    assert err(c, "SELECT nope FROM t") == 1054
+    assert err(c, "INSERT INTO t VALUES (1, NULL)") == 1048
+    assert err(c, "INSERT INTO t VALUES (1, 300)") == 1264
+    assert err(c, "INSERT INTO t (id) VALUES (1)") == 1364
+    assert err(c, "SET @@nope = 1") == 1193
+    assert err(c, "DROP TABLE nope") == 1051
+    # the connection is still usable after errors
+    assert q(c, "SELECT 1") == ((1,),)
+
+
+def test_non_strict_mode_warnings(db):
+    c, _ = db
+    q(c, "SET sql_mode = ''")
+    q(c, "CREATE TABLE t (id INT PRIMARY KEY, v TINYINT, s VARCHAR(3))")
+    cur = c.cursor()
+    cur.execute("INSERT INTO t VALUES (1, 300, 'abcdef')")
+    assert q(c, "SELECT v, s FROM t") == ((127, "abc"),)
+    codes = sorted(r[1] for r in q(c, "SHOW WARNINGS"))
+    assert codes == [1264, 1265]
+
+
+def test_transactions(server, db):
+    c, name = db
+    q(c, "CREATE TABLE acct (id INT PRIMARY KEY, bal INT)")
+    q(c, "INSERT INTO acct VALUES (1, 100), (2, 100)")
+    q(c, "BEGIN")
+    q(c, "UPDATE acct SET bal = bal - 10 WHERE id = 1")
+    q(c, "ROLLBACK")
+    assert q(c, "SELECT bal FROM acct WHERE id = 1") == ((100,),)
+    q(c, "START TRANSACTION")
+    q(c, "UPDATE acct SET bal = bal - 10 WHERE id = 1")
+    q(c, "SAVEPOINT sp1")
+    q(c, "UPDATE acct SET bal = bal + 10 WHERE id = 2")
+    q(c, "ROLLBACK TO SAVEPOINT sp1")
+    q(c, "COMMIT")
+    assert q(c, "SELECT bal FROM acct ORDER BY id") == ((90,), (100,))
+    # a failed statement inside a transaction rolls back only itself
+    q(c, "BEGIN")
+    q(c, "INSERT INTO acct VALUES (3, 1)")
+    assert err(c, "INSERT INTO acct VALUES (4, 1), (1, 1)") == 1062
+    q(c, "COMMIT")
+    assert q(c, "SELECT id FROM acct ORDER BY id") == ((1,), (2,), (3,))
+    # snapshot isolation (REPEATABLE READ): a concurrent commit is not seen until COMMIT
+    c2 = server.connect(db=name)
+    q(c, "BEGIN")
+    assert q(c, "SELECT bal FROM acct WHERE id = 2") == ((100,),)
+    q(c2, "UPDATE acct SET bal = 5 WHERE id = 2")
+    assert q(c, "SELECT bal FROM acct WHERE id = 2") == ((100,),)
+    q(c, "COMMIT")
+    assert q(c, "SELECT bal FROM acct WHERE id = 2") == ((5,),)
+    # READ COMMITTED sees it per statement
+    q(c, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED")
+    q(c, "BEGIN")
+    assert q(c, "SELECT bal FROM acct WHERE id = 2") == ((5,),)
+    q(c2, "UPDATE acct SET bal = 6 WHERE id = 2")
+    assert q(c, "SELECT bal FROM acct WHERE id = 2") == ((6,),)
+    q(c, "COMMIT")
+    assert q(c, "SELECT @@transaction_isolation") == (("READ-COMMITTED",),)
+    c2.close()
+
+
+def test_row_locks_timeout_and_deadlock(server, db):
+    c, name = db
+    q(c, "CREATE TABLE r (id INT PRIMARY KEY, v INT)")
+    q(c, "INSERT INTO r VALUES (1, 0), (2, 0)")
+    a = server.connect(db=name)
+    b = server.connect(db=name)
+    q(a, "SET innodb_lock_wait_timeout = 1")
+    q(b, "SET innodb_lock_wait_timeout = 1")
+    q(a, "BEGIN")
+    q(a, "SELECT * FROM r WHERE id = 1 FOR UPDATE")
+    q(b, "BEGIN")
+    assert err(b, "UPDATE r SET v = 1 WHERE id = 1") == 1205
+    q(b, "ROLLBACK")
+    q(a, "ROLLBACK")
+    # deadlock: a locks 1, b locks 2, a wants 2 (waits), b wants 1 -> one gets 1213
+    import threading
+    q(a, "SET innodb_lock_wait_timeout = 10")
+    q(b, "SET innodb_lock_wait_timeout = 10")
+    q(a, "BEGIN"); q(a, "UPDATE r SET v = 1 WHERE id = 1")
+    q(b, "BEGIN"); q(b, "UPDATE r SET v = 1 WHERE id = 2")
+    result = {}
+
+    def waiter():
+        try:
+            q(a, "UPDATE r SET v = 2 WHERE id = 2")
+            result["a"] = "ok"
+        except pymysql.MySQLError as e:
+            result["a"] = e.args[0]
+
+    t = threading.Thread(target=waiter)
+    t.start()
+    import time
+    time.sleep(0.3)
+    try:
+        q(b, "UPDATE r SET v = 2 WHERE id = 1")
+        result["b"] = "ok"
+    except pymysql.MySQLError as e:
+        result["b"] = e.args[0]
+    t.join(15)
+    assert sorted(map(str, result.values())) == ["1213", "ok"], result
+    q(a, "ROLLBACK"); q(b, "ROLLBACK")
+    a.close(); b.close()
+
+
+def test_multi_statements(server):
+    c = server.connect(client_flag=pymysql.constants.CLIENT.MULTI_STATEMENTS)
+    cur = c.cursor()
+    cur.execute("SELECT 1; SELECT 2, 3; SET @x = 5; SELECT @x")
+    assert cur.fetchall() == ((1,),)
+    assert cur.nextset() and cur.fetchall() == ((2, 3),)
+    assert cur.nextset()
+    assert cur.nextset() and cur.fetchall() == ((5,),)
+    assert not cur.nextset()
+
+
+def test_session_variables_and_show(server):
+    c = server.connect()
+    q(c, "SET NAMES utf8mb4")
+    q(c, "SET autocommit = 0, @a = 'x'")
+    assert q(c, "SELECT @@autocommit, @a") == ((0, "x"),)
+    q(c, "SET SESSION sql_mode = 'STRICT_TRANS_TABLES'")
+    assert q(c, "SELECT @@sql_mode") == (("STRICT_TRANS_TABLES",),)
+    assert err(c, "SET sql_mode = 'NOPE'") == 1231
+    v = dict(q(c, "SHOW VARIABLES LIKE 'max_conn%'"))
+    assert v["max_connections"] == "151"
+    st = dict(q(c, "SHOW GLOBAL STATUS"))
+    assert int(st["Threads_connected"]) >= 1
+    assert q(c, "SELECT @@GLOBAL.version_comment")[0][0].startswith("Strata")
+    assert err(c, "SET GLOBAL version = 'x'") == 1238
+
+
+def test_information_schema(db):
+    c, name = db
+    q(c, "CREATE TABLE t1 (id INT PRIMARY KEY, v VARCHAR(3))")
+    rows = q(c, "SELECT TABLE_NAME, ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = %s", (name,))
+    assert rows == (("t1", "InnoDB"),)
+    cols = q(c, "SELECT COLUMN_NAME, DATA_TYPE, IS_NULLABLE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = %s ORDER BY ORDINAL_POSITION", (name,))
+    assert cols == (("id", "int", "NO"), ("v", "varchar", "YES"))
+
+
+def test_drop_truncate_and_indexes(db):
+    c, _ = db
+    q(c, "CREATE TABLE t (id INT PRIMARY KEY, u VARCHAR(10), k INT)")
+    c.cursor().executemany("INSERT INTO t VALUES (%s, %s, %s)", [(i, f"u{i}", i % 5) for i in range(100)])
+    q(c, "CREATE UNIQUE INDEX uu ON t (u)")
+    assert err(c, "INSERT INTO t VALUES (1000, 'u5', 0)") == 1062
+    q(c, "CREATE INDEX kk ON t (k)")
+    assert q(c, "SELECT COUNT(*) FROM t WHERE k = 3") == ((20,),)
+    q(c, "DROP INDEX kk ON t")
+    assert q(c, "SELECT COUNT(*) FROM t WHERE k = 3") == ((20,),)
+    q(c, "TRUNCATE TABLE t")
+    assert q(c, "SELECT COUNT(*) FROM t") == ((0,),)
+    q(c, "DROP TABLE t")
+    assert err(c, "SELECT * FROM t") == 1146
+    q(c, "CREATE TABLE t (id INT)")
+    assert q(c, "SELECT COUNT(*) FROM t") == ((0,),)
+    q(c, "INSERT INTO t VALUES (1), (1), (NULL)")
+    assert q(c, "SELECT COUNT(*), COUNT(id) FROM t") == ((3, 2),)
+
+
+def test_unicode_binary_null_roundtrip(db):
+    c, _ = db
+    q(c, "CREATE TABLE u (id INT PRIMARY KEY, s VARCHAR(50), b VARBINARY(50), n INT)")
+    vals = [(1, "日本語 😀", bytes(range(0, 40)), None), (2, "", b"", 0), (3, None, None, None)]
+    c.cursor().executemany("INSERT INTO u VALUES (%s, %s, %s, %s)", vals)
+    assert q(c, "SELECT * FROM u ORDER BY id") == tuple(vals)
+    assert q(c, "SELECT id FROM u WHERE s = %s", ("日本語 😀",)) == ((1,),)
+    assert q(c, "SELECT id FROM u WHERE b = %s", (bytes(range(0, 40)),)) == ((1,),)
+    assert q(c, "SELECT CHAR_LENGTH(s), LENGTH(s) FROM u WHERE id = 1") == ((6, 14),)

@@ -1,0 +1,24 @@
+-- Golden script run through the mariadb CLI; output is compared with basics.result.
+CREATE TABLE sbtest1 (id INTEGER NOT NULL AUTO_INCREMENT, k INTEGER DEFAULT '0' NOT NULL, c CHAR(120) DEFAULT '' NOT NULL, pad CHAR(60) DEFAULT '' NOT NULL, PRIMARY KEY (id)) /*! ENGINE = innodb */;
+INSERT INTO sbtest1 (k, c, pad) VALUES (3, 'first', 'p1'), (1, 'second', 'p2'), (2, 'third', 'p3'), (1, 'fourth', 'p4');
+CREATE INDEX k_1 ON sbtest1(k);
+SELECT c FROM sbtest1 WHERE id = 2;
+SELECT c FROM sbtest1 WHERE id BETWEEN 1 AND 3;
+SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN 1 AND 4;
+SELECT c FROM sbtest1 WHERE id BETWEEN 1 AND 4 ORDER BY c;
+SELECT DISTINCT k FROM sbtest1 WHERE id BETWEEN 1 AND 4 ORDER BY k;
+UPDATE sbtest1 SET k = k + 1 WHERE id = 2;
+SELECT id, k FROM sbtest1 WHERE k = 2 ORDER BY id;
+DELETE FROM sbtest1 WHERE id = 4;
+SELECT COUNT(*), MIN(id), MAX(id), AVG(k) FROM sbtest1;
+SHOW CREATE TABLE sbtest1;
+DESCRIBE sbtest1;
+INSERT INTO sbtest1 (id, k) VALUES (1, 0);
+SELECT * FROM no_such_table;
+SET sql_mode = '';
+CREATE TABLE w (a TINYINT, b VARCHAR(2));
+INSERT INTO w VALUES (1000, 'abc');
+SHOW WARNINGS;
+SELECT * FROM w;
+SELECT 1 + 1, 7 DIV 2, 1 / 3, CONCAT('a', NULL), COALESCE(NULL, 'x'), 'abc' = 'ABC', LENGTH('héllo');
+SELECT DATE_FORMAT('2024-03-05 06:07:08', '%Y/%m/%d %H:%i'), UPPER('strata'), ROUND(2.5), ABS(-3);

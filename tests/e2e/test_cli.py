@@ -14,7 +14,7 @@ def test_golden(server, path):
     server.cli(f"DROP DATABASE IF EXISTS {name}; CREATE DATABASE {name};")
     sql = open(path).read()
     # --table: boxed output; -vvv echoes each statement so the .result reads like a transcript
-    rc, out, errout = server.cli(sql, db=name, extra=["--table", "-vvv", "--force", "--comments"], check=False)
+    rc, out, errout = server.cli(sql, db=name, extra=["--table", "-vvv", "--force"], check=False)
     got = out + ("" if not errout else "-- stderr:\n" + errout)
     got = "\n".join(l for l in got.splitlines() if not l.startswith(("Bye", "--------------")) and " sec)" not in l) + "\n"
     if os.environ.get("STRATA_BLESS") == "1":

@@ -5,7 +5,9 @@
 use serde::{Deserialize, Serialize};
 
 /// A DATE, DATETIME or TIMESTAMP value (a DATE has zero time fields).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
+)]
 pub struct DateTime {
     /// 0..=9999
     pub year: u16,
@@ -26,7 +28,12 @@ pub struct DateTime {
 impl DateTime {
     /// A date at midnight.
     pub fn date(year: u16, month: u8, day: u8) -> Self {
-        DateTime { year, month, day, ..Default::default() }
+        DateTime {
+            year,
+            month,
+            day,
+            ..Default::default()
+        }
     }
 
     /// True for `0000-00-00 00:00:00`.
@@ -99,7 +106,8 @@ pub struct Time {
 impl Time {
     /// Total microseconds, signed.
     pub fn to_micros(&self) -> i64 {
-        let v = ((self.hour as i64 * 60 + self.minute as i64) * 60 + self.second as i64) * 1_000_000
+        let v = ((self.hour as i64 * 60 + self.minute as i64) * 60 + self.second as i64)
+            * 1_000_000
             + self.micro as i64;
         if self.neg {
             -v
@@ -114,7 +122,13 @@ impl Time {
         let a = v.unsigned_abs();
         let micro = (a % 1_000_000) as u32;
         let s = a / 1_000_000;
-        Time { neg, hour: (s / 3600) as u32, minute: ((s / 60) % 60) as u8, second: (s % 60) as u8, micro }
+        Time {
+            neg,
+            hour: (s / 3600) as u32,
+            minute: ((s / 60) % 60) as u8,
+            second: (s % 60) as u8,
+            micro,
+        }
     }
 
     /// Renders as `[-]hh:mm:ss[.ffffff]`.
@@ -156,8 +170,21 @@ mod tests {
 
     #[test]
     fn packed_roundtrip_and_order() {
-        let a = DateTime { year: 2024, month: 2, day: 29, hour: 23, minute: 59, second: 58, micro: 7 };
-        let b = DateTime { year: 2024, month: 3, day: 1, ..Default::default() };
+        let a = DateTime {
+            year: 2024,
+            month: 2,
+            day: 29,
+            hour: 23,
+            minute: 59,
+            second: 58,
+            micro: 7,
+        };
+        let b = DateTime {
+            year: 2024,
+            month: 3,
+            day: 1,
+            ..Default::default()
+        };
         assert_eq!(DateTime::from_packed(a.to_packed()), a);
         assert!(a.to_packed() < b.to_packed());
         assert_eq!(a.fmt_datetime(3), "2024-02-29 23:59:58.000");
@@ -165,7 +192,13 @@ mod tests {
 
     #[test]
     fn time_micros() {
-        let t = Time { neg: true, hour: 838, minute: 59, second: 59, micro: 0 };
+        let t = Time {
+            neg: true,
+            hour: 838,
+            minute: 59,
+            second: 59,
+            micro: 0,
+        };
         assert_eq!(Time::from_micros(t.to_micros()), t);
         assert_eq!(t.fmt(0), "-838:59:59");
     }

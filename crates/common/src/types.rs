@@ -72,10 +72,15 @@ impl Collation {
             "utf8mb4_0900_ai_ci" | "utf8mb4_0900_as_ci" | "utf8mb4_unicode_520_ci" => {
                 Collation::Utf8mb4_0900AiCi
             }
-            "utf8mb4_general_ci" | "utf8_general_ci" | "utf8mb3_general_ci" | "utf8mb4_unicode_ci"
-            | "utf8_unicode_ci" | "utf8mb3_unicode_ci" | "ucs2_general_ci" => Collation::Utf8mb4GeneralCi,
-            "utf8mb4_bin" | "utf8_bin" | "utf8mb3_bin" | "utf8mb4_0900_bin" | "ascii_bin" => Collation::Utf8mb4Bin,
-            "latin1_swedish_ci" | "latin1_general_ci" | "ascii_general_ci" => Collation::Latin1SwedishCi,
+            "utf8mb4_general_ci" | "utf8_general_ci" | "utf8mb3_general_ci"
+            | "utf8mb4_unicode_ci" | "utf8_unicode_ci" | "utf8mb3_unicode_ci"
+            | "ucs2_general_ci" => Collation::Utf8mb4GeneralCi,
+            "utf8mb4_bin" | "utf8_bin" | "utf8mb3_bin" | "utf8mb4_0900_bin" | "ascii_bin" => {
+                Collation::Utf8mb4Bin
+            }
+            "latin1_swedish_ci" | "latin1_general_ci" | "ascii_general_ci" => {
+                Collation::Latin1SwedishCi
+            }
             "latin1_bin" => Collation::Latin1Bin,
             "binary" => Collation::Binary,
             _ => return None,
@@ -256,17 +261,26 @@ impl DataType {
 
     /// True for character (text) types.
     pub fn is_text(&self) -> bool {
-        matches!(self, DataType::Char { .. } | DataType::VarChar { .. } | DataType::Text { .. })
+        matches!(
+            self,
+            DataType::Char { .. } | DataType::VarChar { .. } | DataType::Text { .. }
+        )
     }
 
     /// True for binary string types.
     pub fn is_binary(&self) -> bool {
-        matches!(self, DataType::Binary { .. } | DataType::VarBinary { .. } | DataType::Blob { .. })
+        matches!(
+            self,
+            DataType::Binary { .. } | DataType::VarBinary { .. } | DataType::Blob { .. }
+        )
     }
 
     /// True for TEXT/BLOB types (which need a prefix length to be indexed and cannot have a literal default in MySQL < 8.0.13).
     pub fn is_lob(&self) -> bool {
-        matches!(self, DataType::Text { .. } | DataType::Blob { .. } | DataType::Json)
+        matches!(
+            self,
+            DataType::Text { .. } | DataType::Blob { .. } | DataType::Json
+        )
     }
 
     /// The collation of a string type; `Binary` for everything else.
@@ -303,10 +317,19 @@ impl DataType {
             }
         }
         fn quote_list(values: &[String]) -> String {
-            values.iter().map(|v| format!("'{}'", v.replace('\'', "''"))).collect::<Vec<_>>().join(",")
+            values
+                .iter()
+                .map(|v| format!("'{}'", v.replace('\'', "''")))
+                .collect::<Vec<_>>()
+                .join(",")
         }
         match self {
-            DataType::Int { bytes, unsigned, width, zerofill } => {
+            DataType::Int {
+                bytes,
+                unsigned,
+                width,
+                zerofill,
+            } => {
                 let base = match bytes {
                     1 => "tinyint",
                     2 => "smallint",
@@ -315,9 +338,17 @@ impl DataType {
                     _ => "bigint",
                 };
                 let w = width.map(|w| format!("({w})")).unwrap_or_default();
-                format!("{base}{w}{}{}", uns(*unsigned), if *zerofill { " zerofill" } else { "" })
+                format!(
+                    "{base}{w}{}{}",
+                    uns(*unsigned),
+                    if *zerofill { " zerofill" } else { "" }
+                )
             }
-            DataType::Decimal { precision, scale, unsigned } => {
+            DataType::Decimal {
+                precision,
+                scale,
+                unsigned,
+            } => {
                 format!("decimal({precision},{scale}){}", uns(*unsigned))
             }
             DataType::Float { md, unsigned } => match md {
@@ -454,7 +485,12 @@ impl ColumnMeta {
             flags |= column_flags::UNSIGNED;
         }
         let (field_type, length, decimals, charset) = match ty {
-            DataType::Int { bytes, width, unsigned, zerofill } => {
+            DataType::Int {
+                bytes,
+                width,
+                unsigned,
+                zerofill,
+            } => {
                 if *zerofill {
                     flags |= column_flags::ZEROFILL;
                 }
@@ -478,17 +514,36 @@ impl ColumnMeta {
                 };
                 (t, width.map(|w| w as u32).unwrap_or(default_w), 0, 63)
             }
-            DataType::Decimal { precision, scale, unsigned } => {
+            DataType::Decimal {
+                precision,
+                scale,
+                unsigned,
+            } => {
                 let len = *precision as u32 + (*scale > 0) as u32 + (!unsigned) as u32;
                 (ft::NEWDECIMAL, len, *scale, 63)
             }
-            DataType::Float { md, .. } => (ft::FLOAT, md.map_or(12, |m| m.0 as u32), md.map_or(31, |m| m.1), 63),
-            DataType::Double { md, .. } => (ft::DOUBLE, md.map_or(22, |m| m.0 as u32), md.map_or(31, |m| m.1), 63),
+            DataType::Float { md, .. } => (
+                ft::FLOAT,
+                md.map_or(12, |m| m.0 as u32),
+                md.map_or(31, |m| m.1),
+                63,
+            ),
+            DataType::Double { md, .. } => (
+                ft::DOUBLE,
+                md.map_or(22, |m| m.0 as u32),
+                md.map_or(31, |m| m.1),
+                63,
+            ),
             DataType::Char { len, .. } => (ft::STRING, len * coll.max_len(), 0, coll.id()),
             DataType::VarChar { len, .. } => (ft::VAR_STRING, len * coll.max_len(), 0, coll.id()),
             DataType::Text { size, .. } => {
                 flags |= column_flags::BLOB;
-                (ft::BLOB, size.max_bytes().min(u32::MAX as u64) as u32, 0, coll.id())
+                (
+                    ft::BLOB,
+                    size.max_bytes().min(u32::MAX as u64) as u32,
+                    0,
+                    coll.id(),
+                )
             }
             DataType::Binary { len } => {
                 flags |= column_flags::BINARY;
@@ -500,7 +555,12 @@ impl ColumnMeta {
             }
             DataType::Blob { size } => {
                 flags |= column_flags::BLOB | column_flags::BINARY;
-                (ft::BLOB, size.max_bytes().min(u32::MAX as u64) as u32, 0, 63)
+                (
+                    ft::BLOB,
+                    size.max_bytes().min(u32::MAX as u64) as u32,
+                    0,
+                    63,
+                )
             }
             DataType::Date => (ft::DATE, 10, 0, 63),
             DataType::Time { fsp } => (ft::TIME, 10 + fsp_len(*fsp), *fsp, 63),
@@ -520,7 +580,11 @@ impl ColumnMeta {
             }
             DataType::Set { values, .. } => {
                 flags |= column_flags::SET;
-                let l = values.iter().map(|v| v.chars().count() + 1).sum::<usize>().saturating_sub(1) as u32;
+                let l = values
+                    .iter()
+                    .map(|v| v.chars().count() + 1)
+                    .sum::<usize>()
+                    .saturating_sub(1) as u32;
                 (ft::STRING, l * coll.max_len(), 0, coll.id())
             }
             DataType::Bit { len } => {
@@ -532,7 +596,14 @@ impl ColumnMeta {
                 (ft::JSON, u32::MAX, 0, 63)
             }
         };
-        if matches!(ty, DataType::Int { .. } | DataType::Decimal { .. } | DataType::Float { .. } | DataType::Double { .. } | DataType::Year) {
+        if matches!(
+            ty,
+            DataType::Int { .. }
+                | DataType::Decimal { .. }
+                | DataType::Float { .. }
+                | DataType::Double { .. }
+                | DataType::Year
+        ) {
             flags |= column_flags::NUM;
         }
         ColumnMeta {

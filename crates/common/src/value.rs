@@ -65,7 +65,11 @@ pub fn format_double(v: f64) -> String {
         return if v > 0.0 { "inf".into() } else { "-inf".into() };
     }
     if v == 0.0 {
-        return if v.is_sign_negative() { "-0".into() } else { "0".into() };
+        return if v.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
     }
     let abs = v.abs();
     if (1e-15..1e15).contains(&abs) {
@@ -73,18 +77,8 @@ pub fn format_double(v: f64) -> String {
         s
     } else {
         // MySQL prints e.g. 1e20, 1.5e-20
-        let s = format!("{v:e}");
-        match s.split_once('e') {
-            Some((m, e)) => {
-                let e: i32 = e.parse().unwrap_or(0);
-                if e < 0 {
-                    format!("{m}e{e}")
-                } else {
-                    format!("{m}e{e}")
-                }
-            }
-            None => s,
-        }
+        // MySQL prints e.g. 1e20, 1.5e-20
+        format!("{v:e}")
     }
 }
 

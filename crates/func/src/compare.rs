@@ -16,7 +16,6 @@ use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
 
 use crate::convert;
-use crate::temporal;
 
 fn is_str(v: &Value) -> bool {
     matches!(v, Value::Str(_) | Value::Bytes(_))
@@ -225,12 +224,6 @@ pub fn hash_key(v: &Value, coll: Collation, out: &mut Vec<u8>) {
             out.extend_from_slice(&t.to_micros().to_be_bytes());
         }
     }
-}
-
-/// True if the two datetimes are on the same calendar day (helper for date-vs-datetime tests).
-pub fn same_day(a: &DateTime, b: &DateTime) -> bool {
-    temporal::daynr(a.year as u32, a.month as u32, a.day as u32)
-        == temporal::daynr(b.year as u32, b.month as u32, b.day as u32)
 }
 
 #[cfg(test)]

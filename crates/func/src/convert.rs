@@ -407,11 +407,7 @@ pub(crate) fn parse_decimal_text(t: &str) -> Option<Decimal> {
             .ok()
             .or_else(|| f64::from_str(t).ok().and_then(f64_to_decimal));
     }
-    let t2 = if t.ends_with('.') {
-        &t[..t.len() - 1]
-    } else {
-        t
-    };
+    let t2 = t.strip_suffix('.').unwrap_or(t);
     let t2: std::borrow::Cow<'_, str> = if t2.starts_with('.') {
         format!("0{t2}").into()
     } else if t2.starts_with("-.") {
@@ -671,27 +667,26 @@ pub fn to_time(v: &Value, w: &mut Vec<Warning>) -> Option<Time> {
 /// Rounds `d` to `scale` digits and checks it fits DECIMAL(precision, scale); returns the value
 /// (clamped to the type's extreme when it does not fit) and whether it was out of range.
 pub fn fit_decimal(d: Decimal, precision: u8, scale: u8) -> (Decimal, bool) {
-    let scale = scale.min(28) as u32;
-    let mut r = d.round_dp_with_strategy(scale, RoundingStrategy::MidpointAwayFromZero);
-    r.rescale(scale);
-    let int_digits = precision.saturating_sub(scale as u8) as u32;
-    let limit = max_decimal(precision, scale as u8);
-    if r.abs() > limit || (int_digits == 0 && r.abs() >= Decimal::ONE) {
-        let mut c = if r.is_sign_negative() { -limit } else { limit };
-        c.rescale(scale);
-        return (c, true);
+    let int_digits = precision.saturating_sub(scale) as u32;
+    let s = (scale as u32).min(28);
+    let mut r = d.round_dp_with_strategy(s, RoundingStrategy::MidpointAwayFromZero);
+    r.rescale(s);
+    if int_digits <= 28 {
+        let bound = Decimal::from_i128_with_scale(10i128.pow(int_digits), 0);
+        if r.abs().trunc() >= bound {
+            let limit = max_decimal(precision, scale);
+            return (if r.is_sign_negative() { -limit } else { limit }, true);
+        }
     }
     (r, false)
 }
 
-/// The largest value of DECIMAL(precision, scale), e.g. 999.99 for (5,2).
+/// The largest value of DECIMAL(precision, scale), e.g. 999.99 for (5,2) (fractional digits
+/// beyond what 28 significant digits allow are dropped).
 pub fn max_decimal(precision: u8, scale: u8) -> Decimal {
-    let p = precision.min(28) as u32;
-    let s = (scale as u32).min(p);
-    let mut m: i128 = 0;
-    for _ in 0..p {
-        m = m * 10 + 9;
-    }
+    let int_digits = (precision.saturating_sub(scale) as u32).min(28);
+    let s = (scale as u32).min(28 - int_digits);
+    let m = 10i128.pow(int_digits + s) - 1;
     Decimal::from_i128_with_scale(m, s)
 }
 
@@ -1047,6 +1042,12 @@ mod tests {
             c(Value::Int(5), CastTarget::Decimal(10, 2), &mut w).to_string(),
             "5.00"
         );
+        let big = c(Value::Int(5), CastTarget::Decimal(65, 30), &mut w).to_string();
+        assert!(big.starts_with("5.000"), "{big}");
+        assert_eq!(max_decimal(5, 2).to_string(), "999.99");
+        assert_eq!(fit_decimal(Decimal::new(5, 1), 2, 2).0.to_string(), "0.50");
+        assert!(fit_decimal(Decimal::ONE, 2, 2).1);
+        assert_eq!(fit_decimal(Decimal::ONE, 2, 2).0.to_string(), "0.99");
         assert_eq!(c(s("abcdef"), CastTarget::Char(Some(3)), &mut w), s("abc"));
         assert_eq!(
             c(s("ab"), CastTarget::Binary(Some(4)), &mut w),

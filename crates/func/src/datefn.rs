@@ -289,7 +289,7 @@ pub(crate) fn call(
                     return Ok(if d.month == 0 {
                         Value::Null
                     } else {
-                        Value::Str(MONTH_NAMES[d.month as usize - 1].into())
+                        Value::Str(MONTH_NAMES[(d.month as usize).clamp(1, 12) - 1].into())
                     });
                 }
                 if name == "LAST_DAY" {
@@ -774,7 +774,7 @@ pub fn date_format(d: &DateTime, fmt: &str, time_only: bool) -> Option<String> {
                 if d.month == 0 {
                     return None;
                 }
-                out.push_str(&MONTH_NAMES[d.month as usize - 1][..3]);
+                out.push_str(&MONTH_NAMES[(d.month as usize).clamp(1, 12) - 1][..3]);
             }
             'c' => out.push_str(&d.month.to_string()),
             'D' => {
@@ -802,7 +802,7 @@ pub fn date_format(d: &DateTime, fmt: &str, time_only: bool) -> Option<String> {
                 if d.month == 0 {
                     return None;
                 }
-                out.push_str(MONTH_NAMES[d.month as usize - 1]);
+                out.push_str(MONTH_NAMES[(d.month as usize).clamp(1, 12) - 1]);
             }
             'm' => out.push_str(&format!("{:02}", d.month)),
             'p' => out.push_str(if d.hour < 12 { "AM" } else { "PM" }),

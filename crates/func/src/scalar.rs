@@ -1827,7 +1827,7 @@ mod tests {
     #[test]
     fn binary_strings() {
         let b = Value::Bytes("é".as_bytes().to_vec());
-        assert_eq!(c("CHAR_LENGTH", &[b.clone()]), i(2));
+        assert_eq!(c("CHAR_LENGTH", std::slice::from_ref(&b)), i(2));
         assert_eq!(
             c("UPPER", &[Value::Bytes(b"ab".to_vec())]),
             Value::Bytes(b"ab".to_vec())
@@ -2019,7 +2019,7 @@ mod tests {
         assert!(b > a);
         let id = s("6ccd780c-baba-1026-9564-5b8c656024db");
         assert_eq!(
-            cs("HEX", &[c("UUID_TO_BIN", &[id.clone()])]),
+            cs("HEX", &[c("UUID_TO_BIN", std::slice::from_ref(&id))]),
             "6CCD780CBABA102695645B8C656024DB"
         );
         assert_eq!(
@@ -2027,7 +2027,10 @@ mod tests {
             "1026BABA6CCD780C95645B8C656024DB"
         );
         assert_eq!(
-            cs("BIN_TO_UUID", &[c("UUID_TO_BIN", &[id.clone()])]),
+            cs(
+                "BIN_TO_UUID",
+                &[c("UUID_TO_BIN", std::slice::from_ref(&id))]
+            ),
             "6ccd780c-baba-1026-9564-5b8c656024db"
         );
         assert_eq!(

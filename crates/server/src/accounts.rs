@@ -53,16 +53,33 @@ impl Accounts {
         let mut created = false;
         let list = if path.exists() {
             let text = std::fs::read_to_string(&path)?;
-            serde_json::from_str(&text).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{}: {e}", path.display())))?
+            serde_json::from_str(&text).map_err(|e| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("{}: {e}", path.display()),
+                )
+            })?
         } else {
             created = true;
-            let l = vec![StoredAccount { user: "root".into(), host: "localhost".into(), plugin: "caching_sha2_password".into(), auth_string: String::new(), locked: false }];
+            let l = vec![StoredAccount {
+                user: "root".into(),
+                host: "localhost".into(),
+                plugin: "caching_sha2_password".into(),
+                auth_string: String::new(),
+                locked: false,
+            }];
             let tmp = path.with_extension("json.tmp");
             std::fs::write(&tmp, serde_json::to_string_pretty(&l).unwrap_or_default())?;
             std::fs::rename(&tmp, &path)?;
             l
         };
-        Ok((Accounts { path, list: RwLock::new(list) }, created))
+        Ok((
+            Accounts {
+                path,
+                list: RwLock::new(list),
+            },
+            created,
+        ))
     }
 
     /// Finds the account for `user` connecting from `host`: exact host first, then the most
@@ -70,18 +87,26 @@ impl Accounts {
     /// resolution does.
     pub fn lookup(&self, user: &str, host: &str) -> Option<Account> {
         let list = self.list.read();
-        let loopback = matches!(host, "127.0.0.1" | "::1" | "localhost") || host.starts_with("127.");
+        let loopback =
+            matches!(host, "127.0.0.1" | "::1" | "localhost") || host.starts_with("127.");
         let mut candidates: Vec<&StoredAccount> = list
             .iter()
             .filter(|a| a.user == user)
-            .filter(|a| host_matches(&a.host, host) || (loopback && a.host.eq_ignore_ascii_case("localhost")))
+            .filter(|a| {
+                host_matches(&a.host, host)
+                    || (loopback && a.host.eq_ignore_ascii_case("localhost"))
+            })
             .collect();
         // most specific first: no wildcards before wildcards, longer before shorter
         candidates.sort_by_key(|a| (a.host.contains(['%', '_']), std::cmp::Reverse(a.host.len())));
         candidates.first().map(|a| Account {
             user: a.user.clone(),
             host: a.host.clone(),
-            plugin: if a.plugin == "mysql_native_password" { AuthPlugin::Native } else { AuthPlugin::CachingSha2 },
+            plugin: if a.plugin == "mysql_native_password" {
+                AuthPlugin::Native
+            } else {
+                AuthPlugin::CachingSha2
+            },
             auth_string: a.auth_string.clone(),
             locked: a.locked,
         })

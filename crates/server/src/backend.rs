@@ -29,8 +29,21 @@ pub struct Session<E: KvEngine> {
 
 fn to_result(out: Output, warnings: u16) -> QueryResult {
     match out {
-        Output::Ok { affected, last_insert_id, info } => QueryResult::Ok(OkInfo { affected_rows: affected, last_insert_id, warnings, info }),
-        Output::Rows { columns, rows } => QueryResult::Rows(ResultSet { columns, rows, warnings }),
+        Output::Ok {
+            affected,
+            last_insert_id,
+            info,
+        } => QueryResult::Ok(OkInfo {
+            affected_rows: affected,
+            last_insert_id,
+            warnings,
+            info,
+        }),
+        Output::Rows { columns, rows } => QueryResult::Rows(ResultSet {
+            columns,
+            rows,
+            warnings,
+        }),
     }
 }
 
@@ -44,7 +57,13 @@ impl<E: KvEngine> protocol::Backend for Backend<E> {
     fn open_session(&self, info: ClientInfo) -> Result<Session<E>> {
         let st = &self.inst.status;
         st.connections.fetch_add(1, Ordering::Relaxed);
-        let mut inner = sql::Session::new(self.inst.clone(), info.conn_id, &info.user, &info.host, info.db.as_deref())?;
+        let mut inner = sql::Session::new(
+            self.inst.clone(),
+            info.conn_id,
+            &info.user,
+            &info.host,
+            info.db.as_deref(),
+        )?;
         inner.client_found_rows = info.capabilities & CLIENT_FOUND_ROWS != 0;
         let n = st.threads_connected.fetch_add(1, Ordering::Relaxed) + 1;
         st.max_used_connections.fetch_max(n, Ordering::Relaxed);
@@ -65,20 +84,37 @@ impl<E: KvEngine> protocol::Backend for Backend<E> {
 
     fn connection_closed(&self, _conn_id: u32) {
         let st = &self.inst.status;
-        let _ = st.threads_connected.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| Some(v.saturating_sub(1)));
+        let _ = st
+            .threads_connected
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
+                Some(v.saturating_sub(1))
+            });
     }
 }
 
 impl<E: KvEngine> protocol::Session for Session<E> {
     fn query(&mut self, sql: &str, multi: bool) -> Vec<Result<QueryResult>> {
         let outs = self.inner.query(sql, multi);
-        outs.into_iter().map(|r| r.map(|o| to_result(o, self.inner.warning_count()))).collect()
+        outs.into_iter()
+            .map(|r| r.map(|o| to_result(o, self.inner.warning_count())))
+            .collect()
     }
 
     fn prepare(&mut self, sql: &str) -> Result<PreparedInfo> {
         let (stmt_id, nparams, columns) = self.inner.prepare(sql)?;
-        let params = (0..nparams).map(|_| ColumnMeta { name: "?".into(), field_type: common::types::field_type::VAR_STRING, charset: 63, ..Default::default() }).collect();
-        Ok(PreparedInfo { stmt_id, params, columns })
+        let params = (0..nparams)
+            .map(|_| ColumnMeta {
+                name: "?".into(),
+                field_type: common::types::field_type::VAR_STRING,
+                charset: 63,
+                ..Default::default()
+            })
+            .collect();
+        Ok(PreparedInfo {
+            stmt_id,
+            params,
+            columns,
+        })
     }
 
     fn execute(&mut self, stmt_id: u32, params: Vec<Value>) -> Result<QueryResult> {

@@ -7,7 +7,11 @@ use clap::{Args, Parser, Subcommand};
 
 /// The `strata` command line.
 #[derive(Debug, Parser)]
-#[command(name = "strata", version, about = "Strata: a MySQL-compatible database server on an LSM storage engine")]
+#[command(
+    name = "strata",
+    version,
+    about = "Strata: a MySQL-compatible database server on an LSM storage engine"
+)]
 pub struct Cli {
     /// What to do (default: serve).
     #[command(subcommand)]
@@ -89,13 +93,17 @@ pub fn parse_size(s: &str) -> Result<usize, String> {
         Some('G') => (&s[..s.len() - 1], 1 << 30),
         _ => (s, 1),
     };
-    num.trim().parse::<usize>().map(|n| n * mult).map_err(|_| format!("invalid size '{s}'"))
+    num.trim()
+        .parse::<usize>()
+        .map(|n| n * mult)
+        .map_err(|_| format!("invalid size '{s}'"))
 }
 
 /// Reads `[strata]` and `[mysqld]` sections of a my.cnf-style file as (key, value) pairs with
 /// `-` normalised to `_`.
 pub fn read_defaults_file(path: &Path) -> Result<Vec<(String, String)>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read defaults file {}: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read defaults file {}: {e}", path.display()))?;
     let mut out = Vec::new();
     let mut in_section = false;
     for line in text.lines() {
@@ -104,7 +112,10 @@ pub fn read_defaults_file(path: &Path) -> Result<Vec<(String, String)>, String> 
             continue;
         }
         if line.starts_with('[') {
-            let name = line.trim_matches(|c| c == '[' || c == ']').trim().to_ascii_lowercase();
+            let name = line
+                .trim_matches(|c| c == '[' || c == ']')
+                .trim()
+                .to_ascii_lowercase();
             in_section = name == "strata" || name == "mysqld" || name == "server";
             continue;
         }
@@ -137,12 +148,22 @@ impl Config {
         if let Some(f) = &a.defaults_file {
             for (k, v) in read_defaults_file(f)? {
                 match k.as_str() {
-                    "port" => c.port = v.parse().map_err(|_| format!("invalid port '{v}' in {}", f.display()))?,
+                    "port" => {
+                        c.port = v
+                            .parse()
+                            .map_err(|_| format!("invalid port '{v}' in {}", f.display()))?
+                    }
                     "bind_address" => c.bind_address = v,
                     "datadir" => c.datadir = PathBuf::from(v),
                     "socket" => c.socket = Some(PathBuf::from(v)),
-                    "max_connections" => c.max_connections = v.parse().map_err(|_| format!("invalid max_connections '{v}'"))?,
-                    "block_cache_size" | "rocksdb_block_cache_size" | "innodb_buffer_pool_size" => c.block_cache_bytes = parse_size(&v)?,
+                    "max_connections" => {
+                        c.max_connections = v
+                            .parse()
+                            .map_err(|_| format!("invalid max_connections '{v}'"))?
+                    }
+                    "block_cache_size" | "rocksdb_block_cache_size" | "innodb_buffer_pool_size" => {
+                        c.block_cache_bytes = parse_size(&v)?
+                    }
                     "max_allowed_packet" => c.max_allowed_packet = parse_size(&v)?,
                     _ => c.sysvars.push((k, v)),
                 }
@@ -170,11 +191,15 @@ impl Config {
             c.max_allowed_packet = parse_size(m)?;
         }
         if let Some(f) = a.flush_log_at_trx_commit {
-            c.sysvars.push(("innodb_flush_log_at_trx_commit".into(), f.to_string()));
+            c.sysvars
+                .push(("innodb_flush_log_at_trx_commit".into(), f.to_string()));
         }
         for kv in &a.set {
-            let (k, v) = kv.split_once('=').ok_or_else(|| format!("--set expects NAME=VALUE, got '{kv}'"))?;
-            c.sysvars.push((k.trim().replace('-', "_"), v.trim().to_string()));
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| format!("--set expects NAME=VALUE, got '{kv}'"))?;
+            c.sysvars
+                .push((k.trim().replace('-', "_"), v.trim().to_string()));
         }
         Ok(c)
     }
@@ -196,10 +221,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("my.cnf");
         std::fs::write(&p, "[client]\nport=1\n[mysqld]\nport = 3307\nmax-connections=10\n[strata]\nwait_timeout=5\n").unwrap();
-        let args = ServeArgs { defaults_file: Some(p), ..Default::default() };
+        let args = ServeArgs {
+            defaults_file: Some(p),
+            ..Default::default()
+        };
         let c = Config::from_args(&args).unwrap();
         assert_eq!(c.port, 3307);
         assert_eq!(c.max_connections, 10);
-        assert_eq!(c.sysvars, vec![("wait_timeout".to_string(), "5".to_string())]);
+        assert_eq!(
+            c.sysvars,
+            vec![("wait_timeout".to_string(), "5".to_string())]
+        );
     }
 }

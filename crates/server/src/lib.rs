@@ -30,36 +30,73 @@ pub struct Running {
 /// Errors are one human-readable line (the caller prints it and exits non-zero).
 pub fn start(cfg: &Config) -> Result<Running, String> {
     let first = !cfg.datadir.join("rocksdb").exists();
-    std::fs::create_dir_all(&cfg.datadir).map_err(|e| format!("cannot create data directory {}: {e}", cfg.datadir.display()))?;
-    let (accounts, created) = accounts::Accounts::open(&cfg.datadir).map_err(|e| format!("cannot open data directory {}: {e}", cfg.datadir.display()))?;
+    std::fs::create_dir_all(&cfg.datadir).map_err(|e| {
+        format!(
+            "cannot create data directory {}: {e}",
+            cfg.datadir.display()
+        )
+    })?;
+    let (accounts, created) = accounts::Accounts::open(&cfg.datadir)
+        .map_err(|e| format!("cannot open data directory {}: {e}", cfg.datadir.display()))?;
     if first || created {
         eprintln!(
             "[Warning] strata: initialised data directory {} with user 'root'@'localhost' and an EMPTY password; set one before exposing this server",
             cfg.datadir.display()
         );
     }
-    let engine = RocksEngine::open(&cfg.datadir.join("rocksdb"), RocksOptions { block_cache_bytes: cfg.block_cache_bytes, ..Default::default() })
-        .map_err(|e| format!("cannot open data directory {}: {}", cfg.datadir.display(), e.msg))?;
+    let engine = RocksEngine::open(
+        &cfg.datadir.join("rocksdb"),
+        RocksOptions {
+            block_cache_bytes: cfg.block_cache_bytes,
+            ..Default::default()
+        },
+    )
+    .map_err(|e| {
+        format!(
+            "cannot open data directory {}: {}",
+            cfg.datadir.display(),
+            e.msg
+        )
+    })?;
     let table_cache = cfg
         .sysvars
         .iter()
         .find(|(k, _)| k == "table_definition_cache")
         .and_then(|(_, v)| v.parse().ok())
         .unwrap_or(2000);
-    let storage = Storage::open(engine, StorageOptions { table_definition_cache: table_cache }).map_err(|e| format!("cannot open storage: {}", e.msg))?;
+    let storage = Storage::open(
+        engine,
+        StorageOptions {
+            table_definition_cache: table_cache,
+        },
+    )
+    .map_err(|e| format!("cannot open storage: {}", e.msg))?;
     let mut overrides = cfg.sysvars.clone();
     overrides.push(("max_connections".into(), cfg.max_connections.to_string()));
-    overrides.push(("max_allowed_packet".into(), cfg.max_allowed_packet.to_string()));
-    let globals = sql::sysvars::GlobalVars::new(&overrides).map_err(|e| format!("invalid configuration: {}", e.msg))?;
+    overrides.push((
+        "max_allowed_packet".into(),
+        cfg.max_allowed_packet.to_string(),
+    ));
+    let globals = sql::sysvars::GlobalVars::new(&overrides)
+        .map_err(|e| format!("invalid configuration: {}", e.msg))?;
     globals.set_internal("datadir", common::Value::Str(abs(&cfg.datadir)));
     globals.set_internal("port", common::Value::Int(cfg.port as i64));
-    globals.set_internal("rocksdb_block_cache_size", common::Value::Int(cfg.block_cache_bytes as i64));
-    globals.set_internal("innodb_buffer_pool_size", common::Value::Int(cfg.block_cache_bytes as i64));
+    globals.set_internal(
+        "rocksdb_block_cache_size",
+        common::Value::Int(cfg.block_cache_bytes as i64),
+    );
+    globals.set_internal(
+        "innodb_buffer_pool_size",
+        common::Value::Int(cfg.block_cache_bytes as i64),
+    );
     if let Some(s) = &cfg.socket {
         globals.set_internal("socket", common::Value::Str(s.display().to_string()));
     }
     let inst = sql::Instance::new(storage, globals);
-    let backend = Arc::new(backend::Backend { inst: inst.clone(), accounts });
+    let backend = Arc::new(backend::Backend {
+        inst: inst.clone(),
+        accounts,
+    });
     let lcfg = protocol::ListenerConfig {
         bind_address: cfg.bind_address.clone(),
         port: cfg.port,
@@ -70,12 +107,19 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
         max_allowed_packet: cfg.max_allowed_packet,
     };
     let handle = protocol::start(lcfg, backend).map_err(|e| match cfg.socket.as_ref() {
-        _ if e.kind() == std::io::ErrorKind::AddrInUse => format!("can't listen on {}:{}: address already in use (is another server running?)", cfg.bind_address, cfg.port),
+        _ if e.kind() == std::io::ErrorKind::AddrInUse => format!(
+            "can't listen on {}:{}: address already in use (is another server running?)",
+            cfg.bind_address, cfg.port
+        ),
         _ => format!("can't listen on {}:{}: {e}", cfg.bind_address, cfg.port),
     })?;
     Ok(Running { handle, inst })
 }
 
 fn abs(p: &Path) -> String {
-    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf()).display().to_string() + "/"
+    std::fs::canonicalize(p)
+        .unwrap_or_else(|_| p.to_path_buf())
+        .display()
+        .to_string()
+        + "/"
 }

@@ -11,7 +11,10 @@ fn main() {
         None => cli.serve,
     };
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("STRATA_LOG").unwrap_or_else(|_| "warn".into()))
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("STRATA_LOG")
+                .unwrap_or_else(|_| "warn".into()),
+        )
         .with_writer(std::io::stderr)
         .init();
     let cfg = match Config::from_args(&args) {
@@ -33,7 +36,10 @@ fn main() {
         running.handle.local_addr(),
         sql::sysvars::SERVER_VERSION,
         cfg.datadir.display(),
-        cfg.socket.as_ref().map(|s| format!("; socket {}", s.display())).unwrap_or_default()
+        cfg.socket
+            .as_ref()
+            .map(|s| format!("; socket {}", s.display()))
+            .unwrap_or_default()
     );
     running.handle.wait();
 }

@@ -34,12 +34,19 @@ pub struct AccessPath {
 impl AccessPath {
     /// A full scan of the primary key.
     pub fn full_scan() -> Self {
-        AccessPath { index: 0, eq_prefixes: vec![vec![]], range: (None, None), unique_point: false }
+        AccessPath {
+            index: 0,
+            eq_prefixes: vec![vec![]],
+            range: (None, None),
+            unique_point: false,
+        }
     }
 
     /// True for a full scan.
     pub fn is_full_scan(&self) -> bool {
-        self.eq_prefixes.iter().all(|p| p.is_empty()) && self.range.0.is_none() && self.range.1.is_none()
+        self.eq_prefixes.iter().all(|p| p.is_empty())
+            && self.range.0.is_none()
+            && self.range.1.is_none()
     }
 }
 
@@ -53,7 +60,9 @@ fn col_const(a: &Expr, b: &Expr) -> Option<(usize, Expr)> {
 /// Picks the best access path for `filter` on table `t` (whose columns are at row offsets
 /// `0..t.columns.len()`).
 pub fn choose(t: &TableDef, filter: Option<&Expr>) -> AccessPath {
-    let Some(filter) = filter else { return AccessPath::full_scan() };
+    let Some(filter) = filter else {
+        return AccessPath::full_scan();
+    };
     let mut preds: Vec<ColPred> = vec![ColPred::default(); t.columns.len()];
     for c in conjuncts(filter) {
         match c {
@@ -78,7 +87,10 @@ pub fn choose(t: &TableDef, filter: Option<&Expr>) -> AccessPath {
             }
             Expr::InList(a, list, false, _) => {
                 if let Expr::Col(col) = **a {
-                    if col < preds.len() && list.iter().all(|e| e.is_const()) && preds[col].eq.is_none() {
+                    if col < preds.len()
+                        && list.iter().all(|e| e.is_const())
+                        && preds[col].eq.is_none()
+                    {
                         preds[col].eq = Some(list.clone());
                     }
                 }
@@ -126,7 +138,9 @@ pub fn choose(t: &TableDef, filter: Option<&Expr>) -> AccessPath {
             break;
         }
         let full = eq_cols == idx.columns.len() && !idx.columns.is_empty();
-        let unique = full && matches!(idx.kind, IndexKind::Primary | IndexKind::Unique) && !(t.hidden_pk && ino == 0);
+        let unique = full
+            && matches!(idx.kind, IndexKind::Primary | IndexKind::Unique)
+            && !(t.hidden_pk && ino == 0);
         let has_range = range.0.is_some() || range.1.is_some();
         if eq_cols == 0 && !has_range {
             continue;
@@ -139,7 +153,15 @@ pub fn choose(t: &TableDef, filter: Option<&Expr>) -> AccessPath {
             score += 2;
         }
         if best.as_ref().is_none_or(|(s, _)| score > *s) {
-            best = Some((score, AccessPath { index: ino, eq_prefixes: prefixes, range, unique_point: unique }));
+            best = Some((
+                score,
+                AccessPath {
+                    index: ino,
+                    eq_prefixes: prefixes,
+                    range,
+                    unique_point: unique,
+                },
+            ));
         }
     }
     best.map(|(_, p)| p).unwrap_or_else(AccessPath::full_scan)
@@ -151,7 +173,11 @@ pub type KeyRange = (Bound<Vec<Value>>, Bound<Vec<Value>>);
 /// Evaluates the path's constant expressions into key ranges for the storage layer. Returns
 /// `None` when a constant can't be represented exactly in the column type (e.g. `int_col = 1.5`);
 /// the caller then scans fully and lets the WHERE decide.
-pub fn ranges(t: &TableDef, path: &AccessPath, ctx: &mut EvalCtx<'_>) -> Result<Option<Vec<KeyRange>>> {
+pub fn ranges(
+    t: &TableDef,
+    path: &AccessPath,
+    ctx: &mut EvalCtx<'_>,
+) -> Result<Option<Vec<KeyRange>>> {
     let idx = &t.indexes[path.index];
     let mut out = Vec::with_capacity(path.eq_prefixes.len());
     for pre in &path.eq_prefixes {
@@ -185,7 +211,11 @@ pub fn ranges(t: &TableDef, path: &AccessPath, ctx: &mut EvalCtx<'_>) -> Result<
                     Some(k) => {
                         let mut b = vals.clone();
                         b.push(k);
-                        start = if *incl { Bound::Included(b) } else { Bound::Excluded(b) };
+                        start = if *incl {
+                            Bound::Included(b)
+                        } else {
+                            Bound::Excluded(b)
+                        };
                     }
                     None => return Ok(None),
                 }
@@ -204,7 +234,11 @@ pub fn ranges(t: &TableDef, path: &AccessPath, ctx: &mut EvalCtx<'_>) -> Result<
                     Some(k) => {
                         let mut b = vals.clone();
                         b.push(k);
-                        end = if *incl { Bound::Included(b) } else { Bound::Excluded(b) };
+                        end = if *incl {
+                            Bound::Included(b)
+                        } else {
+                            Bound::Excluded(b)
+                        };
                     }
                     None => return Ok(None),
                 }

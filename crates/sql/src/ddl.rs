@@ -14,7 +14,9 @@ use crate::session::{Output, Session};
 const MAX_IDENT: usize = 64;
 
 fn obj_parts(n: &ast::ObjectName) -> Vec<String> {
-    n.0.iter().map(|p| p.to_string().trim_matches('`').to_string()).collect()
+    n.0.iter()
+        .map(|p| p.to_string().trim_matches('`').to_string())
+        .collect()
 }
 
 /// Splits `[db.]name` using the session's current database.
@@ -29,11 +31,18 @@ pub fn qualify<E: KvEngine>(s: &Session<E>, n: &ast::ObjectName) -> Result<(Stri
 
 fn check_ident(name: &str, what: &str) -> Result<()> {
     if name.is_empty() || name.ends_with(' ') {
-        let code = if what == "database" { codes::ER_WRONG_DB_NAME } else { codes::ER_WRONG_TABLE_NAME };
+        let code = if what == "database" {
+            codes::ER_WRONG_DB_NAME
+        } else {
+            codes::ER_WRONG_TABLE_NAME
+        };
         return Err(Error::new(code, format!("Incorrect {what} name '{name}'")));
     }
     if name.chars().count() > MAX_IDENT {
-        return Err(Error::new(codes::ER_TOO_LONG_IDENT, format!("Identifier name '{name}' is too long")));
+        return Err(Error::new(
+            codes::ER_TOO_LONG_IDENT,
+            format!("Identifier name '{name}' is too long"),
+        ));
     }
     Ok(())
 }
@@ -41,48 +50,100 @@ fn check_ident(name: &str, what: &str) -> Result<()> {
 /// Runs a DDL statement.
 pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Output> {
     match stmt {
-        Statement::CreateDatabase { db_name, if_not_exists, default_collation, default_charset, .. } => {
+        Statement::CreateDatabase {
+            db_name,
+            if_not_exists,
+            default_collation,
+            default_charset,
+            ..
+        } => {
             let name = obj_parts(db_name).join(".");
             check_ident(&name, "database")?;
             if crate::show::is_system_db(&name) || s.storage().get_database(&name)?.is_some() {
                 if *if_not_exists {
-                    s.warnings.push(common::Warning::note(codes::ER_DB_CREATE_EXISTS, format!("Can't create database '{name}'; database exists")));
+                    s.warnings.push(common::Warning::note(
+                        codes::ER_DB_CREATE_EXISTS,
+                        format!("Can't create database '{name}'; database exists"),
+                    ));
                     return Ok(Output::ok(1));
                 }
-                return Err(Error::new(codes::ER_DB_CREATE_EXISTS, format!("Can't create database '{name}'; database exists")));
+                return Err(Error::new(
+                    codes::ER_DB_CREATE_EXISTS,
+                    format!("Can't create database '{name}'; database exists"),
+                ));
             }
-            let coll = collation_of(default_charset.as_deref(), default_collation.as_deref())?.unwrap_or_default();
-            s.storage().create_database(storage::catalog::DatabaseDef { name: name.clone(), collation: coll })?;
+            let coll = collation_of(default_charset.as_deref(), default_collation.as_deref())?
+                .unwrap_or_default();
+            s.storage().create_database(storage::catalog::DatabaseDef {
+                name: name.clone(),
+                collation: coll,
+            })?;
             Ok(Output::ok(1))
         }
-        Statement::CreateSchema { schema_name, if_not_exists, .. } => {
+        Statement::CreateSchema {
+            schema_name,
+            if_not_exists,
+            ..
+        } => {
             let name = schema_name.to_string().trim_matches('`').to_string();
             check_ident(&name, "database")?;
             if crate::show::is_system_db(&name) || s.storage().get_database(&name)?.is_some() {
                 if *if_not_exists {
                     return Ok(Output::ok(1));
                 }
-                return Err(Error::new(codes::ER_DB_CREATE_EXISTS, format!("Can't create database '{name}'; database exists")));
+                return Err(Error::new(
+                    codes::ER_DB_CREATE_EXISTS,
+                    format!("Can't create database '{name}'; database exists"),
+                ));
             }
-            s.storage().create_database(storage::catalog::DatabaseDef { name: name.clone(), collation: Collation::default() })?;
+            s.storage().create_database(storage::catalog::DatabaseDef {
+                name: name.clone(),
+                collation: Collation::default(),
+            })?;
             Ok(Output::ok(1))
         }
         Statement::CreateTable(ct) => create_table(s, ct),
         Statement::CreateIndex(ci) => {
             let (db, tname) = qualify(s, &ci.table_name)?;
-            let t = s.storage().get_table(&db, &tname)?.ok_or_else(|| Error::no_such_table(&db, &tname))?;
-            let name = ci.name.as_ref().map(|n| n.to_string().trim_matches('`').to_string());
+            let t = s
+                .storage()
+                .get_table(&db, &tname)?
+                .ok_or_else(|| Error::no_such_table(&db, &tname))?;
+            let name = ci
+                .name
+                .as_ref()
+                .map(|n| n.to_string().trim_matches('`').to_string());
             let mut cols = Vec::new();
             for c in &ci.columns {
                 cols.push(index_column(&t.columns, &c.column)?);
             }
-            let kind = if ci.unique { IndexKind::Unique } else { IndexKind::Normal };
+            let kind = if ci.unique {
+                IndexKind::Unique
+            } else {
+                IndexKind::Normal
+            };
             let name = name.unwrap_or_else(|| auto_index_name(&t, &t.columns[cols[0].col].name));
             check_new_index(&t, &name, &cols)?;
-            s.storage().add_index(&db, &tname, IndexDef { id: 0, name, kind, columns: cols, comment: String::new() })?;
+            s.storage().add_index(
+                &db,
+                &tname,
+                IndexDef {
+                    id: 0,
+                    name,
+                    kind,
+                    columns: cols,
+                    comment: String::new(),
+                },
+            )?;
             Ok(Output::ok(0))
         }
-        Statement::Drop { object_type, if_exists, names, table, .. } => match object_type {
+        Statement::Drop {
+            object_type,
+            if_exists,
+            names,
+            table,
+            ..
+        } => match object_type {
             ast::ObjectType::Table => {
                 let mut missing = Vec::new();
                 let mut targets = Vec::new();
@@ -95,27 +156,45 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
                     }
                 }
                 if !missing.is_empty() && !*if_exists {
-                    return Err(Error::new(codes::ER_BAD_TABLE_ERROR, format!("Unknown table '{}'", missing.join(","))));
+                    return Err(Error::new(
+                        codes::ER_BAD_TABLE_ERROR,
+                        format!("Unknown table '{}'", missing.join(",")),
+                    ));
                 }
                 for (db, t) in targets {
                     s.storage().drop_table(&db, &t)?;
                 }
                 for m in missing {
-                    s.warnings.push(common::Warning::note(codes::ER_BAD_TABLE_ERROR, format!("Unknown table '{m}'")));
+                    s.warnings.push(common::Warning::note(
+                        codes::ER_BAD_TABLE_ERROR,
+                        format!("Unknown table '{m}'"),
+                    ));
                 }
                 Ok(Output::ok(0))
             }
             ast::ObjectType::Database | ast::ObjectType::Schema => {
                 let name = obj_parts(&names[0]).join(".");
                 if crate::show::is_system_db(&name) {
-                    return Err(Error::new(codes::ER_DBACCESS_DENIED_ERROR, format!("Access denied for user '{}'@'{}' to database '{name}'", s.user, s.host)));
+                    return Err(Error::new(
+                        codes::ER_DBACCESS_DENIED_ERROR,
+                        format!(
+                            "Access denied for user '{}'@'{}' to database '{name}'",
+                            s.user, s.host
+                        ),
+                    ));
                 }
                 if s.storage().get_database(&name)?.is_none() {
                     if *if_exists {
-                        s.warnings.push(common::Warning::note(codes::ER_DB_DROP_EXISTS, format!("Can't drop database '{name}'; database doesn't exist")));
+                        s.warnings.push(common::Warning::note(
+                            codes::ER_DB_DROP_EXISTS,
+                            format!("Can't drop database '{name}'; database doesn't exist"),
+                        ));
                         return Ok(Output::ok(0));
                     }
-                    return Err(Error::new(codes::ER_DB_DROP_EXISTS, format!("Can't drop database '{name}'; database doesn't exist")));
+                    return Err(Error::new(
+                        codes::ER_DB_DROP_EXISTS,
+                        format!("Can't drop database '{name}'; database doesn't exist"),
+                    ));
                 }
                 let n = s.storage().list_tables(&name)?.len();
                 s.storage().drop_database(&name)?;
@@ -163,10 +242,20 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
 }
 
 fn drop_index<E: KvEngine>(s: &mut Session<E>, db: &str, tname: &str, iname: &str) -> Result<()> {
-    let t = s.storage().get_table(db, tname)?.ok_or_else(|| Error::no_such_table(db, tname))?;
-    let found = t.indexes.iter().enumerate().find(|(i, ix)| ix.name.eq_ignore_ascii_case(iname) && !(t.hidden_pk && *i == 0));
+    let t = s
+        .storage()
+        .get_table(db, tname)?
+        .ok_or_else(|| Error::no_such_table(db, tname))?;
+    let found = t
+        .indexes
+        .iter()
+        .enumerate()
+        .find(|(i, ix)| ix.name.eq_ignore_ascii_case(iname) && !(t.hidden_pk && *i == 0));
     match found {
-        None => Err(Error::new(codes::ER_CANT_DROP_FIELD_OR_KEY, format!("Can't DROP '{iname}'; check that column/key exists"))),
+        None => Err(Error::new(
+            codes::ER_CANT_DROP_FIELD_OR_KEY,
+            format!("Can't DROP '{iname}'; check that column/key exists"),
+        )),
         Some((0, _)) => Err(Error::not_supported("dropping the PRIMARY KEY")),
         Some((_, ix)) => s.storage().drop_index(db, tname, &ix.name).map(|_| ()),
     }
@@ -174,25 +263,59 @@ fn drop_index<E: KvEngine>(s: &mut Session<E>, db: &str, tname: &str, iname: &st
 
 fn alter_table<E: KvEngine>(s: &mut Session<E>, at: &ast::AlterTable) -> Result<Output> {
     let (db, tname) = qualify(s, &at.name)?;
-    let t = s.storage().get_table(&db, &tname)?.ok_or_else(|| Error::no_such_table(&db, &tname))?;
+    let t = s
+        .storage()
+        .get_table(&db, &tname)?
+        .ok_or_else(|| Error::no_such_table(&db, &tname))?;
     for op in &at.operations {
         match op {
             ast::AlterTableOperation::AddConstraint { constraint, .. } => {
-                let t = s.storage().get_table(&db, &tname)?.ok_or_else(|| Error::no_such_table(&db, &tname))?;
+                let t = s
+                    .storage()
+                    .get_table(&db, &tname)?
+                    .ok_or_else(|| Error::no_such_table(&db, &tname))?;
                 let (name, kind, cols) = match constraint {
-                    TableConstraint::Index(ic) => (ic.name.as_ref().map(|n| n.value.clone()), IndexKind::Normal, &ic.columns),
-                    TableConstraint::Unique(u) => (u.index_name.as_ref().or(u.name.as_ref()).map(|n| n.value.clone()), IndexKind::Unique, &u.columns),
-                    _ => return Err(Error::not_supported(format!("ALTER TABLE ADD {constraint}"))),
+                    TableConstraint::Index(ic) => (
+                        ic.name.as_ref().map(|n| n.value.clone()),
+                        IndexKind::Normal,
+                        &ic.columns,
+                    ),
+                    TableConstraint::Unique(u) => (
+                        u.index_name
+                            .as_ref()
+                            .or(u.name.as_ref())
+                            .map(|n| n.value.clone()),
+                        IndexKind::Unique,
+                        &u.columns,
+                    ),
+                    _ => {
+                        return Err(Error::not_supported(format!(
+                            "ALTER TABLE ADD {constraint}"
+                        )))
+                    }
                 };
                 let mut icols = Vec::new();
                 for c in cols {
                     icols.push(index_column(&t.columns, &c.column)?);
                 }
-                let name = name.unwrap_or_else(|| auto_index_name(&t, &t.columns[icols[0].col].name));
+                let name =
+                    name.unwrap_or_else(|| auto_index_name(&t, &t.columns[icols[0].col].name));
                 check_new_index(&t, &name, &icols)?;
-                s.storage().add_index(&db, &tname, IndexDef { id: 0, name, kind, columns: icols, comment: String::new() })?;
+                s.storage().add_index(
+                    &db,
+                    &tname,
+                    IndexDef {
+                        id: 0,
+                        name,
+                        kind,
+                        columns: icols,
+                        comment: String::new(),
+                    },
+                )?;
             }
-            ast::AlterTableOperation::DropIndex { name } => drop_index(s, &db, &tname, &name.value)?,
+            ast::AlterTableOperation::DropIndex { name } => {
+                drop_index(s, &db, &tname, &name.value)?
+            }
             ast::AlterTableOperation::RenameTable { table_name } => {
                 let n = match table_name {
                     ast::RenameTableNameKind::As(n) | ast::RenameTableNameKind::To(n) => n,
@@ -211,12 +334,18 @@ fn auto_index_name(t: &TableDef, base: &str) -> String {
     if !t.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(base)) {
         return base.to_string();
     }
-    (2..).map(|n| format!("{base}_{n}")).find(|n| !t.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(n))).unwrap_or_default()
+    (2..)
+        .map(|n| format!("{base}_{n}"))
+        .find(|n| !t.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(n)))
+        .unwrap_or_default()
 }
 
 fn check_new_index(t: &TableDef, name: &str, cols: &[IndexColumn]) -> Result<()> {
     if t.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(name)) {
-        return Err(Error::new(codes::ER_DUP_KEYNAME, format!("Duplicate key name '{name}'")));
+        return Err(Error::new(
+            codes::ER_DUP_KEYNAME,
+            format!("Duplicate key name '{name}'"),
+        ));
     }
     check_index_cols(&t.columns, cols)
 }
@@ -225,7 +354,13 @@ fn check_index_cols(columns: &[ColumnDef], cols: &[IndexColumn]) -> Result<()> {
     for ic in cols {
         let c = &columns[ic.col];
         if c.ty.is_lob() && ic.prefix_len.is_none() {
-            return Err(Error::new(codes::ER_BLOB_KEY_WITHOUT_LENGTH, format!("BLOB/TEXT column '{}' used in key specification without a key length", c.name)));
+            return Err(Error::new(
+                codes::ER_BLOB_KEY_WITHOUT_LENGTH,
+                format!(
+                    "BLOB/TEXT column '{}' used in key specification without a key length",
+                    c.name
+                ),
+            ));
         }
     }
     Ok(())
@@ -249,26 +384,48 @@ fn index_column(columns: &[ColumnDef], c: &ast::OrderByExpr) -> Result<IndexColu
     let col = columns
         .iter()
         .position(|c| c.name.eq_ignore_ascii_case(&name))
-        .ok_or_else(|| Error::new(codes::ER_KEY_COLUMN_DOES_NOT_EXITS, format!("Key column '{name}' doesn't exist in table")))?;
-    Ok(IndexColumn { col, prefix_len: prefix, desc })
+        .ok_or_else(|| {
+            Error::new(
+                codes::ER_KEY_COLUMN_DOES_NOT_EXITS,
+                format!("Key column '{name}' doesn't exist in table"),
+            )
+        })?;
+    Ok(IndexColumn {
+        col,
+        prefix_len: prefix,
+        desc,
+    })
 }
 
 /// Resolves CHARACTER SET / COLLATE names to a collation.
 pub fn collation_of(charset: Option<&str>, collation: Option<&str>) -> Result<Option<Collation>> {
     if let Some(c) = collation {
         let c = c.trim_matches(|ch| ch == '\'' || ch == '"' || ch == '`');
-        return Collation::from_name(c).map(Some).ok_or_else(|| Error::new(common::ErrorCode { num: 1273, sqlstate: "HY000", name: "ER_UNKNOWN_COLLATION" }, format!("Unknown collation: '{c}'")));
+        return Collation::from_name(c).map(Some).ok_or_else(|| {
+            Error::new(
+                codes::ER_UNKNOWN_COLLATION,
+                format!("Unknown collation: '{c}'"),
+            )
+        });
     }
     if let Some(cs) = charset {
         let cs = cs.trim_matches(|ch| ch == '\'' || ch == '"' || ch == '`');
-        return Collation::default_for_charset(cs).map(Some).ok_or_else(|| Error::new(codes::ER_UNKNOWN_CHARACTER_SET, format!("Unknown character set: '{cs}'")));
+        return Collation::default_for_charset(cs).map(Some).ok_or_else(|| {
+            Error::new(
+                codes::ER_UNKNOWN_CHARACTER_SET,
+                format!("Unknown character set: '{cs}'"),
+            )
+        });
     }
     Ok(None)
 }
 
 fn num_args(s: &str) -> Vec<u32> {
     match (s.find('('), s.rfind(')')) {
-        (Some(a), Some(b)) if a < b => s[a + 1..b].split(',').filter_map(|x| x.trim().parse().ok()).collect(),
+        (Some(a), Some(b)) if a < b => s[a + 1..b]
+            .split(',')
+            .filter_map(|x| x.trim().parse().ok())
+            .collect(),
         _ => vec![],
     }
 }
@@ -278,40 +435,74 @@ pub fn map_type(dt: &ast::DataType, coll: Collation, col: &str) -> Result<DataTy
     let text = dt.to_string().to_ascii_uppercase();
     let unsigned = text.contains("UNSIGNED");
     let zerofill = text.contains("ZEROFILL");
-    let base: String = text.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    let base: String = text
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
     let args = num_args(&text);
     let width = args.first().map(|w| *w as u8);
-    let int = |bytes| DataType::Int { bytes, unsigned, width, zerofill };
+    let int = |bytes| DataType::Int {
+        bytes,
+        unsigned,
+        width,
+        zerofill,
+    };
     let len_or = |d: u32| args.first().copied().unwrap_or(d);
     Ok(match base.as_str() {
         "TINYINT" | "INT1" => int(1),
-        "BOOL" | "BOOLEAN" => DataType::Int { bytes: 1, unsigned: false, width: Some(1), zerofill: false },
+        "BOOL" | "BOOLEAN" => DataType::Int {
+            bytes: 1,
+            unsigned: false,
+            width: Some(1),
+            zerofill: false,
+        },
         "SMALLINT" | "INT2" => int(2),
         "MEDIUMINT" | "INT3" => int(3),
         "INT" | "INTEGER" | "INT4" => int(4),
         "BIGINT" | "INT8" => int(8),
-        "SERIAL" => DataType::Int { bytes: 8, unsigned: true, width: None, zerofill: false },
+        "SERIAL" => DataType::Int {
+            bytes: 8,
+            unsigned: true,
+            width: None,
+            zerofill: false,
+        },
         "DECIMAL" | "NUMERIC" | "DEC" | "FIXED" => {
             let p = args.first().copied().unwrap_or(10);
             let sc = args.get(1).copied().unwrap_or(0);
             if p > 65 {
-                return Err(Error::new(codes::ER_TOO_BIG_PRECISION, format!("Too-big precision {p} specified for '{col}'. Maximum is 65.")));
+                return Err(Error::new(
+                    codes::ER_TOO_BIG_PRECISION,
+                    format!("Too-big precision {p} specified for '{col}'. Maximum is 65."),
+                ));
             }
             if sc > 30 {
-                return Err(Error::new(codes::ER_TOO_BIG_SCALE, format!("Too big scale {sc} specified for column '{col}'. Maximum is 30.")));
+                return Err(Error::new(
+                    codes::ER_TOO_BIG_SCALE,
+                    format!("Too big scale {sc} specified for column '{col}'. Maximum is 30."),
+                ));
             }
             if sc > p {
                 return Err(Error::new(codes::ER_M_BIGGER_THAN_D, format!("For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '{col}').")));
             }
-            DataType::Decimal { precision: p as u8, scale: sc as u8, unsigned }
+            DataType::Decimal {
+                precision: p as u8,
+                scale: sc as u8,
+                unsigned,
+            }
         }
         "FLOAT" => match args.as_slice() {
             [p] if *p > 24 => DataType::Double { md: None, unsigned },
-            [m, d] => DataType::Float { md: Some((*m as u8, *d as u8)), unsigned },
+            [m, d] => DataType::Float {
+                md: Some((*m as u8, *d as u8)),
+                unsigned,
+            },
             _ => DataType::Float { md: None, unsigned },
         },
         "DOUBLE" | "REAL" | "FLOAT8" => match args.as_slice() {
-            [m, d] => DataType::Double { md: Some((*m as u8, *d as u8)), unsigned },
+            [m, d] => DataType::Double {
+                md: Some((*m as u8, *d as u8)),
+                unsigned,
+            },
             _ => DataType::Double { md: None, unsigned },
         },
         "FLOAT4" => DataType::Float { md: None, unsigned },
@@ -320,49 +511,109 @@ pub fn map_type(dt: &ast::DataType, coll: Collation, col: &str) -> Result<DataTy
             if l > 255 {
                 return Err(Error::new(codes::ER_TOO_BIG_FIELDLENGTH, format!("Column length too big for column '{col}' (max = 255); use BLOB or TEXT instead")));
             }
-            if coll == Collation::Binary { DataType::Binary { len: l } } else { DataType::Char { len: l, collation: coll } }
+            if coll == Collation::Binary {
+                DataType::Binary { len: l }
+            } else {
+                DataType::Char {
+                    len: l,
+                    collation: coll,
+                }
+            }
         }
         "VARCHAR" | "NVARCHAR" | "CHARACTER VARYING" => {
             let l = args.first().copied().ok_or_else(|| Error::parse(&text))?;
             if l > 65535 {
                 return Err(Error::new(codes::ER_TOO_BIG_FIELDLENGTH, format!("Column length too big for column '{col}' (max = 16383); use BLOB or TEXT instead")));
             }
-            if coll == Collation::Binary { DataType::VarBinary { len: l } } else { DataType::VarChar { len: l, collation: coll } }
+            if coll == Collation::Binary {
+                DataType::VarBinary { len: l }
+            } else {
+                DataType::VarChar {
+                    len: l,
+                    collation: coll,
+                }
+            }
         }
-        "TINYTEXT" => DataType::Text { size: LobSize::Tiny, collation: coll },
-        "TEXT" => DataType::Text { size: LobSize::Normal, collation: coll },
-        "MEDIUMTEXT" | "LONG" => DataType::Text { size: LobSize::Medium, collation: coll },
-        "LONGTEXT" => DataType::Text { size: LobSize::Long, collation: coll },
+        "TINYTEXT" => DataType::Text {
+            size: LobSize::Tiny,
+            collation: coll,
+        },
+        "TEXT" => DataType::Text {
+            size: LobSize::Normal,
+            collation: coll,
+        },
+        "MEDIUMTEXT" | "LONG" => DataType::Text {
+            size: LobSize::Medium,
+            collation: coll,
+        },
+        "LONGTEXT" => DataType::Text {
+            size: LobSize::Long,
+            collation: coll,
+        },
         "BINARY" => DataType::Binary { len: len_or(1) },
-        "VARBINARY" => DataType::VarBinary { len: args.first().copied().ok_or_else(|| Error::parse(&text))? },
-        "TINYBLOB" => DataType::Blob { size: LobSize::Tiny },
-        "BLOB" | "BYTEA" => DataType::Blob { size: LobSize::Normal },
-        "MEDIUMBLOB" => DataType::Blob { size: LobSize::Medium },
-        "LONGBLOB" => DataType::Blob { size: LobSize::Long },
+        "VARBINARY" => DataType::VarBinary {
+            len: args.first().copied().ok_or_else(|| Error::parse(&text))?,
+        },
+        "TINYBLOB" => DataType::Blob {
+            size: LobSize::Tiny,
+        },
+        "BLOB" | "BYTEA" => DataType::Blob {
+            size: LobSize::Normal,
+        },
+        "MEDIUMBLOB" => DataType::Blob {
+            size: LobSize::Medium,
+        },
+        "LONGBLOB" => DataType::Blob {
+            size: LobSize::Long,
+        },
         "DATE" => DataType::Date,
-        "TIME" => DataType::Time { fsp: fsp(&args, col)? },
-        "DATETIME" => DataType::DateTime { fsp: fsp(&args, col)? },
-        "TIMESTAMP" => DataType::Timestamp { fsp: fsp(&args, col)? },
+        "TIME" => DataType::Time {
+            fsp: fsp(&args, col)?,
+        },
+        "DATETIME" => DataType::DateTime {
+            fsp: fsp(&args, col)?,
+        },
+        "TIMESTAMP" => DataType::Timestamp {
+            fsp: fsp(&args, col)?,
+        },
         "YEAR" => DataType::Year,
-        "BIT" => DataType::Bit { len: len_or(1).clamp(1, 64) as u8 },
+        "BIT" => DataType::Bit {
+            len: len_or(1).clamp(1, 64) as u8,
+        },
         "JSON" => DataType::Json,
         "ENUM" | "SET" => {
             let values: Vec<String> = match dt {
-                ast::DataType::Enum(members, _) => members.iter().map(|m| match m {
-                    ast::EnumMember::Name(n) => n.clone(),
-                    ast::EnumMember::NamedValue(n, _) => n.clone(),
-                }).collect(),
+                ast::DataType::Enum(members, _) => members
+                    .iter()
+                    .map(|m| match m {
+                        ast::EnumMember::Name(n) => n.clone(),
+                        ast::EnumMember::NamedValue(n, _) => n.clone(),
+                    })
+                    .collect(),
                 ast::DataType::Set(v) => v.clone(),
                 _ => return Err(Error::parse(&text)),
             };
             let mut seen: Vec<String> = Vec::new();
             for v in &values {
                 if seen.iter().any(|x| common::collation::eq(coll, x, v)) {
-                    return Err(Error::new(codes::ER_DUPLICATED_VALUE_IN_TYPE, format!("Column '{col}' has duplicated value '{v}' in {base}")));
+                    return Err(Error::new(
+                        codes::ER_DUPLICATED_VALUE_IN_TYPE,
+                        format!("Column '{col}' has duplicated value '{v}' in {base}"),
+                    ));
                 }
                 seen.push(v.clone());
             }
-            if base == "ENUM" { DataType::Enum { values, collation: coll } } else { DataType::Set { values, collation: coll } }
+            if base == "ENUM" {
+                DataType::Enum {
+                    values,
+                    collation: coll,
+                }
+            } else {
+                DataType::Set {
+                    values,
+                    collation: coll,
+                }
+            }
         }
         _ => return Err(Error::parse(format!("{text}"))),
     })
@@ -371,7 +622,10 @@ pub fn map_type(dt: &ast::DataType, coll: Collation, col: &str) -> Result<DataTy
 fn fsp(args: &[u32], col: &str) -> Result<u8> {
     let f = args.first().copied().unwrap_or(0);
     if f > 6 {
-        return Err(Error::new(codes::ER_TOO_BIG_PRECISION, format!("Too-big precision {f} specified for '{col}'. Maximum is 6.")));
+        return Err(Error::new(
+            codes::ER_TOO_BIG_PRECISION,
+            format!("Too-big precision {f} specified for '{col}'. Maximum is 6."),
+        ));
     }
     Ok(f as u8)
 }
@@ -383,11 +637,20 @@ fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Resul
         return Err(Error::bad_db(&db));
     }
     if crate::show::is_system_db(&db) {
-        return Err(Error::new(codes::ER_DBACCESS_DENIED_ERROR, format!("Access denied for user '{}'@'{}' to database '{db}'", s.user, s.host)));
+        return Err(Error::new(
+            codes::ER_DBACCESS_DENIED_ERROR,
+            format!(
+                "Access denied for user '{}'@'{}' to database '{db}'",
+                s.user, s.host
+            ),
+        ));
     }
     if s.storage().get_table(&db, &name)?.is_some() {
         if ct.if_not_exists {
-            s.warnings.push(common::Warning::note(codes::ER_TABLE_EXISTS_ERROR, format!("Table '{name}' already exists")));
+            s.warnings.push(common::Warning::note(
+                codes::ER_TABLE_EXISTS_ERROR,
+                format!("Table '{name}' already exists"),
+            ));
             return Ok(Output::ok(0));
         }
         return Err(Error::table_exists(&name));
@@ -400,18 +663,26 @@ fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Resul
     let mut table_charset: Option<String> = None;
     let mut table_coll: Option<String> = None;
     let list = match &ct.table_options {
-        ast::CreateTableOptions::Plain(l) | ast::CreateTableOptions::With(l) | ast::CreateTableOptions::Options(l) => l.clone(),
+        ast::CreateTableOptions::Plain(l)
+        | ast::CreateTableOptions::With(l)
+        | ast::CreateTableOptions::Options(l) => l.clone(),
         _ => vec![],
     };
     for o in &list {
         match o {
             ast::SqlOption::KeyValue { key, value } => {
                 let k = key.value.to_ascii_uppercase();
-                let v = value.to_string().trim_matches('\'').trim_matches('"').to_string();
+                let v = value
+                    .to_string()
+                    .trim_matches('\'')
+                    .trim_matches('"')
+                    .to_string();
                 match k.as_str() {
-                    "ENGINE" => opts.engine = v,
+                    "ENGINE" => opts.engine = canonical_engine(&v),
                     "AUTO_INCREMENT" => opts.auto_increment = v.parse().unwrap_or(1),
-                    "DEFAULT CHARSET" | "CHARSET" | "CHARACTER SET" | "DEFAULT CHARACTER SET" => table_charset = Some(v),
+                    "DEFAULT CHARSET" | "CHARSET" | "CHARACTER SET" | "DEFAULT CHARACTER SET" => {
+                        table_charset = Some(v)
+                    }
                     "COLLATE" | "DEFAULT COLLATE" => table_coll = Some(v),
                     "COMMENT" => opts.comment = v,
                     _ => opts.extra.push((k, v)),
@@ -419,7 +690,9 @@ fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Resul
             }
             ast::SqlOption::NamedParenthesizedList(l) => {
                 if l.key.value.eq_ignore_ascii_case("ENGINE") {
-                    opts.engine = l.name.as_ref().map(|n| n.value.clone()).unwrap_or_default();
+                    opts.engine = canonical_engine(
+                        &l.name.as_ref().map(|n| n.value.clone()).unwrap_or_default(),
+                    );
                 }
             }
             ast::SqlOption::Comment(c) => {
@@ -433,11 +706,18 @@ fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Resul
     if opts.engine.is_empty() {
         opts.engine = "InnoDB".into();
     }
-    let db_coll = s.storage().get_database(&db)?.map(|d| d.collation).unwrap_or_default();
+    let db_coll = s
+        .storage()
+        .get_database(&db)?
+        .map(|d| d.collation)
+        .unwrap_or_default();
     let tcoll = collation_of(table_charset.as_deref(), table_coll.as_deref())?.unwrap_or(db_coll);
     opts.collation = tcoll;
     if ct.columns.is_empty() {
-        return Err(Error::new(codes::ER_TABLE_MUST_HAVE_COLUMNS, "A table must have at least 1 column"));
+        return Err(Error::new(
+            codes::ER_TABLE_MUST_HAVE_COLUMNS,
+            "A table must have at least 1 column",
+        ));
     }
     let mut columns: Vec<ColumnDef> = Vec::new();
     let mut pk: Option<Vec<IndexColumn>> = None;
@@ -446,9 +726,17 @@ fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Resul
     for (ci, c) in ct.columns.iter().enumerate() {
         let cname = c.name.value.clone();
         if columns.iter().any(|x| x.name.eq_ignore_ascii_case(&cname)) {
-            return Err(Error::new(codes::ER_DUP_FIELDNAME, format!("Duplicate column name '{cname}'")));
+            return Err(Error::new(
+                codes::ER_DUP_FIELDNAME,
+                format!("Duplicate column name '{cname}'"),
+            ));
         }
-        check_ident(&cname, "column").map_err(|_| Error::new(codes::ER_WRONG_COLUMN_NAME, format!("Incorrect column name '{cname}'")))?;
+        check_ident(&cname, "column").map_err(|_| {
+            Error::new(
+                codes::ER_WRONG_COLUMN_NAME,
+                format!("Incorrect column name '{cname}'"),
+            )
+        })?;
         let mut cs = None;
         let mut cl = None;
         for o in &c.options {
@@ -468,7 +756,15 @@ fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Resul
             };
         }
         let ty = map_type(&c.data_type, coll, &cname)?;
-        let mut col = ColumnDef { name: cname.clone(), ty, nullable: true, default: None, auto_increment: false, on_update: None, comment: String::new() };
+        let mut col = ColumnDef {
+            name: cname.clone(),
+            ty,
+            nullable: true,
+            default: None,
+            auto_increment: false,
+            on_update: None,
+            comment: String::new(),
+        };
         let mut explicit_null = false;
         for o in &c.options {
             match &o.option {
@@ -479,27 +775,53 @@ fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Resul
                 ColumnOption::Comment(t) => col.comment = t.clone(),
                 ColumnOption::PrimaryKey(_) => {
                     if pk.is_some() {
-                        return Err(Error::new(codes::ER_MULTIPLE_PRI_KEY, "Multiple primary key defined"));
+                        return Err(Error::new(
+                            codes::ER_MULTIPLE_PRI_KEY,
+                            "Multiple primary key defined",
+                        ));
                     }
-                    pk = Some(vec![IndexColumn { col: ci, prefix_len: None, desc: false }]);
+                    pk = Some(vec![IndexColumn {
+                        col: ci,
+                        prefix_len: None,
+                        desc: false,
+                    }]);
                 }
                 ColumnOption::Unique(_) => col_uniques.push(ci),
                 ColumnOption::DialectSpecific(toks) => {
-                    let t: String = toks.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(" ").to_ascii_uppercase();
+                    let t: String = toks
+                        .iter()
+                        .map(|t| t.to_string())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                        .to_ascii_uppercase();
                     if t.contains("AUTO_INCREMENT") {
                         col.auto_increment = true;
                     }
                 }
                 ColumnOption::CharacterSet(_) | ColumnOption::Collation(_) => {}
                 ColumnOption::Check(_) => {}
-                ColumnOption::Generated { .. } => return Err(Error::not_supported("generated columns")),
+                ColumnOption::Generated { .. } => {
+                    return Err(Error::not_supported("generated columns"))
+                }
                 other => return Err(Error::not_supported(format!("column option {other}"))),
             }
         }
-        if col.auto_increment && !matches!(col.ty, DataType::Int { .. } | DataType::Float { .. } | DataType::Double { .. }) {
-            return Err(Error::new(codes::ER_WRONG_FIELD_SPEC, format!("Incorrect column specifier for column '{cname}'")));
+        if col.auto_increment
+            && !matches!(
+                col.ty,
+                DataType::Int { .. } | DataType::Float { .. } | DataType::Double { .. }
+            )
+        {
+            return Err(Error::new(
+                codes::ER_WRONG_FIELD_SPEC,
+                format!("Incorrect column specifier for column '{cname}'"),
+            ));
         }
-        if matches!(col.ty, DataType::Timestamp { .. }) && !explicit_null && col.default.is_none() && !col.nullable {
+        if matches!(col.ty, DataType::Timestamp { .. })
+            && !explicit_null
+            && col.default.is_none()
+            && !col.nullable
+        {
             // explicit_defaults_for_timestamp=ON: NOT NULL TIMESTAMP without default has none
         }
         if let Some(d) = &col.default {
@@ -511,7 +833,10 @@ fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Resul
         match con {
             TableConstraint::PrimaryKey(p) => {
                 if pk.is_some() {
-                    return Err(Error::new(codes::ER_MULTIPLE_PRI_KEY, "Multiple primary key defined"));
+                    return Err(Error::new(
+                        codes::ER_MULTIPLE_PRI_KEY,
+                        "Multiple primary key defined",
+                    ));
                 }
                 let mut cols = Vec::new();
                 for c in &p.columns {
@@ -524,15 +849,35 @@ fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Resul
                 for c in &u.columns {
                     cols.push(index_column(&columns, &c.column)?);
                 }
-                let name = u.index_name.as_ref().or(u.name.as_ref()).map(|n| n.value.clone());
-                indexes.push(IndexDef { id: 0, name: name.unwrap_or_default(), kind: IndexKind::Unique, columns: cols, comment: String::new() });
+                let name = u
+                    .index_name
+                    .as_ref()
+                    .or(u.name.as_ref())
+                    .map(|n| n.value.clone());
+                indexes.push(IndexDef {
+                    id: 0,
+                    name: name.unwrap_or_default(),
+                    kind: IndexKind::Unique,
+                    columns: cols,
+                    comment: String::new(),
+                });
             }
             TableConstraint::Index(ix) => {
                 let mut cols = Vec::new();
                 for c in &ix.columns {
                     cols.push(index_column(&columns, &c.column)?);
                 }
-                indexes.push(IndexDef { id: 0, name: ix.name.as_ref().map(|n| n.value.clone()).unwrap_or_default(), kind: IndexKind::Normal, columns: cols, comment: String::new() });
+                indexes.push(IndexDef {
+                    id: 0,
+                    name: ix
+                        .name
+                        .as_ref()
+                        .map(|n| n.value.clone())
+                        .unwrap_or_default(),
+                    kind: IndexKind::Normal,
+                    columns: cols,
+                    comment: String::new(),
+                });
             }
             TableConstraint::ForeignKey(_) | TableConstraint::Check(_) => {
                 // Accepted and ignored, as MyRocks does (documented).
@@ -541,7 +886,17 @@ fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Resul
         }
     }
     for ci in col_uniques {
-        indexes.push(IndexDef { id: 0, name: String::new(), kind: IndexKind::Unique, columns: vec![IndexColumn { col: ci, prefix_len: None, desc: false }], comment: String::new() });
+        indexes.push(IndexDef {
+            id: 0,
+            name: String::new(),
+            kind: IndexKind::Unique,
+            columns: vec![IndexColumn {
+                col: ci,
+                prefix_len: None,
+                desc: false,
+            }],
+            comment: String::new(),
+        });
     }
     // name unnamed indexes after their first column, as MySQL does
     let mut named: Vec<String> = vec!["PRIMARY".into()];
@@ -556,7 +911,10 @@ fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Resul
             }
             ix.name = n;
         } else if named.iter().any(|x| x.eq_ignore_ascii_case(&ix.name)) {
-            return Err(Error::new(codes::ER_DUP_KEYNAME, format!("Duplicate key name '{}'", ix.name)));
+            return Err(Error::new(
+                codes::ER_DUP_KEYNAME,
+                format!("Duplicate key name '{}'", ix.name),
+            ));
         }
         named.push(ix.name.clone());
     }
@@ -575,8 +933,17 @@ fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Resul
         check_index_cols(&columns, &ix.columns)?;
     }
     // AUTO_INCREMENT must be the first column of some key
-    let keys_first: Vec<usize> = pk.iter().map(|p| p[0].col).chain(indexes.iter().map(|i| i.columns[0].col)).collect();
-    let ai: Vec<usize> = columns.iter().enumerate().filter(|(_, c)| c.auto_increment).map(|(i, _)| i).collect();
+    let keys_first: Vec<usize> = pk
+        .iter()
+        .map(|p| p[0].col)
+        .chain(indexes.iter().map(|i| i.columns[0].col))
+        .collect();
+    let ai: Vec<usize> = columns
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.auto_increment)
+        .map(|(i, _)| i)
+        .collect();
     if ai.len() > 1 || ai.first().is_some_and(|c| !keys_first.contains(c)) {
         return Err(Error::new(codes::ER_WRONG_AUTO_KEY, "Incorrect table definition; there can be only one auto column and it must be defined as a key"));
     }
@@ -584,21 +951,54 @@ fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Resul
         columns[a].nullable = false;
     }
     let mut all = Vec::new();
-    all.push(IndexDef { id: 0, name: "PRIMARY".into(), kind: IndexKind::Primary, columns: pk.unwrap_or_default(), comment: String::new() });
+    all.push(IndexDef {
+        id: 0,
+        name: "PRIMARY".into(),
+        kind: IndexKind::Primary,
+        columns: pk.unwrap_or_default(),
+        comment: String::new(),
+    });
     all.extend(indexes);
     if all.len() > 64 {
-        return Err(Error::new(codes::ER_TOO_MANY_KEYS, "Too many keys specified; max 64 keys allowed"));
+        return Err(Error::new(
+            codes::ER_TOO_MANY_KEYS,
+            "Too many keys specified; max 64 keys allowed",
+        ));
     }
-    let def = TableDef { id: 0, db: db.clone(), name: name.clone(), columns, indexes: all, hidden_pk, version: 1, options: opts };
+    let def = TableDef {
+        id: 0,
+        db: db.clone(),
+        name: name.clone(),
+        columns,
+        indexes: all,
+        hidden_pk,
+        version: 1,
+        options: opts,
+    };
     s.storage().create_table(def)?;
     Ok(Output::ok(0))
+}
+
+/// Engine names as MySQL prints them. Every table is stored in Strata's LSM engine; the name
+/// given is kept so SHOW CREATE TABLE and dumps round-trip.
+fn canonical_engine(name: &str) -> String {
+    match name.to_ascii_lowercase().as_str() {
+        "innodb" => "InnoDB".into(),
+        "rocksdb" => "ROCKSDB".into(),
+        "myisam" => "MyISAM".into(),
+        "memory" | "heap" => "MEMORY".into(),
+        "aria" => "Aria".into(),
+        _ => name.to_string(),
+    }
 }
 
 /// DEFAULT clause text as stored: literals keep MySQL quoting, CURRENT_TIMESTAMP forms normalised.
 fn default_text(e: &ast::Expr) -> String {
     match e {
         ast::Expr::Value(v) => match &v.value {
-            ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => format!("'{}'", s.replace('\\', "\\\\").replace('\'', "''")),
+            ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
+                format!("'{}'", s.replace('\\', "\\\\").replace('\'', "''"))
+            }
             other => other.to_string(),
         },
         other => other.to_string(),
@@ -607,18 +1007,41 @@ fn default_text(e: &ast::Expr) -> String {
 
 fn validate_default(col: &ColumnDef, d: &str) -> Result<()> {
     let up = d.to_ascii_uppercase();
-    let is_now = up.starts_with("CURRENT_TIMESTAMP") || up.starts_with("NOW(") || up.starts_with("LOCALTIMESTAMP") || up.starts_with("LOCALTIME");
-    if is_now && !matches!(col.ty, DataType::DateTime { .. } | DataType::Timestamp { .. }) {
-        return Err(Error::new(codes::ER_INVALID_DEFAULT, format!("Invalid default value for '{}'", col.name)));
+    let is_now = up.starts_with("CURRENT_TIMESTAMP")
+        || up.starts_with("NOW(")
+        || up.starts_with("LOCALTIMESTAMP")
+        || up.starts_with("LOCALTIME");
+    if is_now
+        && !matches!(
+            col.ty,
+            DataType::DateTime { .. } | DataType::Timestamp { .. }
+        )
+    {
+        return Err(Error::new(
+            codes::ER_INVALID_DEFAULT,
+            format!("Invalid default value for '{}'", col.name),
+        ));
     }
     if up == "NULL" && !col.nullable {
-        return Err(Error::new(codes::ER_INVALID_DEFAULT, format!("Invalid default value for '{}'", col.name)));
+        return Err(Error::new(
+            codes::ER_INVALID_DEFAULT,
+            format!("Invalid default value for '{}'", col.name),
+        ));
     }
     if col.auto_increment && up != "NULL" {
-        return Err(Error::new(codes::ER_INVALID_DEFAULT, format!("Invalid default value for '{}'", col.name)));
+        return Err(Error::new(
+            codes::ER_INVALID_DEFAULT,
+            format!("Invalid default value for '{}'", col.name),
+        ));
     }
     // literal defaults must convert to the column type
-    if !is_now && up != "NULL" && (d.starts_with('\'') || d.chars().next().is_some_and(|c| c.is_ascii_digit() || c == '-')) {
+    if !is_now
+        && up != "NULL"
+        && (d.starts_with('\'')
+            || d.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_digit() || c == '-'))
+    {
         let lit = if let Some(inner) = d.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')) {
             Value::Str(inner.replace("''", "'"))
         } else {
@@ -627,7 +1050,10 @@ fn validate_default(col: &ColumnDef, d: &str) -> Result<()> {
         let mut w = Vec::new();
         // zero dates are accepted in defaults as MySQL does when NO_ZERO_DATE isn't strict for DDL
         if func::store::store(lit, &col.ty, true, &col.name, 1, &mut w).is_err() {
-            return Err(Error::new(codes::ER_INVALID_DEFAULT, format!("Invalid default value for '{}'", col.name)));
+            return Err(Error::new(
+                codes::ER_INVALID_DEFAULT,
+                format!("Invalid default value for '{}'", col.name),
+            ));
         }
     }
     Ok(())

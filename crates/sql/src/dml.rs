@@ -15,14 +15,26 @@ use crate::session::{Output, Session};
 
 /// Parses and binds a column's DEFAULT clause text.
 pub fn default_expr<E: KvEngine>(s: &Session<E>, col: &ColumnDef) -> Result<Option<Expr>> {
-    let Some(text) = &col.default else { return Ok(None) };
+    let Some(text) = &col.default else {
+        return Ok(None);
+    };
     let dialect = sqlparser::dialect::MySqlDialect {};
     let e = sqlparser::parser::Parser::new(&dialect)
         .try_with_sql(text)
         .and_then(|mut p| p.parse_expr())
         .map_err(|e| Error::internal(format!("stored default '{text}' does not parse: {e}")))?;
     let scope = Scope::default();
-    Ok(Some(Binder { scope: &scope, env: s, aggs: None, clause: "field list", agg_base: 0, aliases: None }.bind(&e)?))
+    Ok(Some(
+        Binder {
+            scope: &scope,
+            env: s,
+            aggs: None,
+            clause: "field list",
+            agg_base: 0,
+            aliases: None,
+        }
+        .bind(&e)?,
+    ))
 }
 
 /// The value MySQL uses for a NOT NULL column without a default in non-strict mode.
@@ -33,7 +45,9 @@ pub fn implicit_default(ty: &DataType) -> Value {
         DataType::Float { .. } => Value::Float(0.0),
         DataType::Double { .. } => Value::Double(0.0),
         DataType::Date => Value::Date(Default::default()),
-        DataType::DateTime { fsp } | DataType::Timestamp { fsp } => Value::DateTime(Default::default(), *fsp),
+        DataType::DateTime { fsp } | DataType::Timestamp { fsp } => {
+            Value::DateTime(Default::default(), *fsp)
+        }
         DataType::Time { fsp } => Value::Time(Default::default(), *fsp),
         DataType::Binary { len } => Value::Bytes(vec![0; *len as usize]),
         DataType::VarBinary { .. } | DataType::Blob { .. } => Value::Bytes(vec![]),
@@ -58,20 +72,35 @@ impl Defaults {
 }
 
 /// Converts `v` for column `ci`, applying NOT NULL rules.
-fn convert_col(t: &TableDef, ci: usize, v: Value, strict: bool, row_no: u64, single_row: bool, ctx: &mut EvalCtx<'_>) -> Result<Value> {
+fn convert_col(
+    t: &TableDef,
+    ci: usize,
+    v: Value,
+    strict: bool,
+    row_no: u64,
+    single_row: bool,
+    ctx: &mut EvalCtx<'_>,
+) -> Result<Value> {
     let c = &t.columns[ci];
     if v.is_null() {
         if c.nullable || c.auto_increment {
             return Ok(Value::Null);
         }
-        if matches!(c.ty, DataType::Timestamp { .. }) && c.default.as_deref().is_some_and(|d| d.to_ascii_uppercase().starts_with("CURRENT_TIMESTAMP")) {
+        if matches!(c.ty, DataType::Timestamp { .. })
+            && c.default
+                .as_deref()
+                .is_some_and(|d| d.to_ascii_uppercase().starts_with("CURRENT_TIMESTAMP"))
+        {
             // explicit NULL into a NOT NULL TIMESTAMP with a CURRENT_TIMESTAMP default
             return Ok(Value::Null);
         }
         if strict || single_row {
             return Err(Error::bad_null(&c.name));
         }
-        ctx.warnings.push(Warning::warn(codes::ER_BAD_NULL_ERROR, format!("Column '{}' cannot be null", c.name)));
+        ctx.warnings.push(Warning::warn(
+            codes::ER_BAD_NULL_ERROR,
+            format!("Column '{}' cannot be null", c.name),
+        ));
         return Ok(implicit_default(&c.ty));
     }
     func::store::store(v, &c.ty, strict, &c.name, row_no, ctx.warnings)
@@ -102,7 +131,10 @@ fn table_name(ins: &ast::Insert) -> Result<ast::ObjectName> {
 }
 
 fn col_index(t: &TableDef, name: &str, clause: &str) -> Result<usize> {
-    t.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name)).ok_or_else(|| Error::bad_field(name, clause))
+    t.columns
+        .iter()
+        .position(|c| c.name.eq_ignore_ascii_case(name))
+        .ok_or_else(|| Error::bad_field(name, clause))
 }
 
 fn is_default_kw(e: &ast::Expr) -> bool {
@@ -116,13 +148,20 @@ fn upsert_scope(t: &TableDef) -> Scope {
     let n = scope.cols.len();
     for i in 0..n {
         let c = scope.cols[i].clone();
-        scope.cols.push(ScopeCol { table: crate::expr::VALUES_QUALIFIER.to_string(), ..c });
+        scope.cols.push(ScopeCol {
+            table: crate::expr::VALUES_QUALIFIER.to_string(),
+            ..c
+        });
     }
     scope
 }
 
 /// INSERT / REPLACE.
-pub fn insert<E: KvEngine>(s: &mut Session<E>, ins: &ast::Insert, params: &[Value]) -> Result<Output> {
+pub fn insert<E: KvEngine>(
+    s: &mut Session<E>,
+    ins: &ast::Insert,
+    params: &[Value],
+) -> Result<Output> {
     let t = resolve_table(s, &table_name(ins)?)?;
     let ignore = ins.ignore;
     let replace = ins.replace_into;
@@ -132,7 +171,9 @@ pub fn insert<E: KvEngine>(s: &mut Session<E>, ins: &ast::Insert, params: &[Valu
         let mut v = Vec::new();
         for a in &ins.assignments {
             match &a.target {
-                ast::AssignmentTarget::ColumnName(n) => v.push(col_index(&t, &last_ident(n), "field list")?),
+                ast::AssignmentTarget::ColumnName(n) => {
+                    v.push(col_index(&t, &last_ident(n), "field list")?)
+                }
                 _ => return Err(Error::not_supported("tuple assignment")),
             }
         }
@@ -145,7 +186,10 @@ pub fn insert<E: KvEngine>(s: &mut Session<E>, ins: &ast::Insert, params: &[Valu
             let name = c.to_string();
             let i = col_index(&t, name.trim_matches('`'), "field list")?;
             if v.contains(&i) {
-                return Err(Error::new(codes::ER_FIELD_SPECIFIED_TWICE, format!("Column '{}' specified twice", t.columns[i].name)));
+                return Err(Error::new(
+                    codes::ER_FIELD_SPECIFIED_TWICE,
+                    format!("Column '{}' specified twice", t.columns[i].name),
+                ));
             }
             v.push(i);
         }
@@ -185,14 +229,30 @@ pub fn insert<E: KvEngine>(s: &mut Session<E>, ins: &ast::Insert, params: &[Valu
     if let Src::Exprs(rows) = &src {
         for r in rows {
             if r.len() != targets.len() && !(r.is_empty() && ins.columns.is_empty()) {
-                return Err(Error::new(codes::ER_WRONG_VALUE_COUNT_ON_ROW, format!("Column count doesn't match value count at row {}", bound_rows.len() + 1)));
+                return Err(Error::new(
+                    codes::ER_WRONG_VALUE_COUNT_ON_ROW,
+                    format!(
+                        "Column count doesn't match value count at row {}",
+                        bound_rows.len() + 1
+                    ),
+                ));
             }
             let mut b = Vec::with_capacity(r.len());
             for e in r.iter() {
                 if is_default_kw(e) {
                     b.push(None);
                 } else {
-                    b.push(Some(Binder { scope: &empty, env: &*s, aggs: None, clause: "field list", agg_base: 0, aliases: None }.bind(e)?));
+                    b.push(Some(
+                        Binder {
+                            scope: &empty,
+                            env: &*s,
+                            aggs: None,
+                            clause: "field list",
+                            agg_base: 0,
+                            aliases: None,
+                        }
+                        .bind(e)?,
+                    ));
                 }
             }
             bound_rows.push(b);
@@ -200,7 +260,10 @@ pub fn insert<E: KvEngine>(s: &mut Session<E>, ins: &ast::Insert, params: &[Valu
     } else if let Src::Rows(rows) = &src {
         if let Some(r) = rows.first() {
             if r.len() != targets.len() {
-                return Err(Error::new(codes::ER_WRONG_VALUE_COUNT_ON_ROW, "Column count doesn't match value count at row 1"));
+                return Err(Error::new(
+                    codes::ER_WRONG_VALUE_COUNT_ON_ROW,
+                    "Column count doesn't match value count at row 1",
+                ));
             }
         }
     }
@@ -211,10 +274,20 @@ pub fn insert<E: KvEngine>(s: &mut Session<E>, ins: &ast::Insert, params: &[Valu
             let mut list = Vec::new();
             for a in assigns {
                 let ci = match &a.target {
-                    ast::AssignmentTarget::ColumnName(n) => col_index(&t, &last_ident(n), "field list")?,
+                    ast::AssignmentTarget::ColumnName(n) => {
+                        col_index(&t, &last_ident(n), "field list")?
+                    }
                     _ => return Err(Error::not_supported("tuple assignment")),
                 };
-                let e = Binder { scope: &scope, env: &*s, aggs: None, clause: "field list", agg_base: 0, aliases: None }.bind(&a.value)?;
+                let e = Binder {
+                    scope: &scope,
+                    env: &*s,
+                    aggs: None,
+                    clause: "field list",
+                    agg_base: 0,
+                    aliases: None,
+                }
+                .bind(&a.value)?;
                 list.push((ci, e));
             }
             Some((scope, list))
@@ -260,14 +333,24 @@ pub fn insert<E: KvEngine>(s: &mut Session<E>, ins: &ast::Insert, params: &[Valu
                     None => match &defaults.exprs[ci] {
                         Some(d) => {
                             let dv = d.eval(&[], ctx)?;
-                            if dv.is_null() { Value::Null } else { func::store::store(dv, &c.ty, false, &c.name, row_no, ctx.warnings)? }
+                            if dv.is_null() {
+                                Value::Null
+                            } else {
+                                func::store::store(dv, &c.ty, false, &c.name, row_no, ctx.warnings)?
+                            }
                         }
                         None if c.nullable || c.auto_increment => Value::Null,
                         None => {
                             if strict {
-                                return Err(Error::new(codes::ER_NO_DEFAULT_FOR_FIELD, format!("Field '{}' doesn't have a default value", c.name)));
+                                return Err(Error::new(
+                                    codes::ER_NO_DEFAULT_FOR_FIELD,
+                                    format!("Field '{}' doesn't have a default value", c.name),
+                                ));
                             }
-                            ctx.warnings.push(Warning::warn(codes::ER_NO_DEFAULT_FOR_FIELD, format!("Field '{}' doesn't have a default value", c.name)));
+                            ctx.warnings.push(Warning::warn(
+                                codes::ER_NO_DEFAULT_FOR_FIELD,
+                                format!("Field '{}' doesn't have a default value", c.name),
+                            ));
                             implicit_default(&c.ty)
                         }
                     },
@@ -279,15 +362,24 @@ pub fn insert<E: KvEngine>(s: &mut Session<E>, ins: &ast::Insert, params: &[Valu
                 if full[ci].is_null() && !c.nullable && !c.auto_increment {
                     if let Some(d) = &defaults.exprs[ci] {
                         let dv = d.eval(&[], ctx)?;
-                        full[ci] = func::store::store(dv, &c.ty, false, &c.name, row_no, ctx.warnings)?;
+                        full[ci] =
+                            func::store::store(dv, &c.ty, false, &c.name, row_no, ctx.warnings)?;
                     }
                 }
             }
             if let Some(ai) = autoinc_col {
-                let is_zero = matches!(full[ai], Value::Int(0) | Value::UInt(0)) && !no_auto_on_zero;
+                let is_zero =
+                    matches!(full[ai], Value::Int(0) | Value::UInt(0)) && !no_auto_on_zero;
                 if full[ai].is_null() || is_zero {
                     let id = s.storage().autoinc_next(&t, 1)?;
-                    full[ai] = func::store::store(Value::UInt(id), &t.columns[ai].ty, true, &t.columns[ai].name, row_no, ctx.warnings)?;
+                    full[ai] = func::store::store(
+                        Value::UInt(id),
+                        &t.columns[ai].ty,
+                        true,
+                        &t.columns[ai].name,
+                        row_no,
+                        ctx.warnings,
+                    )?;
                     first_id.get_or_insert(id);
                 } else {
                     let v = func::convert::to_u64(&full[ai], ctx.warnings).unwrap_or(0);
@@ -310,7 +402,11 @@ pub fn insert<E: KvEngine>(s: &mut Session<E>, ins: &ast::Insert, params: &[Valu
                         affected += 1;
                         break;
                     }
-                    InsertOutcome::Duplicate { index_no, handle, row: existing } => {
+                    InsertOutcome::Duplicate {
+                        index_no,
+                        handle,
+                        row: existing,
+                    } => {
                         if replace {
                             s.ensure_txn().delete(&t, &handle, &existing)?;
                             affected += 1;
@@ -326,7 +422,13 @@ pub fn insert<E: KvEngine>(s: &mut Session<E>, ins: &ast::Insert, params: &[Valu
                                 new[*ci] = v.clone();
                                 env_row[*ci] = v;
                             }
-                            apply_on_update(&t, &existing, &mut new, assigns.iter().map(|(c, _)| *c).collect(), ctx)?;
+                            apply_on_update(
+                                &t,
+                                &existing,
+                                &mut new,
+                                assigns.iter().map(|(c, _)| *c).collect(),
+                                ctx,
+                            )?;
                             if rows_equal(&t, &existing, &new) {
                                 if found_rows {
                                     affected += 1;
@@ -334,12 +436,16 @@ pub fn insert<E: KvEngine>(s: &mut Session<E>, ins: &ast::Insert, params: &[Valu
                             } else {
                                 match s.ensure_txn().update(&t, &handle, &existing, &new)? {
                                     UpdateOutcome::Updated(_) => affected += 2,
-                                    UpdateOutcome::Duplicate { index_no, .. } => return Err(dup_error(&t, index_no, &new)),
+                                    UpdateOutcome::Duplicate { index_no, .. } => {
+                                        return Err(dup_error(&t, index_no, &new))
+                                    }
                                 }
                             }
                             if let Some(ai) = autoinc_col {
                                 if first_id.is_none() {
-                                    if let Some(v) = func::convert::to_u64(&existing[ai], ctx.warnings) {
+                                    if let Some(v) =
+                                        func::convert::to_u64(&existing[ai], ctx.warnings)
+                                    {
                                         explicit_id = Some(v);
                                     }
                                 }
@@ -363,31 +469,53 @@ pub fn insert<E: KvEngine>(s: &mut Session<E>, ins: &ast::Insert, params: &[Valu
         s.last_insert_id = id;
     }
     let info = if nrows > 1 || is_select {
-        format!("Records: {nrows}  Duplicates: {dups}  Warnings: {}", s.warnings.len())
+        format!(
+            "Records: {nrows}  Duplicates: {dups}  Warnings: {}",
+            s.warnings.len()
+        )
     } else {
         String::new()
     };
-    Ok(Output::Ok { affected, last_insert_id: first_id.or(explicit_id).unwrap_or(0), info })
-}
-
-fn last_ident(n: &ast::ObjectName) -> String {
-    n.0.last().map(|p| p.to_string().trim_matches('`').to_string()).unwrap_or_default()
-}
-
-fn rows_equal(t: &TableDef, a: &[Value], b: &[Value]) -> bool {
-    a.iter().zip(b).zip(&t.columns).all(|((x, y), c)| match (x, y) {
-        (Value::Null, Value::Null) => true,
-        (Value::Null, _) | (_, Value::Null) => false,
-        _ => func::compare::compare(x, y, common::Collation::Binary) == Some(std::cmp::Ordering::Equal) && {
-            // binary-exact for strings (case changes are changes)
-            let _ = c;
-            x.to_string() == y.to_string()
-        },
+    Ok(Output::Ok {
+        affected,
+        last_insert_id: first_id.or(explicit_id).unwrap_or(0),
+        info,
     })
 }
 
+fn last_ident(n: &ast::ObjectName) -> String {
+    n.0.last()
+        .map(|p| p.to_string().trim_matches('`').to_string())
+        .unwrap_or_default()
+}
+
+fn rows_equal(t: &TableDef, a: &[Value], b: &[Value]) -> bool {
+    a.iter()
+        .zip(b)
+        .zip(&t.columns)
+        .all(|((x, y), c)| match (x, y) {
+            (Value::Null, Value::Null) => true,
+            (Value::Null, _) | (_, Value::Null) => false,
+            _ => {
+                func::compare::compare(x, y, common::Collation::Binary)
+                    == Some(std::cmp::Ordering::Equal)
+                    && {
+                        // binary-exact for strings (case changes are changes)
+                        let _ = c;
+                        x.to_string() == y.to_string()
+                    }
+            }
+        })
+}
+
 /// Sets ON UPDATE CURRENT_TIMESTAMP columns when a row changes and they weren't assigned.
-fn apply_on_update(t: &TableDef, old: &[Value], new: &mut [Value], assigned: Vec<usize>, ctx: &mut EvalCtx<'_>) -> Result<()> {
+fn apply_on_update(
+    t: &TableDef,
+    old: &[Value],
+    new: &mut [Value],
+    assigned: Vec<usize>,
+    ctx: &mut EvalCtx<'_>,
+) -> Result<()> {
     if rows_equal(t, old, new) {
         return Ok(());
     }
@@ -400,31 +528,65 @@ fn apply_on_update(t: &TableDef, old: &[Value], new: &mut [Value], assigned: Vec
     Ok(())
 }
 
-fn single_table<E: KvEngine>(s: &Session<E>, twj: &ast::TableWithJoins) -> Result<(Arc<TableDef>, Option<String>)> {
+fn single_table<E: KvEngine>(
+    s: &Session<E>,
+    twj: &ast::TableWithJoins,
+) -> Result<(Arc<TableDef>, Option<String>)> {
     if !twj.joins.is_empty() {
         return Err(Error::not_supported("multi-table UPDATE/DELETE"));
     }
     match &twj.relation {
-        ast::TableFactor::Table { name, alias, .. } => Ok((resolve_table(s, name)?, alias.as_ref().map(|a| a.name.value.clone()))),
+        ast::TableFactor::Table { name, alias, .. } => Ok((
+            resolve_table(s, name)?,
+            alias.as_ref().map(|a| a.name.value.clone()),
+        )),
         _ => Err(Error::not_supported("derived tables")),
     }
 }
 
 /// Binds ORDER BY and LIMIT of single-table UPDATE/DELETE.
-fn order_limit<E: KvEngine>(s: &Session<E>, scope: &Scope, order_by: &[ast::OrderByExpr], limit: &Option<ast::Expr>) -> Result<(Vec<(Expr, bool)>, Option<Expr>)> {
+fn order_limit<E: KvEngine>(
+    s: &Session<E>,
+    scope: &Scope,
+    order_by: &[ast::OrderByExpr],
+    limit: &Option<ast::Expr>,
+) -> Result<(Vec<(Expr, bool)>, Option<Expr>)> {
     let mut order = Vec::new();
     for o in order_by {
-        let e = Binder { scope, env: s, aggs: None, clause: "order clause", agg_base: 0, aliases: None }.bind(&o.expr)?;
+        let e = Binder {
+            scope,
+            env: s,
+            aggs: None,
+            clause: "order clause",
+            agg_base: 0,
+            aliases: None,
+        }
+        .bind(&o.expr)?;
         order.push((e, matches!(o.options.sort, Some(ast::OrderBySort::Desc))));
     }
     let limit = match limit {
-        Some(l) => Some(Binder { scope: &Scope::default(), env: s, aggs: None, clause: "limit", agg_base: 0, aliases: None }.bind(l)?),
+        Some(l) => Some(
+            Binder {
+                scope: &Scope::default(),
+                env: s,
+                aggs: None,
+                clause: "limit",
+                agg_base: 0,
+                aliases: None,
+            }
+            .bind(l)?,
+        ),
         None => None,
     };
     Ok((order, limit))
 }
 
-fn sort_and_limit(rows: &mut Vec<(Vec<u8>, Vec<Value>)>, order: &[(Expr, bool)], limit: &Option<Expr>, ctx: &mut EvalCtx<'_>) -> Result<()> {
+fn sort_and_limit(
+    rows: &mut Vec<(Vec<u8>, Vec<Value>)>,
+    order: &[(Expr, bool)],
+    limit: &Option<Expr>,
+    ctx: &mut EvalCtx<'_>,
+) -> Result<()> {
     if !order.is_empty() {
         let mut keyed = Vec::with_capacity(rows.len());
         for (h, r) in rows.drain(..) {
@@ -441,7 +603,9 @@ fn sort_and_limit(rows: &mut Vec<(Vec<u8>, Vec<Value>)>, order: &[(Expr, bool)],
                     (Value::Null, Value::Null) => std::cmp::Ordering::Equal,
                     (Value::Null, _) => std::cmp::Ordering::Less,
                     (_, Value::Null) => std::cmp::Ordering::Greater,
-                    (x, y) => func::compare::compare(x, y, coll).unwrap_or(std::cmp::Ordering::Equal),
+                    (x, y) => {
+                        func::compare::compare(x, y, coll).unwrap_or(std::cmp::Ordering::Equal)
+                    }
                 };
                 let o = if *desc { o.reverse() } else { o };
                 if o != std::cmp::Ordering::Equal {
@@ -461,26 +625,51 @@ fn sort_and_limit(rows: &mut Vec<(Vec<u8>, Vec<Value>)>, order: &[(Expr, bool)],
 }
 
 /// UPDATE (single table).
-pub fn update<E: KvEngine>(s: &mut Session<E>, u: &ast::Update, params: &[Value]) -> Result<Output> {
+pub fn update<E: KvEngine>(
+    s: &mut Session<E>,
+    u: &ast::Update,
+    params: &[Value],
+) -> Result<Output> {
     if u.from.is_some() {
         return Err(Error::not_supported("UPDATE ... FROM"));
     }
     let (t, alias) = single_table(s, &u.table)?;
     let scope = table_scope(&t, alias.as_deref());
     let filter = match &u.selection {
-        Some(w) => Some(Binder { scope: &scope, env: &*s, aggs: None, clause: "where clause", agg_base: 0, aliases: None }.bind(w)?),
+        Some(w) => Some(
+            Binder {
+                scope: &scope,
+                env: &*s,
+                aggs: None,
+                clause: "where clause",
+                agg_base: 0,
+                aliases: None,
+            }
+            .bind(w)?,
+        ),
         None => None,
     };
     let mut assigns: Vec<(usize, Expr)> = Vec::new();
     for a in &u.assignments {
         let ci = match &a.target {
             ast::AssignmentTarget::ColumnName(n) => {
-                let parts: Vec<String> = n.0.iter().map(|p| p.to_string().trim_matches('`').to_string()).collect();
+                let parts: Vec<String> =
+                    n.0.iter()
+                        .map(|p| p.to_string().trim_matches('`').to_string())
+                        .collect();
                 scope.resolve(&parts, "field list")?
             }
             _ => return Err(Error::not_supported("tuple assignment")),
         };
-        let e = Binder { scope: &scope, env: &*s, aggs: None, clause: "field list", agg_base: 0, aliases: None }.bind(&a.value)?;
+        let e = Binder {
+            scope: &scope,
+            env: &*s,
+            aggs: None,
+            clause: "field list",
+            agg_base: 0,
+            aliases: None,
+        }
+        .bind(&a.value)?;
         assigns.push((ci, e));
     }
     let (order, limit) = order_limit(s, &scope, &u.order_by, &u.limit)?;
@@ -502,13 +691,21 @@ pub fn update<E: KvEngine>(s: &mut Session<E>, u: &ast::Update, params: &[Value]
                 // single-table UPDATE: later assignments see earlier ones
                 new[*ci] = convert_col(&t, *ci, v, strict, ri as u64 + 1, true, ctx)?;
             }
-            apply_on_update(&t, &old, &mut new, assigns.iter().map(|(c, _)| *c).collect(), ctx)?;
+            apply_on_update(
+                &t,
+                &old,
+                &mut new,
+                assigns.iter().map(|(c, _)| *c).collect(),
+                ctx,
+            )?;
             if rows_equal(&t, &old, &new) {
                 continue;
             }
             match s.ensure_txn().update(&t, &h, &old, &new)? {
                 UpdateOutcome::Updated(_) => changed += 1,
-                UpdateOutcome::Duplicate { index_no, .. } => return Err(dup_error(&t, index_no, &new)),
+                UpdateOutcome::Duplicate { index_no, .. } => {
+                    return Err(dup_error(&t, index_no, &new))
+                }
             }
             if let Some(ai) = t.columns.iter().position(|c| c.auto_increment) {
                 if let Some(v) = func::convert::to_u64(&new[ai], ctx.warnings) {
@@ -518,12 +715,23 @@ pub fn update<E: KvEngine>(s: &mut Session<E>, u: &ast::Update, params: &[Value]
         }
         Ok((matched, changed))
     })?;
-    let info = format!("Rows matched: {matched}  Changed: {changed}  Warnings: {}", s.warnings.len());
-    Ok(Output::Ok { affected: if found_rows { matched } else { changed }, last_insert_id: 0, info })
+    let info = format!(
+        "Rows matched: {matched}  Changed: {changed}  Warnings: {}",
+        s.warnings.len()
+    );
+    Ok(Output::Ok {
+        affected: if found_rows { matched } else { changed },
+        last_insert_id: 0,
+        info,
+    })
 }
 
 /// DELETE (single table).
-pub fn delete<E: KvEngine>(s: &mut Session<E>, d: &ast::Delete, params: &[Value]) -> Result<Output> {
+pub fn delete<E: KvEngine>(
+    s: &mut Session<E>,
+    d: &ast::Delete,
+    params: &[Value],
+) -> Result<Output> {
     let from = match &d.from {
         ast::FromTable::WithFromKeyword(f) | ast::FromTable::WithoutKeyword(f) => f,
     };
@@ -533,7 +741,17 @@ pub fn delete<E: KvEngine>(s: &mut Session<E>, d: &ast::Delete, params: &[Value]
     let (t, alias) = single_table(s, &from[0])?;
     let scope = table_scope(&t, alias.as_deref());
     let filter = match &d.selection {
-        Some(w) => Some(Binder { scope: &scope, env: &*s, aggs: None, clause: "where clause", agg_base: 0, aliases: None }.bind(w)?),
+        Some(w) => Some(
+            Binder {
+                scope: &scope,
+                env: &*s,
+                aggs: None,
+                clause: "where clause",
+                agg_base: 0,
+                aliases: None,
+            }
+            .bind(w)?,
+        ),
         None => None,
     };
     let (order, limit) = order_limit(s, &scope, &d.order_by, &d.limit)?;

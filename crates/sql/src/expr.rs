@@ -132,7 +132,12 @@ pub enum Expr {
     /// [NOT] LIKE pattern [ESCAPE c]
     Like(Box<Expr>, Box<Expr>, char, bool, Collation),
     /// CASE [operand] WHEN .. THEN .. ELSE .. END
-    Case(Option<Box<Expr>>, Vec<(Expr, Expr)>, Option<Box<Expr>>, Collation),
+    Case(
+        Option<Box<Expr>>,
+        Vec<(Expr, Expr)>,
+        Option<Box<Expr>>,
+        Collation,
+    ),
     /// CAST / CONVERT
     Cast(Box<Expr>, CastTarget),
     /// A built-in scalar function (upper-case name).
@@ -170,12 +175,21 @@ impl Expr {
             Expr::Lit(_) | Expr::Param(_) => true,
             Expr::Col(_) | Expr::Agg(_) | Expr::Sleep(_) | Expr::SetLastInsertId(_) => false,
             Expr::Func(name, args) => {
-                !matches!(name.as_str(), "RAND" | "UUID" | "UUID_SHORT" | "SYSDATE") && args.iter().all(|a| a.is_const())
+                !matches!(name.as_str(), "RAND" | "UUID" | "UUID_SHORT" | "SYSDATE")
+                    && args.iter().all(|a| a.is_const())
             }
-            Expr::Arith(_, a, b, _) | Expr::Cmp(_, a, b, _) | Expr::And(a, b) | Expr::Or(a, b) | Expr::Xor(a, b) | Expr::Bit(_, a, b) => {
-                a.is_const() && b.is_const()
-            }
-            Expr::Neg(a) | Expr::Not(a) | Expr::BitNot(a) | Expr::IsNull(a, _) | Expr::IsBool(a, _, _) | Expr::Cast(a, _) => a.is_const(),
+            Expr::Arith(_, a, b, _)
+            | Expr::Cmp(_, a, b, _)
+            | Expr::And(a, b)
+            | Expr::Or(a, b)
+            | Expr::Xor(a, b)
+            | Expr::Bit(_, a, b) => a.is_const() && b.is_const(),
+            Expr::Neg(a)
+            | Expr::Not(a)
+            | Expr::BitNot(a)
+            | Expr::IsNull(a, _)
+            | Expr::IsBool(a, _, _)
+            | Expr::Cast(a, _) => a.is_const(),
             Expr::InList(a, l, _, _) => a.is_const() && l.iter().all(|e| e.is_const()),
             Expr::Between(a, b, c, _, _) => a.is_const() && b.is_const() && c.is_const(),
             Expr::Like(a, b, _, _, _) => a.is_const() && b.is_const(),
@@ -204,11 +218,25 @@ impl Expr {
         f(self);
         match self {
             Expr::Lit(_) | Expr::Col(_) | Expr::Param(_) | Expr::Agg(_) => {}
-            Expr::Arith(_, a, b, _) | Expr::Cmp(_, a, b, _) | Expr::And(a, b) | Expr::Or(a, b) | Expr::Xor(a, b) | Expr::Bit(_, a, b) | Expr::Like(a, b, _, _, _) | Expr::DateAdd(a, b, _, _) => {
+            Expr::Arith(_, a, b, _)
+            | Expr::Cmp(_, a, b, _)
+            | Expr::And(a, b)
+            | Expr::Or(a, b)
+            | Expr::Xor(a, b)
+            | Expr::Bit(_, a, b)
+            | Expr::Like(a, b, _, _, _)
+            | Expr::DateAdd(a, b, _, _) => {
                 a.walk(f);
                 b.walk(f);
             }
-            Expr::Neg(a) | Expr::Not(a) | Expr::BitNot(a) | Expr::IsNull(a, _) | Expr::IsBool(a, _, _) | Expr::Cast(a, _) | Expr::Sleep(a) | Expr::SetLastInsertId(a) => a.walk(f),
+            Expr::Neg(a)
+            | Expr::Not(a)
+            | Expr::BitNot(a)
+            | Expr::IsNull(a, _)
+            | Expr::IsBool(a, _, _)
+            | Expr::Cast(a, _)
+            | Expr::Sleep(a)
+            | Expr::SetLastInsertId(a) => a.walk(f),
             Expr::InList(a, l, _, _) => {
                 a.walk(f);
                 l.iter().for_each(|e| e.walk(f));
@@ -238,14 +266,25 @@ impl Expr {
     pub fn eval(&self, row: &[Value], ctx: &mut EvalCtx<'_>) -> Result<Value> {
         Ok(match self {
             Expr::Lit(v) => v.clone(),
-            Expr::Col(i) | Expr::Agg(i) => row.get(*i).cloned().ok_or_else(|| Error::internal(format!("column {i} out of row")))?,
+            Expr::Col(i) | Expr::Agg(i) => row
+                .get(*i)
+                .cloned()
+                .ok_or_else(|| Error::internal(format!("column {i} out of row")))?,
             Expr::Param(i) => ctx.params.get(*i).cloned().unwrap_or(Value::Null),
             Expr::Arith(op, a, b, text) => {
                 let a = a.eval(row, ctx)?;
                 let b = b.eval(row, ctx)?;
-                let actx = ArithCtx { div_precision_increment: ctx.div_precision, expr_text: text.clone() };
+                let actx = ArithCtx {
+                    div_precision_increment: ctx.div_precision,
+                    expr_text: text.clone(),
+                };
                 let v = func::arith::binary_op(*op, &a, &b, &actx, ctx.warnings)?;
-                if v.is_null() && ctx.strict_div_zero && matches!(op, ArithOp::Div | ArithOp::IntDiv | ArithOp::Mod) && !a.is_null() && !b.is_null() {
+                if v.is_null()
+                    && ctx.strict_div_zero
+                    && matches!(op, ArithOp::Div | ArithOp::IntDiv | ArithOp::Mod)
+                    && !a.is_null()
+                    && !b.is_null()
+                {
                     return Err(Error::new(codes::ER_DIVISION_BY_ZERO, "Division by 0"));
                 }
                 v
@@ -310,8 +349,20 @@ impl Expr {
                     BinaryOperator::BitwiseAnd => x & y,
                     BinaryOperator::BitwiseOr => x | y,
                     BinaryOperator::BitwiseXor => x ^ y,
-                    BinaryOperator::PGBitwiseShiftLeft => if y >= 64 { 0 } else { x << y },
-                    BinaryOperator::PGBitwiseShiftRight => if y >= 64 { 0 } else { x >> y },
+                    BinaryOperator::PGBitwiseShiftLeft => {
+                        if y >= 64 {
+                            0
+                        } else {
+                            x << y
+                        }
+                    }
+                    BinaryOperator::PGBitwiseShiftRight => {
+                        if y >= 64 {
+                            0
+                        } else {
+                            x >> y
+                        }
+                    }
                     _ => return Err(Error::internal("unexpected bit operator")),
                 })
             }
@@ -368,7 +419,11 @@ impl Expr {
                 }
                 let s = func::convert::to_string_value(&a).unwrap_or_default();
                 let pat = func::convert::to_string_value(&p).unwrap_or_default();
-                let coll = if matches!(a, Value::Bytes(_)) || matches!(p, Value::Bytes(_)) { Collation::Binary } else { *coll };
+                let coll = if matches!(a, Value::Bytes(_)) || matches!(p, Value::Bytes(_)) {
+                    Collation::Binary
+                } else {
+                    *coll
+                };
                 Value::Int((func::scalar::like(&s, &pat, *esc, coll) != *neg) as i64)
             }
             Expr::Case(operand, whens, els, coll) => {
@@ -409,7 +464,8 @@ impl Expr {
             }
             Expr::Sleep(a) => {
                 let secs = func::convert::to_f64(&a.eval(row, ctx)?, ctx.warnings).unwrap_or(0.0);
-                let deadline = std::time::Instant::now() + std::time::Duration::from_secs_f64(secs.max(0.0));
+                let deadline =
+                    std::time::Instant::now() + std::time::Duration::from_secs_f64(secs.max(0.0));
                 loop {
                     if ctx.killed.load(AtOrd::Relaxed) {
                         return Ok(Value::Int(1));
@@ -576,12 +632,18 @@ fn ident_parts(idents: &[ast::Ident]) -> Vec<String> {
 /// Parses a MySQL numeric literal as Int/UInt/Decimal/Double.
 pub fn number_literal(s: &str) -> Result<Value> {
     if s.contains(['e', 'E']) {
-        return s.parse::<f64>().map(Value::Double).map_err(|_| Error::parse(s));
+        return s
+            .parse::<f64>()
+            .map(Value::Double)
+            .map_err(|_| Error::parse(s));
     }
     if s.contains('.') {
         return match s.parse::<rust_decimal::Decimal>() {
             Ok(d) => Ok(Value::Decimal(d)),
-            Err(_) => s.parse::<f64>().map(Value::Double).map_err(|_| Error::parse(s)),
+            Err(_) => s
+                .parse::<f64>()
+                .map(Value::Double)
+                .map_err(|_| Error::parse(s)),
         };
     }
     if let Ok(i) = s.parse::<i64>() {
@@ -592,12 +654,19 @@ pub fn number_literal(s: &str) -> Result<Value> {
     }
     match s.parse::<rust_decimal::Decimal>() {
         Ok(d) => Ok(Value::Decimal(d)),
-        Err(_) => s.parse::<f64>().map(Value::Double).map_err(|_| Error::parse(s)),
+        Err(_) => s
+            .parse::<f64>()
+            .map(Value::Double)
+            .map_err(|_| Error::parse(s)),
     }
 }
 
 fn hex_bytes(s: &str) -> Result<Vec<u8>> {
-    let s = if s.len() % 2 == 1 { format!("0{s}") } else { s.to_string() };
+    let s = if s.len() % 2 == 1 {
+        format!("0{s}")
+    } else {
+        s.to_string()
+    };
     hex::decode(&s).map_err(|_| Error::parse(format!("x'{s}'")))
 }
 
@@ -606,9 +675,10 @@ pub fn literal(v: &ast::Value) -> Result<Value> {
     use ast::Value as V;
     Ok(match v {
         V::Number(n, _) => number_literal(n)?,
-        V::SingleQuotedString(s) | V::DoubleQuotedString(s) | V::NationalStringLiteral(s) | V::EscapedStringLiteral(s) => {
-            Value::Str(s.clone())
-        }
+        V::SingleQuotedString(s)
+        | V::DoubleQuotedString(s)
+        | V::NationalStringLiteral(s)
+        | V::EscapedStringLiteral(s) => Value::Str(s.clone()),
         V::HexStringLiteral(h) => Value::Bytes(hex_bytes(h)?),
         V::SingleQuotedByteStringLiteral(b) | V::DoubleQuotedByteStringLiteral(b) => {
             // b'0101'
@@ -646,7 +716,10 @@ impl Binder<'_> {
             E::CompoundIdentifier(ids) => self.bind_ident(ids)?,
             E::Value(v) => match &v.value {
                 ast::Value::Placeholder(p) => {
-                    let n: usize = p.trim_start_matches('?').parse().map_err(|_| Error::parse(p))?;
+                    let n: usize = p
+                        .trim_start_matches('?')
+                        .parse()
+                        .map_err(|_| Error::parse(p))?;
                     Expr::Param(n.saturating_sub(1))
                 }
                 other => Expr::Lit(literal(other)?),
@@ -657,19 +730,25 @@ impl Binder<'_> {
                 match (cs.as_str(), inner) {
                     ("binary", Expr::Lit(Value::Str(s))) => Expr::Lit(Value::Bytes(s.into_bytes())),
                     ("binary", e) => Expr::Cast(Box::new(e), CastTarget::Binary(None)),
-                    (_, Expr::Lit(Value::Bytes(b))) => Expr::Lit(Value::Str(String::from_utf8_lossy(&b).into_owned())),
+                    (_, Expr::Lit(Value::Bytes(b))) => {
+                        Expr::Lit(Value::Str(String::from_utf8_lossy(&b).into_owned()))
+                    }
                     (_, e) => e,
                 }
             }
             E::TypedString(ts) => {
                 let s = match &ts.value.value {
-                    ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.clone(),
+                    ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
+                        s.clone()
+                    }
                     other => other.to_string(),
                 };
                 let target = match &ts.data_type {
                     ast::DataType::Date => CastTarget::Date,
                     ast::DataType::Time(..) => CastTarget::Time(6),
-                    ast::DataType::Timestamp(..) | ast::DataType::Datetime(..) => CastTarget::DateTime(6),
+                    ast::DataType::Timestamp(..) | ast::DataType::Datetime(..) => {
+                        CastTarget::DateTime(6)
+                    }
                     _ => return Ok(Expr::Lit(Value::Str(s))),
                 };
                 Expr::Cast(Box::new(Expr::Lit(Value::Str(s))), target)
@@ -680,7 +759,9 @@ impl Binder<'_> {
                 match op {
                     UnaryOperator::Minus => match a {
                         Expr::Lit(Value::Int(i)) if i != i64::MIN => Expr::Lit(Value::Int(-i)),
-                        Expr::Lit(Value::UInt(u)) if u == 1u64 << 63 => Expr::Lit(Value::Int(i64::MIN)),
+                        Expr::Lit(Value::UInt(u)) if u == 1u64 << 63 => {
+                            Expr::Lit(Value::Int(i64::MIN))
+                        }
                         Expr::Lit(Value::Decimal(d)) => Expr::Lit(Value::Decimal(-d)),
                         Expr::Lit(Value::Double(d)) => Expr::Lit(Value::Double(-d)),
                         a => Expr::Neg(Box::new(a)),
@@ -708,30 +789,55 @@ impl Binder<'_> {
             E::IsDistinctFrom(a, b) => {
                 let (a, b) = (self.bind(a)?, self.bind(b)?);
                 let c = self.cmp_collation(&a, &b);
-                Expr::Not(Box::new(Expr::Cmp(CmpOp::NullSafeEq, Box::new(a), Box::new(b), c)))
+                Expr::Not(Box::new(Expr::Cmp(
+                    CmpOp::NullSafeEq,
+                    Box::new(a),
+                    Box::new(b),
+                    c,
+                )))
             }
-            E::InList { expr, list, negated } => {
+            E::InList {
+                expr,
+                list,
+                negated,
+            } => {
                 let a = self.bind(expr)?;
                 let mut l = Vec::with_capacity(list.len());
                 for x in list {
                     l.push(self.bind(x)?);
                 }
-                let c = l.first().map(|x| self.cmp_collation(&a, x)).unwrap_or(self.env.collation());
+                let c = l
+                    .first()
+                    .map(|x| self.cmp_collation(&a, x))
+                    .unwrap_or(self.env.collation());
                 Expr::InList(Box::new(a), l, *negated, c)
             }
-            E::Between { expr, negated, low, high } => {
+            E::Between {
+                expr,
+                negated,
+                low,
+                high,
+            } => {
                 let a = self.bind(expr)?;
                 let lo = self.bind(low)?;
                 let hi = self.bind(high)?;
                 let c = self.cmp_collation(&a, &lo);
                 Expr::Between(Box::new(a), Box::new(lo), Box::new(hi), *negated, c)
             }
-            E::Like { negated, expr, pattern, escape_char, any: false } => {
+            E::Like {
+                negated,
+                expr,
+                pattern,
+                escape_char,
+                any: false,
+            } => {
                 let a = self.bind(expr)?;
                 let p = self.bind(pattern)?;
                 let esc = match escape_char.as_deref() {
                     Some(ast::Expr::Value(v)) => match &v.value {
-                        ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => s.chars().next().unwrap_or('\\'),
+                        ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
+                            s.chars().next().unwrap_or('\\')
+                        }
                         _ => '\\',
                     },
                     _ => '\\',
@@ -739,15 +845,28 @@ impl Binder<'_> {
                 let c = self.cmp_collation(&a, &p);
                 Expr::Like(Box::new(a), Box::new(p), esc, *negated, c)
             }
-            E::RLike { negated, expr, pattern, .. } => {
-                let f = Expr::Func("REGEXP_LIKE".into(), vec![self.bind(expr)?, self.bind(pattern)?]);
+            E::RLike {
+                negated,
+                expr,
+                pattern,
+                ..
+            } => {
+                let f = Expr::Func(
+                    "REGEXP_LIKE".into(),
+                    vec![self.bind(expr)?, self.bind(pattern)?],
+                );
                 if *negated {
                     Expr::Not(Box::new(f))
                 } else {
                     f
                 }
             }
-            E::Case { operand, conditions, else_result, .. } => {
+            E::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => {
                 let op = match operand {
                     Some(o) => Some(Box::new(self.bind(o)?)),
                     None => None,
@@ -766,11 +885,19 @@ impl Binder<'_> {
                 };
                 Expr::Case(op, whens, els, c)
             }
-            E::Cast { expr, data_type, .. } => {
+            E::Cast {
+                expr, data_type, ..
+            } => {
                 let a = self.bind(expr)?;
                 Expr::Cast(Box::new(a), cast_target(data_type)?)
             }
-            E::Convert { expr, data_type, charset, target_before_value: _, .. } => {
+            E::Convert {
+                expr,
+                data_type,
+                charset,
+                target_before_value: _,
+                ..
+            } => {
                 let a = self.bind(expr)?;
                 match (data_type, charset) {
                     (Some(dt), _) => Expr::Cast(Box::new(a), cast_target(dt)?),
@@ -786,12 +913,22 @@ impl Binder<'_> {
             }
             E::Extract { field, expr, .. } => {
                 let unit = field.to_string().to_ascii_uppercase();
-                Expr::Func("EXTRACT".into(), vec![Expr::Lit(Value::Str(unit)), self.bind(expr)?])
+                Expr::Func(
+                    "EXTRACT".into(),
+                    vec![Expr::Lit(Value::Str(unit)), self.bind(expr)?],
+                )
             }
             E::Ceil { expr, .. } => Expr::Func("CEIL".into(), vec![self.bind(expr)?]),
             E::Floor { expr, .. } => Expr::Func("FLOOR".into(), vec![self.bind(expr)?]),
-            E::Position { expr, r#in } => Expr::Func("LOCATE".into(), vec![self.bind(expr)?, self.bind(r#in)?]),
-            E::Substring { expr, substring_from, substring_for, .. } => {
+            E::Position { expr, r#in } => {
+                Expr::Func("LOCATE".into(), vec![self.bind(expr)?, self.bind(r#in)?])
+            }
+            E::Substring {
+                expr,
+                substring_from,
+                substring_for,
+                ..
+            } => {
                 let mut args = vec![self.bind(expr)?];
                 args.push(match substring_from {
                     Some(f) => self.bind(f)?,
@@ -802,7 +939,12 @@ impl Binder<'_> {
                 }
                 Expr::Func("SUBSTRING".into(), args)
             }
-            E::Trim { expr, trim_where, trim_what, trim_characters } => {
+            E::Trim {
+                expr,
+                trim_where,
+                trim_what,
+                trim_characters,
+            } => {
                 let s = self.bind(expr)?;
                 let what = match (trim_what, trim_characters) {
                     (Some(w), _) => self.bind(w)?,
@@ -814,7 +956,10 @@ impl Binder<'_> {
                     Some(ast::TrimWhereField::Trailing) => "TRAILING",
                     _ => "BOTH",
                 };
-                Expr::Func("TRIM".into(), vec![s, what, Expr::Lit(Value::Str(mode.into()))])
+                Expr::Func(
+                    "TRIM".into(),
+                    vec![s, what, Expr::Lit(Value::Str(mode.into()))],
+                )
             }
             E::Collate { expr, collation } => {
                 // The collation affects comparisons; we keep the value and rely on the
@@ -847,7 +992,10 @@ impl Binder<'_> {
         if ids[0].quote_style.is_none() && first.starts_with('@') {
             let mut name = first.trim_start_matches('@').to_string();
             if ids.len() > 1 {
-                name = ident_parts(ids).join(".").trim_start_matches('@').to_string();
+                name = ident_parts(ids)
+                    .join(".")
+                    .trim_start_matches('@')
+                    .to_string();
             }
             return Ok(Expr::Lit(self.env.user_var(&name)));
         }
@@ -857,14 +1005,21 @@ impl Binder<'_> {
                 // ORDER BY / HAVING may name a select-list alias; prefer a real column
                 // unless the name only exists as an alias.
                 if self.scope.resolve(&parts, self.clause).is_err() {
-                    if let Some((_, e)) = aliases.iter().find(|(a, _)| a.eq_ignore_ascii_case(&parts[0])) {
+                    if let Some((_, e)) = aliases
+                        .iter()
+                        .find(|(a, _)| a.eq_ignore_ascii_case(&parts[0]))
+                    {
                         return Ok(e.clone());
                     }
                 }
             }
             // bare keywords that sqlparser gives as identifiers
             match parts[0].to_ascii_uppercase().as_str() {
-                "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" | "CURRENT_DATE" | "CURRENT_TIME" | "UTC_TIMESTAMP" | "UTC_DATE" | "UTC_TIME" if ids[0].quote_style.is_none() && self.scope.resolve(&parts, self.clause).is_err() => {
+                "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" | "CURRENT_DATE"
+                | "CURRENT_TIME" | "UTC_TIMESTAMP" | "UTC_DATE" | "UTC_TIME"
+                    if ids[0].quote_style.is_none()
+                        && self.scope.resolve(&parts, self.clause).is_err() =>
+                {
                     return Ok(Expr::Func(parts[0].to_ascii_uppercase(), vec![]));
                 }
                 _ => {}
@@ -875,7 +1030,12 @@ impl Binder<'_> {
 
     fn cmp_collation(&self, a: &Expr, b: &Expr) -> Collation {
         let col_coll = |e: &Expr| match e {
-            Expr::Col(i) => self.scope.cols.get(*i).and_then(|c| c.ty.as_ref()).map(|t| t.collation()),
+            Expr::Col(i) => self
+                .scope
+                .cols
+                .get(*i)
+                .and_then(|c| c.ty.as_ref())
+                .map(|t| t.collation()),
             Expr::Lit(Value::Bytes(_)) => Some(Collation::Binary),
             _ => None,
         };
@@ -886,7 +1046,13 @@ impl Binder<'_> {
         }
     }
 
-    fn bind_binop(&mut self, left: &ast::Expr, op: &BinaryOperator, right: &ast::Expr, whole: &ast::Expr) -> Result<Expr> {
+    fn bind_binop(
+        &mut self,
+        left: &ast::Expr,
+        op: &BinaryOperator,
+        right: &ast::Expr,
+        whole: &ast::Expr,
+    ) -> Result<Expr> {
         use BinaryOperator as B;
         // date ± INTERVAL
         if matches!(op, B::Plus | B::Minus) {
@@ -925,16 +1091,23 @@ impl Binder<'_> {
             B::And => Expr::And(Box::new(a), Box::new(b)),
             B::Or => Expr::Or(Box::new(a), Box::new(b)),
             B::Xor => Expr::Xor(Box::new(a), Box::new(b)),
-            B::BitwiseAnd | B::BitwiseOr | B::BitwiseXor | B::PGBitwiseShiftLeft | B::PGBitwiseShiftRight => {
-                Expr::Bit(op.clone(), Box::new(a), Box::new(b))
-            }
+            B::BitwiseAnd
+            | B::BitwiseOr
+            | B::BitwiseXor
+            | B::PGBitwiseShiftLeft
+            | B::PGBitwiseShiftRight => Expr::Bit(op.clone(), Box::new(a), Box::new(b)),
             B::StringConcat => Expr::Func("CONCAT".into(), vec![a, b]),
             B::Regexp => Expr::Func("REGEXP_LIKE".into(), vec![a, b]),
             other => return Err(Error::not_supported(format!("operator {other}"))),
         })
     }
 
-    fn bind_interval(&mut self, date: &ast::Expr, iv: &ast::Interval, negate: bool) -> Result<Expr> {
+    fn bind_interval(
+        &mut self,
+        date: &ast::Expr,
+        iv: &ast::Interval,
+        negate: bool,
+    ) -> Result<Expr> {
         let d = self.bind(date)?;
         let n = self.bind(&iv.value)?;
         let unit = interval_unit(iv)?;
@@ -948,7 +1121,10 @@ impl Binder<'_> {
             ast::FunctionArguments::None => (vec![], false, vec![]),
             ast::FunctionArguments::List(l) => (
                 l.args.clone(),
-                matches!(l.duplicate_treatment, Some(ast::DuplicateTreatment::Distinct)),
+                matches!(
+                    l.duplicate_treatment,
+                    Some(ast::DuplicateTreatment::Distinct)
+                ),
                 l.clauses.clone(),
             ),
             ast::FunctionArguments::Subquery(_) => return Err(Error::not_supported("subqueries")),
@@ -970,16 +1146,28 @@ impl Binder<'_> {
         };
         if let Some(func) = agg {
             if self.aggs.is_none() {
-                return Err(Error::new(codes::ER_INVALID_GROUP_FUNC_USE, "Invalid use of group function"));
+                return Err(Error::new(
+                    codes::ER_INVALID_GROUP_FUNC_USE,
+                    "Invalid use of group function",
+                ));
             }
             let mut arg_exprs = Vec::new();
             let mut star = false;
             {
                 // aggregates may not nest: bind args without aggregate collection
-                let mut inner = Binder { scope: self.scope, env: self.env, aggs: None, clause: self.clause, agg_base: self.agg_base, aliases: None };
+                let mut inner = Binder {
+                    scope: self.scope,
+                    env: self.env,
+                    aggs: None,
+                    clause: self.clause,
+                    agg_base: self.agg_base,
+                    aliases: None,
+                };
                 for a in &args {
                     match a {
-                        ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => arg_exprs.push(inner.bind(e)?),
+                        ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
+                            arg_exprs.push(inner.bind(e)?)
+                        }
                         ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard) => star = true,
                         _ => return Err(Error::not_supported("this aggregate argument")),
                     }
@@ -995,22 +1183,37 @@ impl Binder<'_> {
             }
             let arg = match (func, star, arg_exprs.len()) {
                 (AggFunc::Count, true, _) => None,
-                (AggFunc::GroupConcat, _, n) if n > 1 => Some(Expr::Func("CONCAT".into(), arg_exprs)),
+                (AggFunc::GroupConcat, _, n) if n > 1 => {
+                    Some(Expr::Func("CONCAT".into(), arg_exprs))
+                }
                 (_, false, 1) => arg_exprs.pop(),
                 _ => {
                     return Err(Error::parse(format!("{name}(")));
                 }
             };
             let coll = match &arg {
-                Some(Expr::Col(i)) => self.scope.cols[*i].ty.as_ref().map(|t| t.collation()).unwrap_or(self.env.collation()),
+                Some(Expr::Col(i)) => self.scope.cols[*i]
+                    .ty
+                    .as_ref()
+                    .map(|t| t.collation())
+                    .unwrap_or(self.env.collation()),
                 _ => self.env.collation(),
             };
             let aggs = self.aggs.as_mut().ok_or_else(|| Error::internal("aggs"))?;
-            aggs.push(AggCall { func, arg, distinct, separator, coll });
+            aggs.push(AggCall {
+                func,
+                arg,
+                distinct,
+                separator,
+                coll,
+            });
             return Ok(Expr::Agg(self.agg_base + aggs.len() - 1));
         }
         if name == "VALUES" && args.len() == 1 {
-            if let ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Identifier(id))) = &args[0] {
+            if let ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Identifier(
+                id,
+            ))) = &args[0]
+            {
                 let parts = vec![VALUES_QUALIFIER.to_string(), id.value.clone()];
                 if let Ok(i) = self.scope.resolve(&parts, self.clause) {
                     return Ok(Expr::Col(i));
@@ -1021,31 +1224,55 @@ impl Binder<'_> {
         let mut bound = Vec::with_capacity(args.len());
         for a in &args {
             match a {
-                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => bound.push(self.sub().bind(e)?),
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
+                    bound.push(self.sub().bind(e)?)
+                }
                 _ => return Err(Error::not_supported(format!("argument form in {name}()"))),
             }
         }
         Ok(match name.as_str() {
-            "DATABASE" | "SCHEMA" => Expr::Lit(self.env.database().map(Value::Str).unwrap_or(Value::Null)),
-            "USER" | "CURRENT_USER" | "SESSION_USER" | "SYSTEM_USER" => Expr::Lit(Value::Str(self.env.user())),
+            "DATABASE" | "SCHEMA" => {
+                Expr::Lit(self.env.database().map(Value::Str).unwrap_or(Value::Null))
+            }
+            "USER" | "CURRENT_USER" | "SESSION_USER" | "SYSTEM_USER" => {
+                Expr::Lit(Value::Str(self.env.user()))
+            }
             "CONNECTION_ID" => Expr::Lit(Value::UInt(self.env.connection_id())),
             "VERSION" => Expr::Lit(Value::Str(crate::sysvars::SERVER_VERSION.into())),
             "FOUND_ROWS" => Expr::Lit(Value::UInt(self.env.found_rows())),
             "ROW_COUNT" => Expr::Lit(Value::Int(self.env.row_count())),
-            "LAST_INSERT_ID" if bound.is_empty() => Expr::Lit(Value::UInt(self.env.last_insert_id())),
+            "LAST_INSERT_ID" if bound.is_empty() => {
+                Expr::Lit(Value::UInt(self.env.last_insert_id()))
+            }
             "LAST_INSERT_ID" => Expr::SetLastInsertId(Box::new(bound.remove(0))),
             "SLEEP" if bound.len() == 1 => Expr::Sleep(Box::new(bound.remove(0))),
             "DATE_ADD" | "ADDDATE" | "DATE_SUB" | "SUBDATE" if bound.len() == 2 => {
                 // DATE_ADD(d, INTERVAL n unit): the interval arrives as an ast::Expr::Interval
                 let neg = name.ends_with("SUB") || name == "SUBDATE";
-                if let ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Interval(iv))) = &args[1] {
+                if let ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Interval(
+                    iv,
+                ))) = &args[1]
+                {
                     let n = self.bind(&iv.value)?;
-                    Expr::DateAdd(Box::new(bound.remove(0)), Box::new(n), interval_unit(iv)?, neg)
+                    Expr::DateAdd(
+                        Box::new(bound.remove(0)),
+                        Box::new(n),
+                        interval_unit(iv)?,
+                        neg,
+                    )
                 } else {
-                    Expr::DateAdd(Box::new(bound.remove(0)), Box::new(bound.remove(0)), func::arith::IntervalUnit::Day, neg)
+                    Expr::DateAdd(
+                        Box::new(bound.remove(0)),
+                        Box::new(bound.remove(0)),
+                        func::arith::IntervalUnit::Day,
+                        neg,
+                    )
                 }
             }
-            "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" | "SYSDATE" | "CURDATE" | "CURRENT_DATE" | "CURTIME" | "CURRENT_TIME" | "UTC_TIMESTAMP" => Expr::Func(name, bound),
+            "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" | "SYSDATE"
+            | "CURDATE" | "CURRENT_DATE" | "CURTIME" | "CURRENT_TIME" | "UTC_TIMESTAMP" => {
+                Expr::Func(name, bound)
+            }
             _ => Expr::Func(name, bound),
         })
     }
@@ -1053,8 +1280,15 @@ impl Binder<'_> {
 
 fn interval_unit(iv: &ast::Interval) -> Result<func::arith::IntervalUnit> {
     use func::arith::IntervalUnit as U;
-    let lead = iv.leading_field.as_ref().map(|f| f.to_string().to_ascii_uppercase()).unwrap_or_else(|| "SECOND".into());
-    let last = iv.last_field.as_ref().map(|f| f.to_string().to_ascii_uppercase());
+    let lead = iv
+        .leading_field
+        .as_ref()
+        .map(|f| f.to_string().to_ascii_uppercase())
+        .unwrap_or_else(|| "SECOND".into());
+    let last = iv
+        .last_field
+        .as_ref()
+        .map(|f| f.to_string().to_ascii_uppercase());
     let name = match last {
         Some(l) => format!("{lead}_{l}"),
         None => lead,
@@ -1112,18 +1346,36 @@ pub fn expr_type(e: &Expr, scope: &Scope, aggs: &[AggCall], agg_base: usize) -> 
         },
         Expr::Param(_) => ExprType::Str { max_chars: 255 },
         Expr::Agg(i) => {
-            let Some(a) = aggs.get(i - agg_base) else { return ExprType::Null };
-            let at = a.arg.as_ref().map(|x| expr_type(x, scope, aggs, agg_base)).unwrap_or(ExprType::Int);
+            let Some(a) = aggs.get(i - agg_base) else {
+                return ExprType::Null;
+            };
+            let at = a
+                .arg
+                .as_ref()
+                .map(|x| expr_type(x, scope, aggs, agg_base))
+                .unwrap_or(ExprType::Int);
             match a.func {
                 AggFunc::Count => ExprType::Int,
                 AggFunc::Sum => match at {
-                    ExprType::Int | ExprType::UInt => ExprType::Decimal { precision: 33, scale: 0 },
-                    ExprType::Decimal { precision, scale } => ExprType::Decimal { precision: (precision + 22).min(65), scale },
+                    ExprType::Int | ExprType::UInt => ExprType::Decimal {
+                        precision: 33,
+                        scale: 0,
+                    },
+                    ExprType::Decimal { precision, scale } => ExprType::Decimal {
+                        precision: (precision + 22).min(65),
+                        scale,
+                    },
                     _ => ExprType::Double,
                 },
                 AggFunc::Avg => match at {
-                    ExprType::Int | ExprType::UInt => ExprType::Decimal { precision: 14, scale: 4 },
-                    ExprType::Decimal { precision, scale } => ExprType::Decimal { precision: (precision + 4).min(65), scale: (scale + 4).min(30) },
+                    ExprType::Int | ExprType::UInt => ExprType::Decimal {
+                        precision: 14,
+                        scale: 4,
+                    },
+                    ExprType::Decimal { precision, scale } => ExprType::Decimal {
+                        precision: (precision + 4).min(65),
+                        scale: (scale + 4).min(30),
+                    },
                     _ => ExprType::Double,
                 },
                 AggFunc::Min | AggFunc::Max => at,
@@ -1131,9 +1383,22 @@ pub fn expr_type(e: &Expr, scope: &Scope, aggs: &[AggCall], agg_base: usize) -> 
                 AggFunc::GroupConcat => ExprType::Str { max_chars: 1024 },
             }
         }
-        Expr::Arith(op, a, b, _) => func::types::arith_type(*op, &expr_type(a, scope, aggs, agg_base), &expr_type(b, scope, aggs, agg_base)),
+        Expr::Arith(op, a, b, _) => func::types::arith_type(
+            *op,
+            &expr_type(a, scope, aggs, agg_base),
+            &expr_type(b, scope, aggs, agg_base),
+        ),
         Expr::Neg(a) => expr_type(a, scope, aggs, agg_base),
-        Expr::Cmp(..) | Expr::And(..) | Expr::Or(..) | Expr::Xor(..) | Expr::Not(_) | Expr::IsNull(..) | Expr::IsBool(..) | Expr::InList(..) | Expr::Between(..) | Expr::Like(..) => ExprType::Int,
+        Expr::Cmp(..)
+        | Expr::And(..)
+        | Expr::Or(..)
+        | Expr::Xor(..)
+        | Expr::Not(_)
+        | Expr::IsNull(..)
+        | Expr::IsBool(..)
+        | Expr::InList(..)
+        | Expr::Between(..)
+        | Expr::Like(..) => ExprType::Int,
         Expr::Bit(..) | Expr::BitNot(_) => ExprType::UInt,
         Expr::Case(_, whens, els, _) => {
             let mut t = ExprType::Null;
@@ -1147,7 +1412,10 @@ pub fn expr_type(e: &Expr, scope: &Scope, aggs: &[AggCall], agg_base: usize) -> 
         }
         Expr::Cast(_, target) => func::types::cast_type(target),
         Expr::Func(name, args) => {
-            let ts: Vec<ExprType> = args.iter().map(|a| expr_type(a, scope, aggs, agg_base)).collect();
+            let ts: Vec<ExprType> = args
+                .iter()
+                .map(|a| expr_type(a, scope, aggs, agg_base))
+                .collect();
             func::types::return_type(name, &ts)
         }
         Expr::DateAdd(d, _, unit, _) => match expr_type(d, scope, aggs, agg_base) {

@@ -22,6 +22,102 @@ pub enum Stmt {
     Ast(Statement),
     /// `SHOW ...` as its non-whitespace tokens (the leading SHOW removed).
     Show(Vec<Token>),
+    /// `PREPARE name FROM 'text' | @var`.
+    Prepare {
+        /// Statement name.
+        name: String,
+        /// The literal text, or the user variable holding it.
+        source: PrepareSource,
+    },
+    /// `EXECUTE name [USING @a, @b, ...]`.
+    Execute {
+        /// Statement name.
+        name: String,
+        /// User variables supplying the parameters.
+        using: Vec<String>,
+    },
+    /// `{DEALLOCATE | DROP} PREPARE name`.
+    Deallocate(String),
+}
+
+/// Where PREPARE takes its statement text from.
+#[derive(Debug, Clone)]
+pub enum PrepareSource {
+    /// A string literal.
+    Text(String),
+    /// A user variable (`@name`, without the `@`).
+    Var(String),
+}
+
+fn tok_word(t: &Token) -> Option<String> {
+    match t {
+        Token::Word(w) => Some(w.value.clone()),
+        _ => None,
+    }
+}
+
+/// Parses the SQL-level prepared statement commands from non-whitespace tokens.
+fn prepared_stmt(toks: &[Token]) -> Option<Result<Stmt>> {
+    let up = |i: usize| {
+        toks.get(i)
+            .and_then(tok_word)
+            .map(|w| w.to_ascii_uppercase())
+    };
+    let bad = || {
+        Some(Err(Error::parse(
+            toks.iter()
+                .map(|t| t.to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+        )))
+    };
+    match up(0).as_deref() {
+        Some("PREPARE") => {
+            let name = toks.get(1).and_then(tok_word)?;
+            if up(2).as_deref() != Some("FROM") {
+                return bad();
+            }
+            let source = match toks.get(3) {
+                Some(Token::SingleQuotedString(s)) | Some(Token::DoubleQuotedString(s)) => {
+                    PrepareSource::Text(s.clone())
+                }
+                Some(Token::Word(w)) if w.value.starts_with('@') => {
+                    PrepareSource::Var(w.value[1..].to_string())
+                }
+                _ => return bad(),
+            };
+            if toks.len() > 4 {
+                return bad();
+            }
+            Some(Ok(Stmt::Prepare { name, source }))
+        }
+        Some("EXECUTE") => {
+            let name = toks.get(1).and_then(tok_word)?;
+            let mut using = Vec::new();
+            if toks.len() > 2 {
+                if up(2).as_deref() != Some("USING") {
+                    return bad();
+                }
+                for t in &toks[3..] {
+                    match t {
+                        Token::Comma => {}
+                        Token::Word(w) if w.value.starts_with('@') => {
+                            using.push(w.value[1..].to_string())
+                        }
+                        _ => return bad(),
+                    }
+                }
+            }
+            Some(Ok(Stmt::Execute { name, using }))
+        }
+        Some("DEALLOCATE") | Some("DROP") if up(1).as_deref() == Some("PREPARE") => {
+            match toks.get(2).and_then(tok_word) {
+                Some(n) if toks.len() == 3 => Some(Ok(Stmt::Deallocate(n))),
+                _ => bad(),
+            }
+        }
+        _ => None,
+    }
 }
 
 /// One parsed statement plus facts the session needs about its text.
@@ -55,7 +151,9 @@ pub fn tokenize(sql: &str) -> Result<(Vec<TokenWithSpan>, usize, Vec<String>)> {
         match &t.token {
             Token::Placeholder(p) if p == "?" => {
                 params += 1;
-                res.push(TokenWithSpan::wrap(Token::Placeholder(format!("?{params}"))));
+                res.push(TokenWithSpan::wrap(Token::Placeholder(format!(
+                    "?{params}"
+                ))));
                 i += 1;
                 continue;
             }
@@ -63,10 +161,15 @@ pub fn tokenize(sql: &str) -> Result<(Vec<TokenWithSpan>, usize, Vec<String>)> {
                 let up = w.value.to_ascii_uppercase();
                 if up == "ZEROFILL" {
                     // remember the column name: the identifier before the type (best effort)
-                    if let Some(name) = res.iter().rev().filter_map(|t| match &t.token {
-                        Token::Word(w) => Some(w.value.clone()),
-                        _ => None,
-                    }).nth(2) {
+                    if let Some(name) = res
+                        .iter()
+                        .rev()
+                        .filter_map(|t| match &t.token {
+                            Token::Word(w) => Some(w.value.clone()),
+                            _ => None,
+                        })
+                        .nth(2)
+                    {
                         zerofill.push(name);
                     }
                     i += 1;
@@ -89,7 +192,10 @@ pub fn tokenize(sql: &str) -> Result<(Vec<TokenWithSpan>, usize, Vec<String>)> {
                     continue;
                 }
                 if up == "WITH" && words_follow(&out, i + 1, &["CONSISTENT", "SNAPSHOT"]) {
-                    let prev = res.iter().rev().find(|t| !matches!(t.token, Token::Whitespace(_)));
+                    let prev = res
+                        .iter()
+                        .rev()
+                        .find(|t| !matches!(t.token, Token::Whitespace(_)));
                     if matches!(prev.map(|t| &t.token), Some(Token::Word(w)) if w.value.eq_ignore_ascii_case("TRANSACTION"))
                     {
                         i = skip_words(&out, i + 1, 2);
@@ -133,9 +239,11 @@ fn words_follow(toks: &[TokenWithSpan], mut i: usize, words: &[&str]) -> bool {
     for w in words {
         match next_non_ws_idx(toks, i) {
             Some(j) => match &toks[j].token {
-                Token::Word(Word { value, quote_style: None, .. }) if value.eq_ignore_ascii_case(w) => {
-                    i = j + 1
-                }
+                Token::Word(Word {
+                    value,
+                    quote_style: None,
+                    ..
+                }) if value.eq_ignore_ascii_case(w) => i = j + 1,
                 _ => return false,
             },
             None => return false,
@@ -160,7 +268,11 @@ fn expand_versioned(raw: Vec<TokenWithSpan>, out: &mut Vec<TokenWithSpan>) -> Re
         if let Token::Whitespace(Whitespace::MultiLineComment(text)) = &t.token {
             if let Some(rest) = text.strip_prefix('!') {
                 let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
-                let version = if digits.len() >= 5 { digits[..5].parse::<u32>().unwrap_or(0) } else { 0 };
+                let version = if digits.len() >= 5 {
+                    digits[..5].parse::<u32>().unwrap_or(0)
+                } else {
+                    0
+                };
                 let body = if digits.len() >= 5 { &rest[5..] } else { rest };
                 if version <= MYSQL_VERSION_ID {
                     let dialect = MySqlDialect {};
@@ -193,7 +305,10 @@ pub fn parse(sql: &str) -> Result<Vec<Parsed>> {
             cur.clear();
             return Ok(());
         }
-        let params = cur.iter().filter(|t| matches!(t.token, Token::Placeholder(_))).count();
+        let params = cur
+            .iter()
+            .filter(|t| matches!(t.token, Token::Placeholder(_)))
+            .count();
         // renumber placeholders from 1 within this statement
         let mut n = 0;
         for t in cur.iter_mut() {
@@ -204,14 +319,29 @@ pub fn parse(sql: &str) -> Result<Vec<Parsed>> {
         }
         let text: String = cur.iter().map(|t| t.token.to_string()).collect();
         let toks = std::mem::take(cur);
-        let first = toks.iter().find(|t| !matches!(t.token, Token::Whitespace(_)));
-        let is_show = matches!(first.map(|t| &t.token), Some(Token::Word(w)) if w.keyword == Keyword::SHOW);
+        let first = toks
+            .iter()
+            .find(|t| !matches!(t.token, Token::Whitespace(_)));
+        let is_show =
+            matches!(first.map(|t| &t.token), Some(Token::Word(w)) if w.keyword == Keyword::SHOW);
+        let plain: Vec<Token> = toks
+            .iter()
+            .map(|t| t.token.clone())
+            .filter(|t| !matches!(t, Token::Whitespace(_)))
+            .collect();
         let stmt = if is_show {
-            Stmt::Show(toks.into_iter().map(|t| t.token).filter(|t| !matches!(t, Token::Whitespace(_))).skip(1).collect())
+            Stmt::Show(plain.into_iter().skip(1).collect())
+        } else if let Some(p) = prepared_stmt(&plain) {
+            p?
         } else {
             Stmt::Ast(parse_tokens(toks, &text)?)
         };
-        stmts.push(Parsed { stmt, sql: sql.to_string(), params, zerofill_columns: zerofill.clone() });
+        stmts.push(Parsed {
+            stmt,
+            sql: sql.to_string(),
+            params,
+            zerofill_columns: zerofill.clone(),
+        });
         Ok(())
     };
     for t in tokens {
@@ -233,7 +363,9 @@ fn parse_tokens(tokens: Vec<TokenWithSpan>, text: &str) -> Result<Statement> {
     let mut parser = Parser::new(&dialect)
         .with_options(ParserOptions::new().with_trailing_commas(false))
         .with_tokens_with_locations(tokens);
-    let stmt = parser.parse_statement().map_err(|e| Error::parse(short_near(text, &e.to_string())))?;
+    let stmt = parser
+        .parse_statement()
+        .map_err(|e| Error::parse(short_near(text, &e.to_string())))?;
     // anything left over is a syntax error
     loop {
         match parser.peek_token().token {
@@ -272,9 +404,14 @@ fn short_near(text: &str, msg: &str) -> String {
 /// Parses an expression from tokens (used by SHOW ... WHERE).
 pub fn parse_expr_tokens(tokens: Vec<Token>) -> Result<sqlparser::ast::Expr> {
     let dialect = MySqlDialect {};
-    let text: String = tokens.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(" ");
+    let text: String = tokens
+        .iter()
+        .map(|t| t.to_string())
+        .collect::<Vec<_>>()
+        .join(" ");
     let mut p = Parser::new(&dialect).with_tokens(tokens);
-    p.parse_expr().map_err(|e| Error::parse(short_near(&text, &e.to_string())))
+    p.parse_expr()
+        .map_err(|e| Error::parse(short_near(&text, &e.to_string())))
 }
 
 #[cfg(test)]
@@ -283,7 +420,8 @@ mod tests {
 
     #[test]
     fn versioned_comments_are_honoured() {
-        let p = parse("CREATE TABLE t (a INT) /*!50100 ENGINE=InnoDB */ /*!99999 garbage */").unwrap();
+        let p =
+            parse("CREATE TABLE t (a INT) /*!50100 ENGINE=InnoDB */ /*!99999 garbage */").unwrap();
         assert_eq!(p.len(), 1);
         assert!(matches!(&p[0].stmt, Stmt::Ast(s) if s.to_string().contains("ENGINE")));
     }
@@ -302,6 +440,20 @@ mod tests {
         parse("SELECT 7 MOD 2, MOD(7, 2)").unwrap();
         parse("CREATE TABLE t (a INT(5) UNSIGNED ZEROFILL)").unwrap();
         parse("START TRANSACTION WITH CONSISTENT SNAPSHOT").unwrap();
+    }
+
+    #[test]
+    fn sql_prepared_statements() {
+        let p =
+            parse("PREPARE s FROM 'SELECT ? + ?'; EXECUTE s USING @a, @b; DEALLOCATE PREPARE s")
+                .unwrap();
+        assert!(
+            matches!(&p[0].stmt, Stmt::Prepare { name, source: PrepareSource::Text(t) } if name == "s" && t == "SELECT ? + ?")
+        );
+        assert!(
+            matches!(&p[1].stmt, Stmt::Execute { using, .. } if using == &["a".to_string(), "b".to_string()])
+        );
+        assert!(matches!(&p[2].stmt, Stmt::Deallocate(n) if n == "s"));
     }
 
     #[test]

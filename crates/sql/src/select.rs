@@ -63,19 +63,54 @@ pub fn source_text(sql: &str, node: &impl Spanned) -> Option<String> {
         let mut idx = 0usize;
         for (i, l) in sql.split_inclusive('\n').enumerate() {
             if i as u64 + 1 == line {
-                let b = l.char_indices().nth(col.saturating_sub(1) as usize).map(|(b, _)| b).unwrap_or(l.len());
+                let b = l
+                    .char_indices()
+                    .nth(col.saturating_sub(1) as usize)
+                    .map(|(b, _)| b)
+                    .unwrap_or(l.len());
                 return Some(idx + b);
             }
             idx += l.len();
         }
         None
     };
-    let (a, b) = (off(span.start.line, span.start.column)?, off(span.end.line, span.end.column)?);
-    if a < b && b <= sql.len() {
-        Some(sql[a..b].to_string())
-    } else {
-        None
+    let (a, mut b) = (
+        off(span.start.line, span.start.column)?,
+        off(span.end.line, span.end.column)?,
+    );
+    if a >= b || b > sql.len() {
+        return None;
     }
+    // sqlparser's span of a function call can stop at its name or at its last argument:
+    // extend until the parentheses opened inside the expression are closed (skipping quotes).
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    let mut end = b;
+    for (i, ch) in sql[a..].char_indices() {
+        let pos = a + i;
+        if pos >= b && depth == 0 && quote.is_none() {
+            // past the span: only continue into an argument list that starts right here
+            if pos == b && ch == '(' {
+                depth = 1;
+                continue;
+            }
+            end = pos;
+            break;
+        }
+        end = pos + ch.len_utf8();
+        match quote {
+            Some(q) if ch == q => quote = None,
+            Some(_) => {}
+            None => match ch {
+                '\'' | '"' | '`' => quote = Some(ch),
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ => {}
+            },
+        }
+    }
+    b = end.max(b);
+    Some(sql[a..b].to_string())
 }
 
 /// Column metadata for a static expression type.
@@ -84,19 +119,51 @@ pub fn meta_for_type(name: &str, t: &ExprType) -> ColumnMeta {
     let (field_type, length, decimals, charset, mut flags) = match t {
         ExprType::Null => (ft::NULL, 0, 0, 63, 0),
         ExprType::Int => (ft::LONGLONG, 21, 0, 63, column_flags::NUM),
-        ExprType::UInt => (ft::LONGLONG, 21, 0, 63, column_flags::NUM | column_flags::UNSIGNED),
+        ExprType::UInt => (
+            ft::LONGLONG,
+            21,
+            0,
+            63,
+            column_flags::NUM | column_flags::UNSIGNED,
+        ),
         ExprType::Double => (ft::DOUBLE, 23, 31, 63, column_flags::NUM),
-        ExprType::Decimal { precision, scale } => (ft::NEWDECIMAL, *precision as u32 + 2, *scale, 63, column_flags::NUM),
+        ExprType::Decimal { precision, scale } => (
+            ft::NEWDECIMAL,
+            *precision as u32 + 2,
+            *scale,
+            63,
+            column_flags::NUM,
+        ),
         ExprType::Str { max_chars } => (ft::VAR_STRING, max_chars.saturating_mul(4), 31, 255, 0),
         ExprType::Bytes { max_len } => (ft::VAR_STRING, *max_len, 31, 63, column_flags::BINARY),
         ExprType::Date => (ft::DATE, 10, 0, 63, column_flags::BINARY),
-        ExprType::DateTime { fsp } => (ft::DATETIME, 19 + if *fsp > 0 { *fsp as u32 + 1 } else { 0 }, *fsp, 63, column_flags::BINARY),
-        ExprType::Time { fsp } => (ft::TIME, 10 + if *fsp > 0 { *fsp as u32 + 1 } else { 0 }, *fsp, 63, column_flags::BINARY),
+        ExprType::DateTime { fsp } => (
+            ft::DATETIME,
+            19 + if *fsp > 0 { *fsp as u32 + 1 } else { 0 },
+            *fsp,
+            63,
+            column_flags::BINARY,
+        ),
+        ExprType::Time { fsp } => (
+            ft::TIME,
+            10 + if *fsp > 0 { *fsp as u32 + 1 } else { 0 },
+            *fsp,
+            63,
+            column_flags::BINARY,
+        ),
     };
     if matches!(t, ExprType::Int | ExprType::UInt) {
         flags |= column_flags::BINARY;
     }
-    ColumnMeta { name: name.to_string(), charset, length, field_type, flags, decimals, ..Default::default() }
+    ColumnMeta {
+        name: name.to_string(),
+        charset,
+        length,
+        field_type,
+        flags,
+        decimals,
+        ..Default::default()
+    }
 }
 
 /// Builds the scope for a table (columns at offsets 0..n).
@@ -154,7 +221,11 @@ fn column_meta(scope: &Scope, i: usize, alias: &str) -> ColumnMeta {
 
 /// Resolves a table reference to its definition.
 pub fn resolve_table<E: KvEngine>(s: &Session<E>, name: &ast::ObjectName) -> Result<Arc<TableDef>> {
-    let parts: Vec<String> = name.0.iter().map(|p| p.to_string().trim_matches('`').to_string()).collect();
+    let parts: Vec<String> = name
+        .0
+        .iter()
+        .map(|p| p.to_string().trim_matches('`').to_string())
+        .collect();
     let (db, tbl) = match parts.as_slice() {
         [t] => (s.db.clone().ok_or_else(Error::no_db)?, t.clone()),
         [d, t] => (d.clone(), t.clone()),
@@ -163,7 +234,9 @@ pub fn resolve_table<E: KvEngine>(s: &Session<E>, name: &ast::ObjectName) -> Res
     if let Some(t) = crate::show::system_table(s, &db, &tbl)? {
         return Ok(t);
     }
-    s.storage().get_table(&db, &tbl)?.ok_or_else(|| Error::no_such_table(&db, &tbl))
+    s.storage()
+        .get_table(&db, &tbl)?
+        .ok_or_else(|| Error::no_such_table(&db, &tbl))
 }
 
 /// Binds a query into a plan.
@@ -194,7 +267,17 @@ pub fn plan<E: KvEngine>(s: &mut Session<E>, q: &ast::Query, sql: &str) -> Resul
     let mut aggs: Vec<AggCall> = Vec::new();
     // WHERE
     let filter = match &sel.selection {
-        Some(w) => Some(Binder { scope: &scope, env: &*s, aggs: None, clause: "where clause", agg_base: ncols, aliases: None }.bind(w)?),
+        Some(w) => Some(
+            Binder {
+                scope: &scope,
+                env: &*s,
+                aggs: None,
+                clause: "where clause",
+                agg_base: ncols,
+                aliases: None,
+            }
+            .bind(w)?,
+        ),
         None => None,
     };
     // select list
@@ -214,7 +297,12 @@ pub fn plan<E: KvEngine>(s: &mut Session<E>, q: &ast::Query, sql: &str) -> Resul
             }
             ast::SelectItem::QualifiedWildcard(kind, _) => {
                 let q = kind.to_string();
-                let q = q.rsplit('.').next().unwrap_or(&q).trim_matches('`').to_string();
+                let q = q
+                    .rsplit('.')
+                    .next()
+                    .unwrap_or(&q)
+                    .trim_matches('`')
+                    .to_string();
                 let mut any = false;
                 for i in 0..ncols {
                     if scope.cols[i].table == q {
@@ -224,16 +312,29 @@ pub fn plan<E: KvEngine>(s: &mut Session<E>, q: &ast::Query, sql: &str) -> Resul
                     }
                 }
                 if !any {
-                    return Err(Error::new(codes::ER_BAD_TABLE_ERROR, format!("Unknown table '{q}'")));
+                    return Err(Error::new(
+                        codes::ER_BAD_TABLE_ERROR,
+                        format!("Unknown table '{q}'"),
+                    ));
                 }
             }
             ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
-                let bound = Binder { scope: &scope, env: &*s, aggs: Some(&mut aggs), clause: "field list", agg_base: ncols, aliases: None }.bind(e)?;
+                let bound = Binder {
+                    scope: &scope,
+                    env: &*s,
+                    aggs: Some(&mut aggs),
+                    clause: "field list",
+                    agg_base: ncols,
+                    aliases: None,
+                }
+                .bind(e)?;
                 let name = match item {
                     ast::SelectItem::ExprWithAlias { alias, .. } => alias.value.clone(),
                     _ => match e {
                         ast::Expr::Identifier(id) => id.value.clone(),
-                        ast::Expr::CompoundIdentifier(ids) => ids.last().map(|i| i.value.clone()).unwrap_or_default(),
+                        ast::Expr::CompoundIdentifier(ids) => {
+                            ids.last().map(|i| i.value.clone()).unwrap_or_default()
+                        }
                         _ => source_text(sql, e).unwrap_or_else(|| e.to_string()),
                     },
                 };
@@ -259,14 +360,33 @@ pub fn plan<E: KvEngine>(s: &mut Session<E>, q: &ast::Query, sql: &str) -> Resul
     let mut group_by = Vec::new();
     if let ast::GroupByExpr::Expressions(exprs, _) = &sel.group_by {
         for g in exprs {
-            group_by.push(bind_order_expr(s, &scope, &items, &aliases, g, ncols, &mut aggs, "group statement")?);
+            group_by.push(bind_order_expr(
+                s,
+                &scope,
+                &items,
+                &aliases,
+                g,
+                ncols,
+                &mut aggs,
+                "group statement",
+            )?);
         }
     } else {
         return Err(Error::not_supported("GROUP BY ALL"));
     }
     // HAVING
     let having = match &sel.having {
-        Some(h) => Some(Binder { scope: &scope, env: &*s, aggs: Some(&mut aggs), clause: "having clause", agg_base: ncols, aliases: Some(&aliases) }.bind(h)?),
+        Some(h) => Some(
+            Binder {
+                scope: &scope,
+                env: &*s,
+                aggs: Some(&mut aggs),
+                clause: "having clause",
+                agg_base: ncols,
+                aliases: Some(&aliases),
+            }
+            .bind(h)?,
+        ),
         None => None,
     };
     // ORDER BY
@@ -274,7 +394,16 @@ pub fn plan<E: KvEngine>(s: &mut Session<E>, q: &ast::Query, sql: &str) -> Resul
     if let Some(ob) = &q.order_by {
         if let ast::OrderByKind::Expressions(list) = &ob.kind {
             for o in list {
-                let e = bind_order_expr(s, &scope, &items, &aliases, &o.expr, ncols, &mut aggs, "order clause")?;
+                let e = bind_order_expr(
+                    s,
+                    &scope,
+                    &items,
+                    &aliases,
+                    &o.expr,
+                    ncols,
+                    &mut aggs,
+                    "order clause",
+                )?;
                 order.push((e, matches!(o.options.sort, Some(ast::OrderBySort::Desc))));
             }
         }
@@ -283,7 +412,17 @@ pub fn plan<E: KvEngine>(s: &mut Session<E>, q: &ast::Query, sql: &str) -> Resul
     let (limit, offset) = match &q.limit_clause {
         None => (None, None),
         Some(ast::LimitClause::LimitOffset { limit, offset, .. }) => {
-            let b = |s: &Session<E>, e: &ast::Expr| Binder { scope: &Scope::default(), env: s, aggs: None, clause: "limit", agg_base: 0, aliases: None }.bind(e);
+            let b = |s: &Session<E>, e: &ast::Expr| {
+                Binder {
+                    scope: &Scope::default(),
+                    env: s,
+                    aggs: None,
+                    clause: "limit",
+                    agg_base: 0,
+                    aliases: None,
+                }
+                .bind(e)
+            };
             (
                 match limit {
                     Some(l) => Some(b(s, l)?),
@@ -296,7 +435,17 @@ pub fn plan<E: KvEngine>(s: &mut Session<E>, q: &ast::Query, sql: &str) -> Resul
             )
         }
         Some(ast::LimitClause::OffsetCommaLimit { offset, limit }) => {
-            let b = |s: &Session<E>, e: &ast::Expr| Binder { scope: &Scope::default(), env: s, aggs: None, clause: "limit", agg_base: 0, aliases: None }.bind(e);
+            let b = |s: &Session<E>, e: &ast::Expr| {
+                Binder {
+                    scope: &Scope::default(),
+                    env: s,
+                    aggs: None,
+                    clause: "limit",
+                    agg_base: 0,
+                    aliases: None,
+                }
+                .bind(e)
+            };
             (Some(b(s, limit)?), Some(b(s, offset)?))
         }
     };
@@ -331,7 +480,16 @@ pub fn plan<E: KvEngine>(s: &mut Session<E>, q: &ast::Query, sql: &str) -> Resul
 }
 
 #[allow(clippy::too_many_arguments)]
-fn bind_order_expr<E: KvEngine>(s: &Session<E>, scope: &Scope, items: &[Expr], aliases: &[(String, Expr)], e: &ast::Expr, ncols: usize, aggs: &mut Vec<AggCall>, clause: &'static str) -> Result<Expr> {
+fn bind_order_expr<E: KvEngine>(
+    s: &Session<E>,
+    scope: &Scope,
+    items: &[Expr],
+    aliases: &[(String, Expr)],
+    e: &ast::Expr,
+    ncols: usize,
+    aggs: &mut Vec<AggCall>,
+    clause: &'static str,
+) -> Result<Expr> {
     if let ast::Expr::Value(v) = e {
         if let ast::Value::Number(n, _) = &v.value {
             let pos: usize = n.parse().map_err(|_| Error::parse(n))?;
@@ -341,11 +499,23 @@ fn bind_order_expr<E: KvEngine>(s: &Session<E>, scope: &Scope, items: &[Expr], a
             return Ok(items[pos - 1].clone());
         }
     }
-    Binder { scope, env: s, aggs: Some(aggs), clause, agg_base: ncols, aliases: Some(aliases) }.bind(e)
+    Binder {
+        scope,
+        env: s,
+        aggs: Some(aggs),
+        clause,
+        agg_base: ncols,
+        aliases: Some(aliases),
+    }
+    .bind(e)
 }
 
 /// Result columns of a query (for COM_STMT_PREPARE).
-pub fn describe<E: KvEngine>(s: &mut Session<E>, q: &ast::Query, sql: &str) -> Result<Vec<ColumnMeta>> {
+pub fn describe<E: KvEngine>(
+    s: &mut Session<E>,
+    q: &ast::Query,
+    sql: &str,
+) -> Result<Vec<ColumnMeta>> {
     Ok(plan(s, q, sql)?.columns)
 }
 
@@ -384,7 +554,13 @@ pub fn fetch<E: KvEngine>(
     let mut limit = None;
     if let Some((col, desc)) = order_hint {
         let idx = &t.indexes[path.index];
-        if ranges.len() == 1 && path.eq_prefixes[0].is_empty() && idx.columns.first().is_some_and(|c| c.col == col && c.prefix_len.is_none()) {
+        if ranges.len() == 1
+            && path.eq_prefixes[0].is_empty()
+            && idx
+                .columns
+                .first()
+                .is_some_and(|c| c.col == col && c.prefix_len.is_none())
+        {
             reverse = desc;
             limit = limit_hint;
         }
@@ -431,8 +607,18 @@ pub fn fetch<E: KvEngine>(
 
 enum AggState {
     Count(u64),
-    Sum { dec: Option<rust_decimal::Decimal>, dbl: Option<f64>, any_double: bool },
-    Avg { dec: rust_decimal::Decimal, dbl: f64, any_double: bool, n: u64, scale: u32 },
+    Sum {
+        dec: Option<rust_decimal::Decimal>,
+        dbl: Option<f64>,
+        any_double: bool,
+    },
+    Avg {
+        dec: rust_decimal::Decimal,
+        dbl: f64,
+        any_double: bool,
+        n: u64,
+        scale: u32,
+    },
     MinMax(Option<Value>),
     Bit(u64),
     Concat(Vec<String>),
@@ -441,8 +627,18 @@ enum AggState {
 fn new_state(a: &AggCall) -> AggState {
     match a.func {
         AggFunc::Count => AggState::Count(0),
-        AggFunc::Sum => AggState::Sum { dec: None, dbl: None, any_double: false },
-        AggFunc::Avg => AggState::Avg { dec: rust_decimal::Decimal::ZERO, dbl: 0.0, any_double: false, n: 0, scale: 0 },
+        AggFunc::Sum => AggState::Sum {
+            dec: None,
+            dbl: None,
+            any_double: false,
+        },
+        AggFunc::Avg => AggState::Avg {
+            dec: rust_decimal::Decimal::ZERO,
+            dbl: 0.0,
+            any_double: false,
+            n: 0,
+            scale: 0,
+        },
         AggFunc::Min | AggFunc::Max => AggState::MinMax(None),
         AggFunc::BitAnd => AggState::Bit(u64::MAX),
         AggFunc::BitOr | AggFunc::BitXor => AggState::Bit(0),
@@ -451,7 +647,10 @@ fn new_state(a: &AggCall) -> AggState {
 }
 
 fn is_double(v: &Value) -> bool {
-    matches!(v, Value::Double(_) | Value::Float(_) | Value::Str(_) | Value::Bytes(_))
+    matches!(
+        v,
+        Value::Double(_) | Value::Float(_) | Value::Str(_) | Value::Bytes(_)
+    )
 }
 
 fn update_state(st: &mut AggState, a: &AggCall, v: Value, ctx: &mut EvalCtx<'_>) -> Result<()> {
@@ -460,18 +659,35 @@ fn update_state(st: &mut AggState, a: &AggCall, v: Value, ctx: &mut EvalCtx<'_>)
     }
     match st {
         AggState::Count(n) => *n += 1,
-        AggState::Sum { dec, dbl, any_double } => {
+        AggState::Sum {
+            dec,
+            dbl,
+            any_double,
+        } => {
             if is_double(&v) || *any_double {
                 *any_double = true;
                 let x = func::convert::to_f64(&v, ctx.warnings).unwrap_or(0.0);
-                *dbl = Some(dbl.unwrap_or_else(|| dec.map(|d| d.to_string().parse().unwrap_or(0.0)).unwrap_or(0.0)) + x);
+                *dbl = Some(
+                    dbl.unwrap_or_else(|| {
+                        dec.map(|d| d.to_string().parse().unwrap_or(0.0))
+                            .unwrap_or(0.0)
+                    }) + x,
+                );
             } else {
                 let x = func::convert::to_decimal(&v, ctx.warnings).unwrap_or_default();
                 let cur = dec.unwrap_or_default();
-                *dec = Some(cur.checked_add(x).ok_or_else(|| Error::new(codes::ER_DATA_OUT_OF_RANGE, "DECIMAL value is out of range"))?);
+                *dec = Some(cur.checked_add(x).ok_or_else(|| {
+                    Error::new(codes::ER_DATA_OUT_OF_RANGE, "DECIMAL value is out of range")
+                })?);
             }
         }
-        AggState::Avg { dec, dbl, any_double, n, scale } => {
+        AggState::Avg {
+            dec,
+            dbl,
+            any_double,
+            n,
+            scale,
+        } => {
             *n += 1;
             if is_double(&v) {
                 *any_double = true;
@@ -507,7 +723,9 @@ fn update_state(st: &mut AggState, a: &AggCall, v: Value, ctx: &mut EvalCtx<'_>)
                 _ => *b ^= x,
             }
         }
-        AggState::Concat(parts) => parts.push(func::convert::to_string_value(&v).unwrap_or_default()),
+        AggState::Concat(parts) => {
+            parts.push(func::convert::to_string_value(&v).unwrap_or_default())
+        }
     }
     Ok(())
 }
@@ -515,21 +733,34 @@ fn update_state(st: &mut AggState, a: &AggCall, v: Value, ctx: &mut EvalCtx<'_>)
 fn finish_state(st: AggState, a: &AggCall) -> Value {
     match st {
         AggState::Count(n) => Value::Int(n as i64),
-        AggState::Sum { dec, dbl, any_double } => {
+        AggState::Sum {
+            dec,
+            dbl,
+            any_double,
+        } => {
             if any_double {
                 dbl.map(Value::Double).unwrap_or(Value::Null)
             } else {
                 dec.map(Value::Decimal).unwrap_or(Value::Null)
             }
         }
-        AggState::Avg { dec, dbl, any_double, n, scale } => {
+        AggState::Avg {
+            dec,
+            dbl,
+            any_double,
+            n,
+            scale,
+        } => {
             if n == 0 {
                 Value::Null
             } else if any_double {
                 Value::Double(dbl / n as f64)
             } else {
                 let q = dec / rust_decimal::Decimal::from(n);
-                Value::Decimal(q.round_dp_with_strategy(scale + 4, rust_decimal::RoundingStrategy::MidpointAwayFromZero))
+                Value::Decimal(q.round_dp_with_strategy(
+                    scale + 4,
+                    rust_decimal::RoundingStrategy::MidpointAwayFromZero,
+                ))
             }
         }
         AggState::MinMax(v) => v.unwrap_or(Value::Null),
@@ -553,13 +784,35 @@ fn finish_state(st: AggState, a: &AggCall) -> Value {
 }
 
 /// Runs a SELECT.
-pub fn execute<E: KvEngine>(s: &mut Session<E>, q: &ast::Query, params: &[Value], sql: &str) -> Result<Output> {
+pub fn execute<E: KvEngine>(
+    s: &mut Session<E>,
+    q: &ast::Query,
+    params: &[Value],
+    sql: &str,
+) -> Result<Output> {
     let p = plan(s, q, sql)?;
     let mut fnctx = s.fn_ctx();
     let killed = s.killed.clone();
     let mut warnings = std::mem::take(&mut s.warnings);
-    let div = s.var("div_precision_increment").and_then(|v| if let Value::Int(i) = v { Some(i as u8) } else { None }).unwrap_or(4);
-    let mut ctx = EvalCtx { params, warnings: &mut warnings, fnctx: &mut fnctx, killed: &killed, div_precision: div, strict_div_zero: false, set_last_insert_id: None };
+    let div = s
+        .var("div_precision_increment")
+        .and_then(|v| {
+            if let Value::Int(i) = v {
+                Some(i as u8)
+            } else {
+                None
+            }
+        })
+        .unwrap_or(4);
+    let mut ctx = EvalCtx {
+        params,
+        warnings: &mut warnings,
+        fnctx: &mut fnctx,
+        killed: &killed,
+        div_precision: div,
+        strict_div_zero: false,
+        set_last_insert_id: None,
+    };
     let r = run_plan(s, &p, &mut ctx);
     let set_lid = ctx.set_last_insert_id;
     s.warnings = warnings;
@@ -570,16 +823,23 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, q: &ast::Query, params: &[Value]
     s.found_rows = rows.len() as u64;
     if !p.into_vars.is_empty() {
         if rows.len() > 1 {
-            return Err(Error::new(codes::ER_TOO_MANY_ROWS, "Result consisted of more than one row"));
+            return Err(Error::new(
+                codes::ER_TOO_MANY_ROWS,
+                "Result consisted of more than one row",
+            ));
         }
         if let Some(row) = rows.first() {
             for (name, v) in p.into_vars.iter().zip(row.iter()) {
-                s.user_vars.insert(name.trim_start_matches('@').to_ascii_lowercase(), v.clone());
+                s.user_vars
+                    .insert(name.trim_start_matches('@').to_ascii_lowercase(), v.clone());
             }
         }
         return Ok(Output::ok(rows.len() as u64));
     }
-    Ok(Output::Rows { columns: p.columns, rows })
+    Ok(Output::Rows {
+        columns: p.columns,
+        rows,
+    })
 }
 
 fn eval_limit(e: &Option<Expr>, ctx: &mut EvalCtx<'_>) -> Result<Option<u64>> {
@@ -593,7 +853,11 @@ fn eval_limit(e: &Option<Expr>, ctx: &mut EvalCtx<'_>) -> Result<Option<u64>> {
 }
 
 /// Executes a plan, returning the projected rows.
-pub fn run_plan<E: KvEngine>(s: &mut Session<E>, p: &Plan, ctx: &mut EvalCtx<'_>) -> Result<Vec<Vec<Value>>> {
+pub fn run_plan<E: KvEngine>(
+    s: &mut Session<E>,
+    p: &Plan,
+    ctx: &mut EvalCtx<'_>,
+) -> Result<Vec<Vec<Value>>> {
     let limit = eval_limit(&p.limit, ctx)?;
     let offset = eval_limit(&p.offset, ctx)?.unwrap_or(0);
     let source: Vec<Vec<Value>> = match &p.table {
@@ -616,14 +880,25 @@ pub fn run_plan<E: KvEngine>(s: &mut Session<E>, p: &Plan, ctx: &mut EvalCtx<'_>
                 _ => None,
             };
             let can_stream = simple && (p.order.is_empty() || order_hint.is_some());
-            let limit_hint = if can_stream { limit.map(|l| (l + offset) as usize) } else { None };
+            let limit_hint = if can_stream {
+                limit.map(|l| (l + offset) as usize)
+            } else {
+                None
+            };
             let order_hint = if simple { order_hint } else { None };
-            fetch(s, t, p.filter.as_ref(), ctx, p.lock, order_hint, limit_hint)?.into_iter().map(|(_, r)| r).collect()
+            fetch(s, t, p.filter.as_ref(), ctx, p.lock, order_hint, limit_hint)?
+                .into_iter()
+                .map(|(_, r)| r)
+                .collect()
         }
     };
     // grouping
     let mut rows: Vec<Vec<Value>> = if p.grouped {
-        let mut groups: Vec<(Vec<Value>, Vec<AggState>, Vec<std::collections::HashSet<Vec<u8>>>)> = Vec::new();
+        let mut groups: Vec<(
+            Vec<Value>,
+            Vec<AggState>,
+            Vec<std::collections::HashSet<Vec<u8>>>,
+        )> = Vec::new();
         let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
         for row in source {
             let mut key = Vec::new();
@@ -635,7 +910,11 @@ pub fn run_plan<E: KvEngine>(s: &mut Session<E>, p: &Plan, ctx: &mut EvalCtx<'_>
             let gi = match index.get(&key) {
                 Some(i) => *i,
                 None => {
-                    groups.push((row.clone(), p.aggs.iter().map(new_state).collect(), vec![Default::default(); p.aggs.len()]));
+                    groups.push((
+                        row.clone(),
+                        p.aggs.iter().map(new_state).collect(),
+                        vec![Default::default(); p.aggs.len()],
+                    ));
                     index.insert(key, groups.len() - 1);
                     groups.len() - 1
                 }
@@ -659,7 +938,11 @@ pub fn run_plan<E: KvEngine>(s: &mut Session<E>, p: &Plan, ctx: &mut EvalCtx<'_>
         if groups.is_empty() && p.group_by.is_empty() {
             // aggregate over no rows: one row of NULL columns + initial aggregates
             let ncols = p.scope.cols.len();
-            groups.push((vec![Value::Null; ncols], p.aggs.iter().map(new_state).collect(), vec![]));
+            groups.push((
+                vec![Value::Null; ncols],
+                p.aggs.iter().map(new_state).collect(),
+                vec![],
+            ));
         }
         let mut out = Vec::with_capacity(groups.len());
         for (mut first, states, _) in groups {
@@ -720,7 +1003,11 @@ pub fn run_plan<E: KvEngine>(s: &mut Session<E>, p: &Plan, ctx: &mut EvalCtx<'_>
     Ok(out)
 }
 
-fn sort_rows(rows: &mut Vec<Vec<Value>>, keys: &[(Expr, bool)], ctx: &mut EvalCtx<'_>) -> Result<()> {
+fn sort_rows(
+    rows: &mut Vec<Vec<Value>>,
+    keys: &[(Expr, bool)],
+    ctx: &mut EvalCtx<'_>,
+) -> Result<()> {
     let mut keyed: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(rows.len());
     for r in rows.drain(..) {
         let mut k = Vec::with_capacity(keys.len());
@@ -750,16 +1037,49 @@ fn sort_rows(rows: &mut Vec<Vec<Value>>, keys: &[(Expr, bool)], ctx: &mut EvalCt
 }
 
 /// EXPLAIN for a single-table SELECT (MySQL's traditional tabular format).
-pub fn explain<E: KvEngine>(s: &mut Session<E>, stmt: &ast::Statement, sql: &str) -> Result<Output> {
+pub fn explain<E: KvEngine>(
+    s: &mut Session<E>,
+    stmt: &ast::Statement,
+    sql: &str,
+) -> Result<Output> {
     let q = match stmt {
         ast::Statement::Query(q) => q,
         _ => return Err(Error::not_supported("EXPLAIN of this statement")),
     };
     let p = plan(s, q, sql)?;
-    let names = ["id", "select_type", "table", "partitions", "type", "possible_keys", "key", "key_len", "ref", "rows", "filtered", "Extra"];
-    let columns: Vec<ColumnMeta> = names.iter().map(|n| meta_for_type(n, &ExprType::Str { max_chars: 64 })).collect();
+    let names = [
+        "id",
+        "select_type",
+        "table",
+        "partitions",
+        "type",
+        "possible_keys",
+        "key",
+        "key_len",
+        "ref",
+        "rows",
+        "filtered",
+        "Extra",
+    ];
+    let columns: Vec<ColumnMeta> = names
+        .iter()
+        .map(|n| meta_for_type(n, &ExprType::Str { max_chars: 64 }))
+        .collect();
     let row = match &p.table {
-        None => vec![Value::Int(1), Value::Str("SIMPLE".into()), Value::Null, Value::Null, Value::Null, Value::Null, Value::Null, Value::Null, Value::Null, Value::Null, Value::Null, Value::Str("No tables used".into())],
+        None => vec![
+            Value::Int(1),
+            Value::Str("SIMPLE".into()),
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Str("No tables used".into()),
+        ],
         Some(t) => {
             let path = access::choose(t, p.filter.as_ref());
             let idx = &t.indexes[path.index];
@@ -767,7 +1087,8 @@ pub fn explain<E: KvEngine>(s: &mut Session<E>, stmt: &ast::Statement, sql: &str
                 ("ALL", Value::Null)
             } else if path.unique_point && path.eq_prefixes.len() == 1 {
                 ("const", Value::Str(idx.name.clone()))
-            } else if path.range.0.is_some() || path.range.1.is_some() || path.eq_prefixes.len() > 1 {
+            } else if path.range.0.is_some() || path.range.1.is_some() || path.eq_prefixes.len() > 1
+            {
                 ("range", Value::Str(idx.name.clone()))
             } else {
                 ("ref", Value::Str(idx.name.clone()))
@@ -785,9 +1106,16 @@ pub fn explain<E: KvEngine>(s: &mut Session<E>, stmt: &ast::Statement, sql: &str
                 Value::Null,
                 Value::Int(rows.max(1) as i64),
                 Value::Str("100.00".into()),
-                if p.filter.is_some() { Value::Str("Using where".into()) } else { Value::Null },
+                if p.filter.is_some() {
+                    Value::Str("Using where".into())
+                } else {
+                    Value::Null
+                },
             ]
         }
     };
-    Ok(Output::Rows { columns, rows: vec![row] })
+    Ok(Output::Rows {
+        columns,
+        rows: vec![row],
+    })
 }

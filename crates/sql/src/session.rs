@@ -16,7 +16,7 @@ use storage::txn::{Isolation, Txn, TxnOptions, WaitCtx};
 use storage::Storage;
 
 use crate::expr::{BindEnv, EvalCtx};
-use crate::parser::{self, Parsed, Stmt};
+use crate::parser::{self, Parsed, PrepareSource, Stmt};
 use crate::sysvars::{self, GlobalVars, Scope};
 
 /// Result of one statement.
@@ -43,7 +43,11 @@ pub enum Output {
 impl Output {
     /// An OK with `affected` rows.
     pub fn ok(affected: u64) -> Self {
-        Output::Ok { affected, last_insert_id: 0, info: String::new() }
+        Output::Ok {
+            affected,
+            last_insert_id: 0,
+            info: String::new(),
+        }
     }
 }
 
@@ -116,13 +120,21 @@ pub struct Instance<E: KvEngine> {
 impl<E: KvEngine> Instance<E> {
     /// A new instance over `storage`.
     pub fn new(storage: Arc<Storage<E>>, globals: GlobalVars) -> Arc<Self> {
-        Arc::new(Instance { storage, globals, status: Status::default(), processes: Mutex::new(HashMap::new()), started: Instant::now() })
+        Arc::new(Instance {
+            storage,
+            globals,
+            status: Status::default(),
+            processes: Mutex::new(HashMap::new()),
+            started: Instant::now(),
+        })
     }
 
     /// KILL [QUERY] id.
     pub fn kill(&self, id: u32, query_only: bool) -> Result<()> {
         let procs = self.processes.lock();
-        let p = procs.get(&id).ok_or_else(|| Error::new(codes::ER_NO_SUCH_THREAD, format!("Unknown thread id: {id}")))?;
+        let p = procs.get(&id).ok_or_else(|| {
+            Error::new(codes::ER_NO_SUCH_THREAD, format!("Unknown thread id: {id}"))
+        })?;
         p.kill_query.store(true, Ordering::SeqCst);
         if !query_only {
             p.kill_conn.store(true, Ordering::SeqCst);
@@ -161,6 +173,8 @@ pub struct Session<E: KvEngine> {
     pub(crate) row_count: i64,
     /// Diagnostics of the last statement.
     pub warnings: Vec<Warning>,
+    /// (warnings, errors) of the previous statement, for @@warning_count / @@error_count.
+    prev_warnings: (usize, usize),
     prepared: HashMap<u32, Prepared>,
     next_stmt_id: u32,
     /// Set by KILL QUERY.
@@ -196,7 +210,13 @@ impl<E: KvEngine> Drop for Session<E> {
 
 impl<E: KvEngine> Session<E> {
     /// Opens a session; fails with 1049 if `db` doesn't exist.
-    pub fn new(inst: Arc<Instance<E>>, conn_id: u32, user: &str, host: &str, db: Option<&str>) -> Result<Self> {
+    pub fn new(
+        inst: Arc<Instance<E>>,
+        conn_id: u32,
+        user: &str,
+        host: &str,
+        db: Option<&str>,
+    ) -> Result<Self> {
         let killed = Arc::new(AtomicBool::new(false));
         let kill_conn = Arc::new(AtomicBool::new(false));
         let mut s = Session {
@@ -213,6 +233,7 @@ impl<E: KvEngine> Session<E> {
             found_rows: 0,
             row_count: -1,
             warnings: Vec::new(),
+            prev_warnings: (0, 0),
             prepared: HashMap::new(),
             next_stmt_id: 1,
             killed: killed.clone(),
@@ -226,7 +247,16 @@ impl<E: KvEngine> Session<E> {
         }
         inst.processes.lock().insert(
             conn_id,
-            Process { user: user.into(), host: host.into(), db: s.db.clone(), command: "Sleep", info: None, since: Instant::now(), kill_query: killed, kill_conn },
+            Process {
+                user: user.into(),
+                host: host.into(),
+                db: s.db.clone(),
+                command: "Sleep",
+                info: None,
+                since: Instant::now(),
+                kill_query: killed,
+                kill_conn,
+            },
         );
         Ok(s)
     }
@@ -255,7 +285,9 @@ impl<E: KvEngine> Session<E> {
 
     /// The sql_mode as text.
     pub fn sql_mode(&self) -> String {
-        self.var("sql_mode").map(|v| v.to_string()).unwrap_or_default()
+        self.var("sql_mode")
+            .map(|v| v.to_string())
+            .unwrap_or_default()
     }
 
     /// True if a sql_mode flag is on.
@@ -280,7 +312,9 @@ impl<E: KvEngine> Session<E> {
         if self.autocommit() {
             f |= status_flags::AUTOCOMMIT;
         }
-        if self.explicit_txn || (!self.autocommit() && self.txn.as_ref().is_some_and(|t| t.has_writes())) {
+        if self.explicit_txn
+            || (!self.autocommit() && self.txn.as_ref().is_some_and(|t| t.has_writes()))
+        {
             f |= status_flags::IN_TRANS;
         }
         if self.mode("NO_BACKSLASH_ESCAPES") {
@@ -296,7 +330,9 @@ impl<E: KvEngine> Session<E> {
 
     /// The connection collation.
     pub fn collation(&self) -> Collation {
-        self.var("collation_connection").and_then(|v| Collation::from_name(&v.to_string())).unwrap_or_default()
+        self.var("collation_connection")
+            .and_then(|v| Collation::from_name(&v.to_string()))
+            .unwrap_or_default()
     }
 
     /// Number of warnings of the last statement.
@@ -357,11 +393,16 @@ impl<E: KvEngine> Session<E> {
             }
         };
         if parsed.len() > 1 && !multi {
-            return vec![Err(Error::parse(sql.split(';').nth(1).unwrap_or("").trim()))];
+            return vec![Err(Error::parse(
+                sql.split(';').nth(1).unwrap_or("").trim(),
+            ))];
         }
         let mut out = Vec::with_capacity(parsed.len());
         self.set_process("Query", Some(sql));
-        self.inst.status.threads_running.fetch_add(1, Ordering::Relaxed);
+        self.inst
+            .status
+            .threads_running
+            .fetch_add(1, Ordering::Relaxed);
         for p in &parsed {
             if p.params > 0 {
                 out.push(Err(Error::parse("?")));
@@ -374,7 +415,10 @@ impl<E: KvEngine> Session<E> {
                 break;
             }
         }
-        self.inst.status.threads_running.fetch_sub(1, Ordering::Relaxed);
+        self.inst
+            .status
+            .threads_running
+            .fetch_sub(1, Ordering::Relaxed);
         self.set_process("Sleep", None);
         out
     }
@@ -390,25 +434,41 @@ impl<E: KvEngine> Session<E> {
         let id = self.next_stmt_id;
         self.next_stmt_id += 1;
         let n = p.params;
-        self.prepared.insert(id, Prepared { parsed: p, columns: columns.clone() });
+        self.prepared.insert(
+            id,
+            Prepared {
+                parsed: p,
+                columns: columns.clone(),
+            },
+        );
         Ok((id, n, columns))
     }
 
     /// COM_STMT_EXECUTE.
     pub fn execute(&mut self, id: u32, params: &[Value]) -> Result<Output> {
         self.inst.status.questions.fetch_add(1, Ordering::Relaxed);
-        let p = self
-            .prepared
-            .get(&id)
-            .cloned()
-            .ok_or_else(|| Error::new(codes::ER_UNKNOWN_STMT_HANDLER, format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute")))?;
+        let p = self.prepared.get(&id).cloned().ok_or_else(|| {
+            Error::new(
+                codes::ER_UNKNOWN_STMT_HANDLER,
+                format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"),
+            )
+        })?;
         if params.len() < p.parsed.params {
-            return Err(Error::new(codes::ER_WRONG_ARGUMENTS, "Incorrect arguments to mysqld_stmt_execute"));
+            return Err(Error::new(
+                codes::ER_WRONG_ARGUMENTS,
+                "Incorrect arguments to mysqld_stmt_execute",
+            ));
         }
         self.set_process("Execute", Some(&p.parsed.sql));
-        self.inst.status.threads_running.fetch_add(1, Ordering::Relaxed);
+        self.inst
+            .status
+            .threads_running
+            .fetch_add(1, Ordering::Relaxed);
         let r = self.run(&p.parsed, params);
-        self.inst.status.threads_running.fetch_sub(1, Ordering::Relaxed);
+        self.inst
+            .status
+            .threads_running
+            .fetch_sub(1, Ordering::Relaxed);
         self.set_process("Sleep", None);
         r
     }
@@ -429,12 +489,25 @@ impl<E: KvEngine> Session<E> {
     /// Begins a transaction if none is open.
     pub(crate) fn ensure_txn(&mut self) -> &mut Txn<E> {
         if self.txn.is_none() {
-            let iso = match self.var("transaction_isolation").map(|v| v.to_string()).as_deref() {
+            let iso = match self
+                .var("transaction_isolation")
+                .map(|v| v.to_string())
+                .as_deref()
+            {
                 Some("READ-COMMITTED") | Some("READ-UNCOMMITTED") => Isolation::ReadCommitted,
                 _ => Isolation::RepeatableRead,
             };
-            let timeout = std::time::Duration::from_secs(self.var_int("innodb_lock_wait_timeout", 50).max(0) as u64);
-            let opts = TxnOptions { isolation: iso, wait: WaitCtx { timeout, killed: self.killed.clone(), observer: None } };
+            let timeout = std::time::Duration::from_secs(
+                self.var_int("innodb_lock_wait_timeout", 50).max(0) as u64,
+            );
+            let opts = TxnOptions {
+                isolation: iso,
+                wait: WaitCtx {
+                    timeout,
+                    killed: self.killed.clone(),
+                    observer: None,
+                },
+            };
             self.txn = Some(self.inst.storage.begin(opts));
         }
         self.txn.as_mut().expect("just created")
@@ -444,7 +517,12 @@ impl<E: KvEngine> Session<E> {
     pub(crate) fn commit(&mut self) -> Result<()> {
         self.explicit_txn = false;
         if let Some(t) = self.txn.take() {
-            let sync = self.inst.globals.get("innodb_flush_log_at_trx_commit").map(|v| v != Value::Int(0) && v != Value::Int(2)).unwrap_or(true);
+            let sync = self
+                .inst
+                .globals
+                .get("innodb_flush_log_at_trx_commit")
+                .map(|v| v != Value::Int(0) && v != Value::Int(2))
+                .unwrap_or(true);
             t.commit(sync)?;
         }
         Ok(())
@@ -465,13 +543,18 @@ impl<E: KvEngine> Session<E> {
         }
         let utc = chrono::Utc::now();
         let micros = utc.timestamp_micros();
-        let ts = self.var("timestamp").map(|v| v.to_string()).unwrap_or_default();
+        let ts = self
+            .var("timestamp")
+            .map(|v| v.to_string())
+            .unwrap_or_default();
         let micros = match ts.parse::<f64>() {
             Ok(t) if t > 0.0 => (t * 1e6) as i64,
             _ => micros,
         };
         let off = self.tz_offset_secs();
-        let local = chrono::DateTime::from_timestamp_micros(micros + off as i64 * 1_000_000).unwrap_or(utc).naive_utc();
+        let local = chrono::DateTime::from_timestamp_micros(micros + off as i64 * 1_000_000)
+            .unwrap_or(utc)
+            .naive_utc();
         use chrono::{Datelike, Timelike};
         let dt = common::time::DateTime {
             year: local.year() as u16,
@@ -488,7 +571,10 @@ impl<E: KvEngine> Session<E> {
 
     /// Session time zone offset from UTC in seconds ('SYSTEM' = UTC, '+hh:mm' offsets).
     pub fn tz_offset_secs(&self) -> i32 {
-        let tz = self.var("time_zone").map(|v| v.to_string()).unwrap_or_default();
+        let tz = self
+            .var("time_zone")
+            .map(|v| v.to_string())
+            .unwrap_or_default();
         parse_tz_offset(&tz).unwrap_or(0)
     }
 
@@ -511,11 +597,23 @@ impl<E: KvEngine> Session<E> {
         self.stmt_now = None;
         let is_diag = matches!(&p.stmt, Stmt::Show(t) if crate::show::is_show_warnings(t));
         if !is_diag {
+            self.prev_warnings = (
+                self.warnings
+                    .iter()
+                    .filter(|w| w.level != common::Level::Error)
+                    .count(),
+                self.warnings
+                    .iter()
+                    .filter(|w| w.level == common::Level::Error)
+                    .count(),
+            );
             self.warnings.clear();
         }
         let class = match &p.stmt {
             Stmt::Ast(s) => classify(s),
-            Stmt::Show(_) => Class::Other,
+            // EXECUTE runs a statement that may read or write tables
+            Stmt::Execute { .. } => Class::Dml,
+            _ => Class::Other,
         };
         if class == Class::Ddl || class == Class::ImplicitCommit {
             self.commit()?;
@@ -554,7 +652,11 @@ impl<E: KvEngine> Session<E> {
         }
         if let Err(e) = &r {
             if e.code.num != codes::ER_QUERY_INTERRUPTED.num || true {
-                self.warnings.push(Warning { level: common::Level::Error, code: e.code.num, msg: e.msg.clone() });
+                self.warnings.push(Warning {
+                    level: common::Level::Error,
+                    code: e.code.num,
+                    msg: e.msg.clone(),
+                });
             }
             self.row_count = -1;
         } else {
@@ -570,6 +672,62 @@ impl<E: KvEngine> Session<E> {
     fn dispatch(&mut self, p: &Parsed, params: &[Value]) -> Result<Output> {
         let stmt = match &p.stmt {
             Stmt::Show(tokens) => return crate::show::show(self, tokens),
+            Stmt::Prepare { name, source } => {
+                let sql = match source {
+                    PrepareSource::Text(t) => t.clone(),
+                    PrepareSource::Var(v) => match self.user_vars.get(&v.to_ascii_lowercase()) {
+                        Some(Value::Null) | None => return Err(Error::parse("NULL")),
+                        Some(val) => val.to_string(),
+                    },
+                };
+                let (id, _, _) = self.prepare(&sql)?;
+                if let Some(old) = self.sql_prepared.insert(name.to_ascii_lowercase(), id) {
+                    self.prepared.remove(&old);
+                }
+                return Ok(Output::Ok {
+                    affected: 0,
+                    last_insert_id: 0,
+                    info: "Statement prepared".into(),
+                });
+            }
+            Stmt::Execute { name, using } => {
+                let unknown = || {
+                    Error::new(
+                        codes::ER_UNKNOWN_STMT_HANDLER,
+                        format!("Unknown prepared statement handler ({name}) given to EXECUTE"),
+                    )
+                };
+                let id = *self
+                    .sql_prepared
+                    .get(&name.to_ascii_lowercase())
+                    .ok_or_else(unknown)?;
+                let p = self.prepared.get(&id).cloned().ok_or_else(unknown)?;
+                if using.len() != p.parsed.params {
+                    return Err(Error::new(
+                        codes::ER_WRONG_ARGUMENTS,
+                        "Incorrect arguments to EXECUTE",
+                    ));
+                }
+                let vals: Vec<Value> = using
+                    .iter()
+                    .map(|u| {
+                        self.user_vars
+                            .get(&u.to_ascii_lowercase())
+                            .cloned()
+                            .unwrap_or(Value::Null)
+                    })
+                    .collect();
+                return self.dispatch(&p.parsed, &vals);
+            }
+            Stmt::Deallocate(name) => {
+                return match self.sql_prepared.remove(&name.to_ascii_lowercase()) {
+                    Some(id) => {
+                        self.prepared.remove(&id);
+                        Ok(Output::ok(0))
+                    }
+                    None => Err(Error::new(codes::ER_UNKNOWN_STMT_HANDLER, format!("Unknown prepared statement handler ({name}) given to DEALLOCATE PREPARE"))),
+                };
+            }
             Stmt::Ast(s) => s,
         };
         match stmt {
@@ -601,10 +759,16 @@ impl<E: KvEngine> Session<E> {
                 Ok(Output::ok(0))
             }
             Statement::Rollback { savepoint, .. } => {
-                self.inst.status.com_rollback.fetch_add(1, Ordering::Relaxed);
+                self.inst
+                    .status
+                    .com_rollback
+                    .fetch_add(1, Ordering::Relaxed);
                 match savepoint {
                     Some(sp) => {
-                        let t = self.txn.as_mut().ok_or_else(|| savepoint_missing(&sp.value))?;
+                        let t = self
+                            .txn
+                            .as_mut()
+                            .ok_or_else(|| savepoint_missing(&sp.value))?;
                         t.rollback_to_savepoint(&sp.value)?;
                     }
                     None => self.rollback(),
@@ -619,14 +783,19 @@ impl<E: KvEngine> Session<E> {
                 Ok(Output::ok(0))
             }
             Statement::ReleaseSavepoint { name } => {
-                let t = self.txn.as_mut().ok_or_else(|| savepoint_missing(&name.value))?;
+                let t = self
+                    .txn
+                    .as_mut()
+                    .ok_or_else(|| savepoint_missing(&name.value))?;
                 t.release_savepoint(&name.value)?;
                 Ok(Output::ok(0))
             }
             Statement::Set(s) => self.exec_set(s, params),
             Statement::Use(u) => {
                 let name = match u {
-                    ast::Use::Object(n) | ast::Use::Database(n) | ast::Use::Schema(n) => n.to_string(),
+                    ast::Use::Object(n) | ast::Use::Database(n) | ast::Use::Schema(n) => {
+                        n.to_string()
+                    }
                     other => other.to_string(),
                 };
                 self.use_db(name.trim_matches('`'))?;
@@ -645,51 +814,18 @@ impl<E: KvEngine> Session<E> {
             | Statement::Truncate(_)
             | Statement::RenameTable(_)
             | Statement::AlterTable(_) => crate::ddl::execute(self, stmt),
-            Statement::Prepare { name, statement, .. } => {
-                let sql = match statement.as_ref() {
-                    // PREPARE s FROM 'text' / FROM @var
-                    Statement::Query(q) => match q.body.as_ref() {
-                        ast::SetExpr::Select(sel) if sel.from.is_empty() && sel.projection.len() == 1 => {
-                            match &sel.projection[0] {
-                                ast::SelectItem::UnnamedExpr(e) => self.eval_const(e)?.to_string(),
-                                _ => statement.to_string(),
-                            }
-                        }
-                        _ => statement.to_string(),
-                    },
-                    other => other.to_string(),
-                };
-                let (id, _, _) = self.prepare(&sql)?;
-                if let Some(old) = self.sql_prepared.insert(name.value.clone(), id) {
-                    self.prepared.remove(&old);
-                }
-                Ok(Output::Ok { affected: 0, last_insert_id: 0, info: "Statement prepared".into() })
-            }
-            Statement::Execute { name, parameters, using, .. } => {
-                let name = name.as_ref().map(|n| n.to_string()).unwrap_or_default();
-                let id = *self.sql_prepared.get(&name).ok_or_else(|| Error::new(codes::ER_UNKNOWN_STMT_HANDLER, format!("Unknown prepared statement handler ({name}) given to EXECUTE")))?;
-                let mut vals = Vec::new();
-                for e in parameters.iter().chain(using.iter().map(|u| &u.expr)) {
-                    vals.push(self.eval_const(e)?);
-                }
-                let p = self.prepared.get(&id).cloned().ok_or_else(|| Error::internal("prepared"))?;
-                self.dispatch(&p.parsed, &vals)
-            }
-            Statement::Deallocate { name, .. } => {
-                match self.sql_prepared.remove(&name.value) {
-                    Some(id) => {
-                        self.prepared.remove(&id);
-                        Ok(Output::ok(0))
-                    }
-                    None => Err(Error::new(codes::ER_UNKNOWN_STMT_HANDLER, format!("Unknown prepared statement handler ({}) given to DEALLOCATE PREPARE", name.value))),
-                }
-            }
             Statement::LockTables { .. } | Statement::UnlockTables => Ok(Output::ok(0)),
             Statement::Flush { .. } => Ok(Output::ok(0)),
-            Statement::Analyze { .. } | Statement::OptimizeTable { .. } => crate::show::admin_table(self, stmt),
-            Statement::ExplainTable { table_name, .. } => crate::show::describe_table(self, table_name, None),
+            Statement::Analyze { .. } | Statement::OptimizeTable { .. } => {
+                crate::show::admin_table(self, stmt)
+            }
+            Statement::ExplainTable { table_name, .. } => {
+                crate::show::describe_table(self, table_name, None)
+            }
             Statement::Explain { statement, .. } => crate::select::explain(self, statement, &p.sql),
-            s => Err(Error::not_supported(s.to_string().chars().take(60).collect::<String>())),
+            s => Err(Error::not_supported(
+                s.to_string().chars().take(60).collect::<String>(),
+            )),
         }
     }
 
@@ -697,13 +833,28 @@ impl<E: KvEngine> Session<E> {
     pub(crate) fn eval_const(&mut self, e: &ast::Expr) -> Result<Value> {
         let scope = crate::expr::Scope::default();
         let bound = {
-            let mut b = crate::expr::Binder { scope: &scope, env: &*self, aggs: None, clause: "field list", agg_base: 0, aliases: None };
+            let mut b = crate::expr::Binder {
+                scope: &scope,
+                env: &*self,
+                aggs: None,
+                clause: "field list",
+                agg_base: 0,
+                aliases: None,
+            };
             b.bind(e)?
         };
         let mut fnctx = self.fn_ctx();
         let killed = self.killed.clone();
         let mut warnings = std::mem::take(&mut self.warnings);
-        let mut ctx = EvalCtx { params: &[], warnings: &mut warnings, fnctx: &mut fnctx, killed: &killed, div_precision: 4, strict_div_zero: false, set_last_insert_id: None };
+        let mut ctx = EvalCtx {
+            params: &[],
+            warnings: &mut warnings,
+            fnctx: &mut fnctx,
+            killed: &killed,
+            div_precision: 4,
+            strict_div_zero: false,
+            set_last_insert_id: None,
+        };
         let r = bound.eval(&[], &mut ctx);
         self.warnings = warnings;
         r
@@ -712,7 +863,12 @@ impl<E: KvEngine> Session<E> {
     fn exec_set(&mut self, s: &ast::Set, params: &[Value]) -> Result<Output> {
         let _ = params;
         match s {
-            ast::Set::SingleAssignment { scope, variable, values, .. } => {
+            ast::Set::SingleAssignment {
+                scope,
+                variable,
+                values,
+                ..
+            } => {
                 let global = matches!(scope, Some(ast::ContextModifier::Global));
                 let name = variable.to_string();
                 let mut assigns: Vec<(String, bool, ast::Expr)> = Vec::new();
@@ -723,9 +879,11 @@ impl<E: KvEngine> Session<E> {
                 // `SET a = 1, b = 2` arrives as extra `b = 2` expressions
                 for v in vals {
                     match v {
-                        ast::Expr::BinaryOp { left, op: ast::BinaryOperator::Eq | ast::BinaryOperator::Assignment, right } => {
-                            assigns.push((left.to_string(), false, (**right).clone()))
-                        }
+                        ast::Expr::BinaryOp {
+                            left,
+                            op: ast::BinaryOperator::Eq | ast::BinaryOperator::Assignment,
+                            right,
+                        } => assigns.push((left.to_string(), false, (**right).clone())),
                         other => return Err(Error::parse(other.to_string())),
                     }
                 }
@@ -741,20 +899,49 @@ impl<E: KvEngine> Session<E> {
                 }
                 Ok(Output::ok(0))
             }
-            ast::Set::SetNames { charset_name, collation_name } => {
+            ast::Set::SetNames {
+                charset_name,
+                collation_name,
+            } => {
                 let cs = charset_name.value.to_ascii_lowercase();
                 if cs == "default" {
                     return Ok(Output::ok(0));
                 }
                 let coll = match collation_name {
-                    Some(c) => Collation::from_name(c).ok_or_else(|| Error::new(codes::ER_UNKNOWN_ERROR, format!("Unknown collation: '{c}'")))?,
-                    None => Collation::default_for_charset(&cs).ok_or_else(|| Error::new(codes::ER_UNKNOWN_CHARACTER_SET, format!("Unknown character set: '{cs}'")))?,
+                    Some(c) => Collation::from_name(c).ok_or_else(|| {
+                        Error::new(
+                            codes::ER_UNKNOWN_COLLATION,
+                            format!("Unknown collation: '{c}'"),
+                        )
+                    })?,
+                    None => Collation::default_for_charset(&cs).ok_or_else(|| {
+                        Error::new(
+                            codes::ER_UNKNOWN_CHARACTER_SET,
+                            format!("Unknown character set: '{cs}'"),
+                        )
+                    })?,
                 };
                 let csv = Value::Str(if cs == "utf8" { "utf8mb3".into() } else { cs });
-                for v in ["character_set_client", "character_set_connection", "character_set_results"] {
-                    self.vars.insert(sysvars::lookup(v).map(|d| d.name).unwrap_or("character_set_client"), csv.clone());
+                for v in [
+                    "character_set_client",
+                    "character_set_connection",
+                    "character_set_results",
+                ] {
+                    self.vars.insert(
+                        sysvars::lookup(v)
+                            .map(|d| d.name)
+                            .unwrap_or("character_set_client"),
+                        csv.clone(),
+                    );
                 }
-                self.vars.insert("collation_connection", Value::Str(collation_name.clone().unwrap_or_else(|| coll.name().to_string())));
+                self.vars.insert(
+                    "collation_connection",
+                    Value::Str(
+                        collation_name
+                            .clone()
+                            .unwrap_or_else(|| coll.name().to_string()),
+                    ),
+                );
                 Ok(Output::ok(0))
             }
             ast::Set::SetNamesDefault {} => Ok(Output::ok(0)),
@@ -770,7 +957,8 @@ impl<E: KvEngine> Session<E> {
                         // Without SESSION/GLOBAL it applies to the next transaction only; we apply it
                         // to the session (documented difference).
                         let _ = session;
-                        self.vars.insert("transaction_isolation", Value::Str(name.into()));
+                        self.vars
+                            .insert("transaction_isolation", Value::Str(name.into()));
                         self.vars.insert("tx_isolation", Value::Str(name.into()));
                     }
                 }
@@ -795,7 +983,10 @@ impl<E: KvEngine> Session<E> {
         if let Some(r) = lower.strip_prefix("global.") {
             global = true;
             name = r.to_string();
-        } else if let Some(r) = lower.strip_prefix("session.").or_else(|| lower.strip_prefix("local.")) {
+        } else if let Some(r) = lower
+            .strip_prefix("session.")
+            .or_else(|| lower.strip_prefix("local."))
+        {
             name = r.to_string();
         } else {
             name = lower;
@@ -813,7 +1004,11 @@ impl<E: KvEngine> Session<E> {
         };
         if value == Value::Str("DEFAULT".into()) {
             if global {
-                let d = sysvars::VARS.iter().find(|v| v.name == def.name).map(|v| v.default).unwrap_or("");
+                let d = sysvars::VARS
+                    .iter()
+                    .find(|v| v.name == def.name)
+                    .map(|v| v.default)
+                    .unwrap_or("");
                 self.inst.globals.set(def.name, &Value::Str(d.into()))?;
             } else {
                 self.vars.remove(def.name);
@@ -859,7 +1054,10 @@ impl<E: KvEngine> Session<E> {
 }
 
 fn savepoint_missing(name: &str) -> Error {
-    Error::new(codes::ER_SP_DOES_NOT_EXIST, format!("SAVEPOINT {name} does not exist"))
+    Error::new(
+        codes::ER_SP_DOES_NOT_EXIST,
+        format!("SAVEPOINT {name} does not exist"),
+    )
 }
 
 /// Parses '+hh:mm' / '-hh:mm' / 'UTC' / 'SYSTEM'.
@@ -913,8 +1111,8 @@ impl<E: KvEngine> BindEnv for Session<E> {
     fn sysvar(&self, name: &str, global: bool) -> Result<Value> {
         let lower = name.to_ascii_lowercase();
         match lower.as_str() {
-            "warning_count" => return Ok(Value::Int(self.warnings.iter().filter(|w| w.level != common::Level::Error).count() as i64)),
-            "error_count" => return Ok(Value::Int(self.warnings.iter().filter(|w| w.level == common::Level::Error).count() as i64)),
+            "warning_count" => return Ok(Value::Int(self.prev_warnings.0 as i64)),
+            "error_count" => return Ok(Value::Int(self.prev_warnings.1 as i64)),
             "last_insert_id" | "identity" => return Ok(Value::UInt(self.last_insert_id)),
             "timestamp" => {
                 let micros = chrono::Utc::now().timestamp_micros();
@@ -925,14 +1123,20 @@ impl<E: KvEngine> BindEnv for Session<E> {
         let def = sysvars::lookup(&lower).ok_or_else(|| Error::unknown_sysvar(name))?;
         if global {
             if def.scope == Scope::Session {
-                return Err(Error::new(codes::ER_INCORRECT_GLOBAL_LOCAL_VAR_SESSION, format!("Variable '{}' is a SESSION variable", def.name)));
+                return Err(Error::new(
+                    codes::ER_INCORRECT_GLOBAL_LOCAL_VAR,
+                    format!("Variable '{}' is a SESSION variable", def.name),
+                ));
             }
             return Ok(self.inst.globals.get(def.name).unwrap_or(Value::Null));
         }
         Ok(self.var(def.name).unwrap_or(Value::Null))
     }
     fn user_var(&self, name: &str) -> Value {
-        self.user_vars.get(&name.to_ascii_lowercase()).cloned().unwrap_or(Value::Null)
+        self.user_vars
+            .get(&name.to_ascii_lowercase())
+            .cloned()
+            .unwrap_or(Value::Null)
     }
     fn database(&self) -> Option<String> {
         self.db.clone()
@@ -959,7 +1163,12 @@ impl<E: KvEngine> BindEnv for Session<E> {
 
 impl<E: KvEngine> Session<E> {
     /// Runs `f` with an evaluation context for this statement (warnings land in the session).
-    pub(crate) fn with_ctx<R>(&mut self, params: &[Value], strict_div_zero: bool, f: impl FnOnce(&mut Self, &mut EvalCtx<'_>) -> Result<R>) -> Result<R> {
+    pub(crate) fn with_ctx<R>(
+        &mut self,
+        params: &[Value],
+        strict_div_zero: bool,
+        f: impl FnOnce(&mut Self, &mut EvalCtx<'_>) -> Result<R>,
+    ) -> Result<R> {
         let mut fnctx = self.fn_ctx();
         let killed = self.killed.clone();
         let mut warnings = std::mem::take(&mut self.warnings);
@@ -967,7 +1176,15 @@ impl<E: KvEngine> Session<E> {
             Some(Value::Int(i)) => i.clamp(0, 30) as u8,
             _ => 4,
         };
-        let mut ctx = EvalCtx { params, warnings: &mut warnings, fnctx: &mut fnctx, killed: &killed, div_precision: div, strict_div_zero, set_last_insert_id: None };
+        let mut ctx = EvalCtx {
+            params,
+            warnings: &mut warnings,
+            fnctx: &mut fnctx,
+            killed: &killed,
+            div_precision: div,
+            strict_div_zero,
+            set_last_insert_id: None,
+        };
         let r = f(self, &mut ctx);
         let lid = ctx.set_last_insert_id;
         self.warnings = warnings;

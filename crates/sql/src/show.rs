@@ -41,7 +41,10 @@ fn ident(t: &Token) -> Option<String> {
 
 /// True for SHOW WARNINGS / ERRORS / COUNT(*) WARNINGS (which must not clear the diagnostics).
 pub fn is_show_warnings(tokens: &[Token]) -> bool {
-    matches!(tokens.first().and_then(word).as_deref(), Some("WARNINGS") | Some("ERRORS") | Some("COUNT"))
+    matches!(
+        tokens.first().and_then(word).as_deref(),
+        Some("WARNINGS") | Some("ERRORS") | Some("COUNT")
+    )
 }
 
 /// A cursor over SHOW tokens.
@@ -68,7 +71,9 @@ impl<'a> Toks<'a> {
         t
     }
     fn name(&mut self) -> Result<String> {
-        self.next().and_then(ident).ok_or_else(|| Error::parse("SHOW"))
+        self.next()
+            .and_then(ident)
+            .ok_or_else(|| Error::parse("SHOW"))
     }
     /// `[db.]name`
     fn qualified(&mut self) -> Result<(Option<String>, String)> {
@@ -98,7 +103,9 @@ enum Filter {
 fn parse_filter(t: &mut Toks<'_>) -> Result<Filter> {
     if t.eat("LIKE") {
         return match t.next() {
-            Some(Token::SingleQuotedString(s)) | Some(Token::DoubleQuotedString(s)) => Ok(Filter::Like(s.clone())),
+            Some(Token::SingleQuotedString(s)) | Some(Token::DoubleQuotedString(s)) => {
+                Ok(Filter::Like(s.clone()))
+            }
             _ => Err(Error::parse("LIKE")),
         };
     }
@@ -108,7 +115,13 @@ fn parse_filter(t: &mut Toks<'_>) -> Result<Filter> {
         return Ok(Filter::Where(e));
     }
     if !t.done() {
-        return Err(Error::parse(t.rest().iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ")));
+        return Err(Error::parse(
+            t.rest()
+                .iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+        ));
     }
     Ok(Filter::None)
 }
@@ -126,21 +139,44 @@ fn s(v: impl Into<String>) -> Value {
 }
 
 /// Builds a result set, applying a LIKE (on the first column) or WHERE filter.
-fn result<E: KvEngine>(sess: &mut Session<E>, columns: Vec<ColumnMeta>, rows: Vec<Vec<Value>>, filter: Filter) -> Result<Output> {
+fn result<E: KvEngine>(
+    sess: &mut Session<E>,
+    columns: Vec<ColumnMeta>,
+    rows: Vec<Vec<Value>>,
+    filter: Filter,
+) -> Result<Output> {
     let rows = match filter {
         Filter::None => rows,
         Filter::Like(p) => rows
             .into_iter()
-            .filter(|r| func::scalar::like(&r[0].to_string(), &p, '\\', Collation::Utf8mb4GeneralCi))
+            .filter(|r| {
+                func::scalar::like(&r[0].to_string(), &p, '\\', Collation::Utf8mb4GeneralCi)
+            })
             .collect(),
         Filter::Where(e) => {
             let scope = Scope {
                 cols: columns
                     .iter()
-                    .map(|c| ScopeCol { db: String::new(), table: String::new(), org_table: String::new(), name: c.name.clone(), ty: None, nullable: true, flags: 0 })
+                    .map(|c| ScopeCol {
+                        db: String::new(),
+                        table: String::new(),
+                        org_table: String::new(),
+                        name: c.name.clone(),
+                        ty: None,
+                        nullable: true,
+                        flags: 0,
+                    })
                     .collect(),
             };
-            let bound = Binder { scope: &scope, env: &*sess, aggs: None, clause: "where clause", agg_base: 0, aliases: None }.bind(&e)?;
+            let bound = Binder {
+                scope: &scope,
+                env: &*sess,
+                aggs: None,
+                clause: "where clause",
+                agg_base: 0,
+                aliases: None,
+            }
+            .bind(&e)?;
             sess.with_ctx(&[], false, |_, ctx| {
                 let mut out = Vec::new();
                 for r in rows {
@@ -166,7 +202,11 @@ fn resolve_db<E: KvEngine>(sess: &Session<E>, db: Option<String>) -> Result<Stri
     Ok(db)
 }
 
-fn table_of<E: KvEngine>(sess: &Session<E>, db: Option<String>, name: &str) -> Result<Arc<TableDef>> {
+fn table_of<E: KvEngine>(
+    sess: &Session<E>,
+    db: Option<String>,
+    name: &str,
+) -> Result<Arc<TableDef>> {
     let db = match db {
         Some(d) => d,
         None => sess.db.clone().ok_or_else(Error::no_db)?,
@@ -174,7 +214,9 @@ fn table_of<E: KvEngine>(sess: &Session<E>, db: Option<String>, name: &str) -> R
     if let Some(t) = system_table(sess, &db, name)? {
         return Ok(t);
     }
-    sess.storage().get_table(&db, name)?.ok_or_else(|| Error::no_such_table(&db, name))
+    sess.storage()
+        .get_table(&db, name)?
+        .ok_or_else(|| Error::no_such_table(&db, name))
 }
 
 /// Runs a SHOW statement given its tokens (after SHOW).
@@ -187,7 +229,9 @@ pub fn show<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Outp
     let full = t.eat("FULL");
     let extended = t.eat("EXTENDED");
     let _ = extended;
-    let Some(kw) = t.peek_word() else { return Err(Error::parse("SHOW")) };
+    let Some(kw) = t.peek_word() else {
+        return Err(Error::parse("SHOW"));
+    };
     t.i += 1;
     match kw.as_str() {
         "DATABASES" | "SCHEMAS" => {
@@ -195,35 +239,73 @@ pub fn show<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Outp
             let mut names: Vec<String> = SYSTEM_DBS.iter().map(|s| s.to_string()).collect();
             names.extend(sess.storage().list_databases()?.into_iter().map(|d| d.name));
             names.sort();
-            result(sess, vec![str_meta("Database", 64)], names.into_iter().map(|n| vec![s(n)]).collect(), filter)
+            result(
+                sess,
+                vec![str_meta("Database", 64)],
+                names.into_iter().map(|n| vec![s(n)]).collect(),
+                filter,
+            )
         }
         "TABLES" => {
-            let db = if t.eat("FROM") || t.eat("IN") { Some(t.name()?) } else { None };
+            let db = if t.eat("FROM") || t.eat("IN") {
+                Some(t.name()?)
+            } else {
+                None
+            };
             let db = resolve_db(sess, db)?;
             let filter = parse_filter(&mut t)?;
-            let mut names = if is_system_db(&db) { system_table_names(&db) } else { sess.storage().list_tables(&db)? };
+            let mut names = if is_system_db(&db) {
+                system_table_names(&db)
+            } else {
+                sess.storage().list_tables(&db)?
+            };
             names.sort();
             let mut cols = vec![str_meta(&format!("Tables_in_{db}"), 64)];
             if full {
                 cols.push(str_meta("Table_type", 64));
             }
-            let kind = if is_system_db(&db) { "SYSTEM VIEW" } else { "BASE TABLE" };
-            let rows = names.into_iter().map(|n| if full { vec![s(n), s(kind)] } else { vec![s(n)] }).collect();
+            let kind = if is_system_db(&db) {
+                "SYSTEM VIEW"
+            } else {
+                "BASE TABLE"
+            };
+            let rows = names
+                .into_iter()
+                .map(|n| {
+                    if full {
+                        vec![s(n), s(kind)]
+                    } else {
+                        vec![s(n)]
+                    }
+                })
+                .collect();
             result(sess, cols, rows, filter)
         }
         "CREATE" => {
             if t.eat("TABLE") || t.eat("VIEW") {
                 let (db, name) = t.qualified()?;
                 let tb = table_of(sess, db, &name)?;
-                let ddl = show_create_table(&tb);
-                Ok(Output::Rows { columns: vec![str_meta("Table", 64), str_meta("Create Table", 1024)], rows: vec![vec![s(name), s(ddl)]] })
+                let next_ai = if tb.id != 0 && tb.columns.iter().any(|c| c.auto_increment) {
+                    Some(sess.storage().autoinc_peek(&tb)?)
+                } else {
+                    None
+                };
+                let ddl = show_create_table(&tb, next_ai);
+                Ok(Output::Rows {
+                    columns: vec![str_meta("Table", 64), str_meta("Create Table", 1024)],
+                    rows: vec![vec![s(name), s(ddl)]],
+                })
             } else if t.eat("DATABASE") || t.eat("SCHEMA") {
                 let ine = t.eat("IF") && t.eat("NOT") && t.eat("EXISTS");
                 let name = t.name()?;
                 if !sess.db_exists(&name)? {
                     return Err(Error::bad_db(&name));
                 }
-                let coll = sess.storage().get_database(&name)?.map(|d| d.collation).unwrap_or_default();
+                let coll = sess
+                    .storage()
+                    .get_database(&name)?
+                    .map(|d| d.collation)
+                    .unwrap_or_default();
                 let text = format!(
                     "CREATE DATABASE {}`{}` /*!40100 DEFAULT CHARACTER SET {} COLLATE {} */ /*!80016 DEFAULT ENCRYPTION='N' */",
                     if ine { "/*!32312 IF NOT EXISTS*/ " } else { "" },
@@ -231,34 +313,69 @@ pub fn show<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Outp
                     coll.charset(),
                     coll.name()
                 );
-                Ok(Output::Rows { columns: vec![str_meta("Database", 64), str_meta("Create Database", 1024)], rows: vec![vec![s(name), s(text)]] })
+                Ok(Output::Rows {
+                    columns: vec![str_meta("Database", 64), str_meta("Create Database", 1024)],
+                    rows: vec![vec![s(name), s(text)]],
+                })
             } else {
-                Err(Error::not_supported(format!("SHOW CREATE {}", t.peek_word().unwrap_or_default())))
+                Err(Error::not_supported(format!(
+                    "SHOW CREATE {}",
+                    t.peek_word().unwrap_or_default()
+                )))
             }
         }
         "VARIABLES" => {
             let filter = parse_filter(&mut t)?;
             let mut rows = Vec::new();
             for (name, v) in sess.inst.globals.all() {
-                let v = if global { v } else { sess.var(name).unwrap_or(v) };
-                rows.push(vec![s(name), s(if v.is_null() { String::new() } else { v.to_string() })]);
+                let v = if global {
+                    v
+                } else {
+                    sess.var(name).unwrap_or(v)
+                };
+                rows.push(vec![
+                    s(name),
+                    s(if v.is_null() {
+                        String::new()
+                    } else {
+                        v.to_string()
+                    }),
+                ]);
             }
-            result(sess, vec![str_meta("Variable_name", 64), str_meta("Value", 1024)], rows, filter)
+            result(
+                sess,
+                vec![str_meta("Variable_name", 64), str_meta("Value", 1024)],
+                rows,
+                filter,
+            )
         }
         "STATUS" => {
             let filter = parse_filter(&mut t)?;
             let rows = status_rows(sess);
-            result(sess, vec![str_meta("Variable_name", 64), str_meta("Value", 1024)], rows, filter)
+            result(
+                sess,
+                vec![str_meta("Variable_name", 64), str_meta("Value", 1024)],
+                rows,
+                filter,
+            )
         }
         "WARNINGS" | "ERRORS" => {
             let errors_only = kw == "ERRORS";
             let (mut off, mut lim) = (0usize, usize::MAX);
             if t.eat("LIMIT") {
-                let a: usize = t.next().map(|x| x.to_string()).and_then(|x| x.parse().ok()).unwrap_or(0);
+                let a: usize = t
+                    .next()
+                    .map(|x| x.to_string())
+                    .and_then(|x| x.parse().ok())
+                    .unwrap_or(0);
                 if t.t.get(t.i) == Some(&Token::Comma) {
                     t.i += 1;
                     off = a;
-                    lim = t.next().map(|x| x.to_string()).and_then(|x| x.parse().ok()).unwrap_or(0);
+                    lim = t
+                        .next()
+                        .map(|x| x.to_string())
+                        .and_then(|x| x.parse().ok())
+                        .unwrap_or(0);
                 } else {
                     lim = a;
                 }
@@ -269,9 +386,22 @@ pub fn show<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Outp
                 .filter(|w| !errors_only || w.level == common::Level::Error)
                 .skip(off)
                 .take(lim)
-                .map(|w| vec![s(w.level.as_str()), Value::Int(w.code as i64), s(w.msg.clone())])
+                .map(|w| {
+                    vec![
+                        s(w.level.as_str()),
+                        Value::Int(w.code as i64),
+                        s(w.msg.clone()),
+                    ]
+                })
                 .collect();
-            Ok(Output::Rows { columns: vec![str_meta("Level", 7), meta_for_type("Code", &ExprType::UInt), str_meta("Message", 512)], rows })
+            Ok(Output::Rows {
+                columns: vec![
+                    str_meta("Level", 7),
+                    meta_for_type("Code", &ExprType::UInt),
+                    str_meta("Message", 512),
+                ],
+                rows,
+            })
         }
         "COUNT" => {
             // COUNT(*) WARNINGS|ERRORS
@@ -279,9 +409,20 @@ pub fn show<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Outp
                 if let Some(w) = word(tok) {
                     let errors = w == "ERRORS";
                     if w == "WARNINGS" || errors {
-                        let n = sess.warnings.iter().filter(|x| !errors || x.level == common::Level::Error).count();
-                        let name = if errors { "@@session.error_count" } else { "@@session.warning_count" };
-                        return Ok(Output::Rows { columns: vec![int_meta(name)], rows: vec![vec![Value::Int(n as i64)]] });
+                        let n = sess
+                            .warnings
+                            .iter()
+                            .filter(|x| !errors || x.level == common::Level::Error)
+                            .count();
+                        let name = if errors {
+                            "@@session.error_count"
+                        } else {
+                            "@@session.warning_count"
+                        };
+                        return Ok(Output::Rows {
+                            columns: vec![int_meta(name)],
+                            rows: vec![vec![Value::Int(n as i64)]],
+                        });
                     }
                 }
             }
@@ -316,16 +457,51 @@ pub fn show<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Outp
             if kw == "STORAGE" {
                 t.eat("ENGINES");
             }
-            let cols = ["Engine", "Support", "Comment", "Transactions", "XA", "Savepoints"].iter().map(|n| str_meta(n, 80)).collect();
+            let cols = [
+                "Engine",
+                "Support",
+                "Comment",
+                "Transactions",
+                "XA",
+                "Savepoints",
+            ]
+            .iter()
+            .map(|n| str_meta(n, 80))
+            .collect();
             let rows = vec![
-                vec![s("InnoDB"), s("DEFAULT"), s("Strata LSM storage (RocksDB); InnoDB tables are stored here"), s("YES"), s("NO"), s("YES")],
-                vec![s("ROCKSDB"), s("YES"), s("Strata LSM storage (RocksDB)"), s("YES"), s("NO"), s("YES")],
+                vec![
+                    s("InnoDB"),
+                    s("DEFAULT"),
+                    s("Strata LSM storage (RocksDB); InnoDB tables are stored here"),
+                    s("YES"),
+                    s("NO"),
+                    s("YES"),
+                ],
+                vec![
+                    s("ROCKSDB"),
+                    s("YES"),
+                    s("Strata LSM storage (RocksDB)"),
+                    s("YES"),
+                    s("NO"),
+                    s("YES"),
+                ],
             ];
-            Ok(Output::Rows { columns: cols, rows })
+            Ok(Output::Rows {
+                columns: cols,
+                rows,
+            })
         }
         "COLLATION" => {
             let filter = parse_filter(&mut t)?;
-            let cols = vec![str_meta("Collation", 64), str_meta("Charset", 64), int_meta("Id"), str_meta("Default", 3), str_meta("Compiled", 3), int_meta("Sortlen"), str_meta("Pad_attribute", 9)];
+            let cols = vec![
+                str_meta("Collation", 64),
+                str_meta("Charset", 64),
+                int_meta("Id"),
+                str_meta("Default", 3),
+                str_meta("Compiled", 3),
+                int_meta("Sortlen"),
+                str_meta("Pad_attribute", 9),
+            ];
             result(sess, cols, collation_rows(), filter)
         }
         "CHARACTER" | "CHARSET" => {
@@ -333,12 +509,37 @@ pub fn show<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Outp
                 t.eat("SET");
             }
             let filter = parse_filter(&mut t)?;
-            let cols = vec![str_meta("Charset", 64), str_meta("Description", 64), str_meta("Default collation", 64), int_meta("Maxlen")];
+            let cols = vec![
+                str_meta("Charset", 64),
+                str_meta("Description", 64),
+                str_meta("Default collation", 64),
+                int_meta("Maxlen"),
+            ];
             let rows = vec![
-                vec![s("binary"), s("Binary pseudo charset"), s("binary"), Value::Int(1)],
-                vec![s("latin1"), s("cp1252 West European"), s("latin1_swedish_ci"), Value::Int(1)],
-                vec![s("utf8mb3"), s("UTF-8 Unicode"), s("utf8mb3_general_ci"), Value::Int(3)],
-                vec![s("utf8mb4"), s("UTF-8 Unicode"), s("utf8mb4_0900_ai_ci"), Value::Int(4)],
+                vec![
+                    s("binary"),
+                    s("Binary pseudo charset"),
+                    s("binary"),
+                    Value::Int(1),
+                ],
+                vec![
+                    s("latin1"),
+                    s("cp1252 West European"),
+                    s("latin1_swedish_ci"),
+                    Value::Int(1),
+                ],
+                vec![
+                    s("utf8mb3"),
+                    s("UTF-8 Unicode"),
+                    s("utf8mb3_general_ci"),
+                    Value::Int(3),
+                ],
+                vec![
+                    s("utf8mb4"),
+                    s("UTF-8 Unicode"),
+                    s("utf8mb4_0900_ai_ci"),
+                    Value::Int(4),
+                ],
             ];
             result(sess, cols, rows, filter)
         }
@@ -346,7 +547,11 @@ pub fn show<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Outp
             if !t.eat("STATUS") {
                 return Err(Error::parse("SHOW TABLE"));
             }
-            let db = if t.eat("FROM") || t.eat("IN") { Some(t.name()?) } else { None };
+            let db = if t.eat("FROM") || t.eat("IN") {
+                Some(t.name()?)
+            } else {
+                None
+            };
             let db = resolve_db(sess, db)?;
             let filter = parse_filter(&mut t)?;
             let (cols, rows) = table_status_rows(sess, &db)?;
@@ -354,41 +559,100 @@ pub fn show<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Outp
         }
         "PROCESSLIST" => {
             let (cols, rows) = processlist_rows(sess, full);
-            Ok(Output::Rows { columns: cols, rows })
+            Ok(Output::Rows {
+                columns: cols,
+                rows,
+            })
         }
         "ENGINE" => {
             let engine = t.name()?.to_ascii_uppercase();
             let locks = sess.storage().locks().stats();
-            let text = format!("Strata storage engine (RocksDB)\ncached table definitions: {}\nrow locks: {:?}\n", sess.storage().table_cache_len(), locks);
-            Ok(Output::Rows { columns: vec![str_meta("Type", 10), str_meta("Name", 10), str_meta("Status", 4096)], rows: vec![vec![s(engine), s(""), s(text)]] })
+            let text = format!(
+                "Strata storage engine (RocksDB)\ncached table definitions: {}\nrow locks: {:?}\n",
+                sess.storage().table_cache_len(),
+                locks
+            );
+            Ok(Output::Rows {
+                columns: vec![
+                    str_meta("Type", 10),
+                    str_meta("Name", 10),
+                    str_meta("Status", 4096),
+                ],
+                rows: vec![vec![s(engine), s(""), s(text)]],
+            })
         }
         "GRANTS" => {
-            let line = format!("GRANT ALL PRIVILEGES ON *.* TO `{}`@`{}` WITH GRANT OPTION", sess.user, sess.host);
-            Ok(Output::Rows { columns: vec![str_meta(&format!("Grants for {}@{}", sess.user, sess.host), 1024)], rows: vec![vec![s(line)]] })
+            let line = format!(
+                "GRANT ALL PRIVILEGES ON *.* TO `{}`@`{}` WITH GRANT OPTION",
+                sess.user, sess.host
+            );
+            Ok(Output::Rows {
+                columns: vec![str_meta(
+                    &format!("Grants for {}@{}", sess.user, sess.host),
+                    1024,
+                )],
+                rows: vec![vec![s(line)]],
+            })
         }
         "PLUGINS" => {
-            let cols = ["Name", "Status", "Type", "Library", "License"].iter().map(|n| str_meta(n, 64)).collect();
+            let cols = ["Name", "Status", "Type", "Library", "License"]
+                .iter()
+                .map(|n| str_meta(n, 64))
+                .collect();
             let rows = vec![
-                vec![s("mysql_native_password"), s("ACTIVE"), s("AUTHENTICATION"), Value::Null, s("GPL")],
-                vec![s("caching_sha2_password"), s("ACTIVE"), s("AUTHENTICATION"), Value::Null, s("GPL")],
-                vec![s("InnoDB"), s("ACTIVE"), s("STORAGE ENGINE"), Value::Null, s("GPL")],
+                vec![
+                    s("mysql_native_password"),
+                    s("ACTIVE"),
+                    s("AUTHENTICATION"),
+                    Value::Null,
+                    s("GPL"),
+                ],
+                vec![
+                    s("caching_sha2_password"),
+                    s("ACTIVE"),
+                    s("AUTHENTICATION"),
+                    Value::Null,
+                    s("GPL"),
+                ],
+                vec![
+                    s("InnoDB"),
+                    s("ACTIVE"),
+                    s("STORAGE ENGINE"),
+                    Value::Null,
+                    s("GPL"),
+                ],
             ];
-            Ok(Output::Rows { columns: cols, rows })
+            Ok(Output::Rows {
+                columns: cols,
+                rows,
+            })
         }
         "MASTER" | "BINARY" | "SLAVE" | "REPLICA" | "BINLOG" => {
             // No binary log yet: an empty result, as a server with log_bin=OFF returns.
-            Ok(Output::Rows { columns: vec![str_meta("File", 64), int_meta("Position")], rows: vec![] })
+            Ok(Output::Rows {
+                columns: vec![str_meta("File", 64), int_meta("Position")],
+                rows: vec![],
+            })
         }
-        "OPEN" | "TRIGGERS" | "EVENTS" | "PROCEDURE" | "FUNCTION" => {
-            Ok(Output::Rows { columns: vec![str_meta("Name", 64)], rows: vec![] })
-        }
+        "OPEN" | "TRIGGERS" | "EVENTS" | "PROCEDURE" | "FUNCTION" => Ok(Output::Rows {
+            columns: vec![str_meta("Name", 64)],
+            rows: vec![],
+        }),
         other => Err(Error::parse(format!("SHOW {other}"))),
     }
 }
 
 /// DESCRIBE / SHOW COLUMNS output.
-pub fn describe_table<E: KvEngine>(sess: &mut Session<E>, name: &ast::ObjectName, _col: Option<&str>) -> Result<Output> {
-    let parts: Vec<String> = name.0.iter().map(|p| p.to_string().trim_matches('`').to_string()).collect();
+pub fn describe_table<E: KvEngine>(
+    sess: &mut Session<E>,
+    name: &ast::ObjectName,
+    _col: Option<&str>,
+) -> Result<Output> {
+    let parts: Vec<String> = name
+        .0
+        .iter()
+        .map(|p| p.to_string().trim_matches('`').to_string())
+        .collect();
     let (db, tname) = match parts.as_slice() {
         [t] => (None, t.clone()),
         [d, t] => (Some(d.clone()), t.clone()),
@@ -418,14 +682,40 @@ fn key_flag(t: &TableDef, ci: usize) -> &'static str {
 /// The column type as DESCRIBE prints it (with charset-free type text).
 pub fn type_text(ty: &DataType) -> String {
     match ty {
-        DataType::Int { bytes: 1, width: Some(1), unsigned: false, zerofill: false } => "tinyint(1)".into(),
-        DataType::Int { bytes, unsigned, zerofill, width } => {
+        DataType::Int {
+            bytes: 1,
+            width: Some(1),
+            unsigned: false,
+            zerofill: false,
+        } => "tinyint(1)".into(),
+        DataType::Int {
+            bytes,
+            unsigned,
+            zerofill,
+            width,
+        } => {
             let mut d = ty.clone();
             if !*zerofill {
-                d = DataType::Int { bytes: *bytes, unsigned: *unsigned, width: None, zerofill: false };
+                d = DataType::Int {
+                    bytes: *bytes,
+                    unsigned: *unsigned,
+                    width: None,
+                    zerofill: false,
+                };
             } else if width.is_none() {
-                let w = match bytes { 1 => 3, 2 => 5, 3 => 8, 4 => 10, _ => 20 };
-                d = DataType::Int { bytes: *bytes, unsigned: *unsigned, width: Some(w), zerofill: true };
+                let w = match bytes {
+                    1 => 3,
+                    2 => 5,
+                    3 => 8,
+                    4 => 10,
+                    _ => 20,
+                };
+                d = DataType::Int {
+                    bytes: *bytes,
+                    unsigned: *unsigned,
+                    width: Some(w),
+                    zerofill: true,
+                };
             }
             d.sql_name()
         }
@@ -463,12 +753,22 @@ fn extra(c: &ColumnDef) -> String {
     parts.join(" ")
 }
 
-fn describe_rows<E: KvEngine>(sess: &mut Session<E>, t: &TableDef, full: bool, filter: Filter) -> Result<Output> {
+fn describe_rows<E: KvEngine>(
+    sess: &mut Session<E>,
+    t: &TableDef,
+    full: bool,
+    filter: Filter,
+) -> Result<Output> {
     let mut cols = vec![str_meta("Field", 64), str_meta("Type", 64)];
     if full {
         cols.push(str_meta("Collation", 64));
     }
-    cols.extend([str_meta("Null", 3), str_meta("Key", 3), str_meta("Default", 64), str_meta("Extra", 64)]);
+    cols.extend([
+        str_meta("Null", 3),
+        str_meta("Key", 3),
+        str_meta("Default", 64),
+        str_meta("Extra", 64),
+    ]);
     if full {
         cols.extend([str_meta("Privileges", 80), str_meta("Comment", 1024)]);
     }
@@ -476,9 +776,20 @@ fn describe_rows<E: KvEngine>(sess: &mut Session<E>, t: &TableDef, full: bool, f
     for (i, c) in t.columns.iter().enumerate() {
         let mut r = vec![s(c.name.clone()), s(type_text(&c.ty))];
         if full {
-            r.push(if c.ty.is_text() || matches!(c.ty, DataType::Enum { .. } | DataType::Set { .. }) { s(c.ty.collation().name()) } else { Value::Null });
+            r.push(
+                if c.ty.is_text() || matches!(c.ty, DataType::Enum { .. } | DataType::Set { .. }) {
+                    s(c.ty.collation().name())
+                } else {
+                    Value::Null
+                },
+            );
         }
-        r.extend([s(if c.nullable { "YES" } else { "NO" }), s(key_flag(t, i)), default_display(c), s(extra(c))]);
+        r.extend([
+            s(if c.nullable { "YES" } else { "NO" }),
+            s(key_flag(t, i)),
+            default_display(c),
+            s(extra(c)),
+        ]);
         if full {
             r.extend([s("select,insert,update,references"), s(c.comment.clone())]);
         }
@@ -488,8 +799,36 @@ fn describe_rows<E: KvEngine>(sess: &mut Session<E>, t: &TableDef, full: bool, f
 }
 
 fn index_rows<E: KvEngine>(sess: &Session<E>, t: &TableDef) -> (Vec<ColumnMeta>, Vec<Vec<Value>>) {
-    let names = ["Table", "Non_unique", "Key_name", "Seq_in_index", "Column_name", "Collation", "Cardinality", "Sub_part", "Packed", "Null", "Index_type", "Comment", "Index_comment", "Visible", "Expression"];
-    let cols = names.iter().map(|n| if matches!(*n, "Non_unique" | "Seq_in_index" | "Cardinality" | "Sub_part") { int_meta(n) } else { str_meta(n, 64) }).collect();
+    let names = [
+        "Table",
+        "Non_unique",
+        "Key_name",
+        "Seq_in_index",
+        "Column_name",
+        "Collation",
+        "Cardinality",
+        "Sub_part",
+        "Packed",
+        "Null",
+        "Index_type",
+        "Comment",
+        "Index_comment",
+        "Visible",
+        "Expression",
+    ];
+    let cols = names
+        .iter()
+        .map(|n| {
+            if matches!(
+                *n,
+                "Non_unique" | "Seq_in_index" | "Cardinality" | "Sub_part"
+            ) {
+                int_meta(n)
+            } else {
+                str_meta(n, 64)
+            }
+        })
+        .collect();
     let (approx, _, _) = sess.storage().table_stats(t).unwrap_or((0, 0, 0));
     let mut rows = Vec::new();
     for (ino, ix) in t.indexes.iter().enumerate() {
@@ -506,7 +845,9 @@ fn index_rows<E: KvEngine>(sess: &Session<E>, t: &TableDef) -> (Vec<ColumnMeta>,
                 s(c.name.clone()),
                 s(if ic.desc { "D" } else { "A" }),
                 Value::Int(approx as i64),
-                ic.prefix_len.map(|p| Value::Int(p as i64)).unwrap_or(Value::Null),
+                ic.prefix_len
+                    .map(|p| Value::Int(p as i64))
+                    .unwrap_or(Value::Null),
                 Value::Null,
                 s(if c.nullable { "YES" } else { "" }),
                 s("BTREE"),
@@ -531,8 +872,19 @@ fn collation_rows() -> Vec<Vec<Value>> {
     ]
     .iter()
     .map(|c| {
-        let default = matches!(c, Collation::Utf8mb4_0900AiCi | Collation::Latin1SwedishCi | Collation::Binary);
-        vec![s(c.name()), s(c.charset()), Value::Int(c.id() as i64), s(if default { "Yes" } else { "" }), s("Yes"), Value::Int(1), s(if c.pad_space() { "PAD SPACE" } else { "NO PAD" })]
+        let default = matches!(
+            c,
+            Collation::Utf8mb4_0900AiCi | Collation::Latin1SwedishCi | Collation::Binary
+        );
+        vec![
+            s(c.name()),
+            s(c.charset()),
+            Value::Int(c.id() as i64),
+            s(if default { "Yes" } else { "" }),
+            s("Yes"),
+            Value::Int(1),
+            s(if c.pad_space() { "PAD SPACE" } else { "NO PAD" }),
+        ]
     })
     .collect()
 }
@@ -541,7 +893,10 @@ fn status_rows<E: KvEngine>(sess: &Session<E>) -> Vec<Vec<Value>> {
     use std::sync::atomic::Ordering::Relaxed;
     let st = &sess.inst.status;
     let mut v: Vec<(&str, String)> = vec![
-        ("Aborted_connects", st.aborted_connects.load(Relaxed).to_string()),
+        (
+            "Aborted_connects",
+            st.aborted_connects.load(Relaxed).to_string(),
+        ),
         ("Com_commit", st.com_commit.load(Relaxed).to_string()),
         ("Com_delete", st.com_delete.load(Relaxed).to_string()),
         ("Com_insert", st.com_insert.load(Relaxed).to_string()),
@@ -549,20 +904,41 @@ fn status_rows<E: KvEngine>(sess: &Session<E>) -> Vec<Vec<Value>> {
         ("Com_select", st.com_select.load(Relaxed).to_string()),
         ("Com_update", st.com_update.load(Relaxed).to_string()),
         ("Connections", st.connections.load(Relaxed).to_string()),
-        ("Max_used_connections", st.max_used_connections.load(Relaxed).to_string()),
+        (
+            "Max_used_connections",
+            st.max_used_connections.load(Relaxed).to_string(),
+        ),
         ("Questions", st.questions.load(Relaxed).to_string()),
         ("Slow_queries", st.slow_queries.load(Relaxed).to_string()),
         ("Ssl_cipher", String::new()),
-        ("Threads_connected", st.threads_connected.load(Relaxed).to_string()),
-        ("Threads_running", st.threads_running.load(Relaxed).max(1).to_string()),
+        (
+            "Threads_connected",
+            st.threads_connected.load(Relaxed).to_string(),
+        ),
+        (
+            "Threads_running",
+            st.threads_running.load(Relaxed).max(1).to_string(),
+        ),
         ("Uptime", sess.inst.started.elapsed().as_secs().to_string()),
     ];
     v.sort_by(|a, b| a.0.cmp(b.0));
     v.into_iter().map(|(k, val)| vec![s(k), s(val)]).collect()
 }
 
-fn processlist_rows<E: KvEngine>(sess: &Session<E>, full: bool) -> (Vec<ColumnMeta>, Vec<Vec<Value>>) {
-    let cols = vec![int_meta("Id"), str_meta("User", 32), str_meta("Host", 64), str_meta("db", 64), str_meta("Command", 16), int_meta("Time"), str_meta("State", 64), str_meta("Info", 1024)];
+fn processlist_rows<E: KvEngine>(
+    sess: &Session<E>,
+    full: bool,
+) -> (Vec<ColumnMeta>, Vec<Vec<Value>>) {
+    let cols = vec![
+        int_meta("Id"),
+        str_meta("User", 32),
+        str_meta("Host", 64),
+        str_meta("db", 64),
+        str_meta("Command", 16),
+        int_meta("Time"),
+        str_meta("State", 64),
+        str_meta("Info", 1024),
+    ];
     let procs = sess.inst.processes.lock();
     let mut ids: Vec<_> = procs.keys().copied().collect();
     ids.sort();
@@ -570,25 +946,95 @@ fn processlist_rows<E: KvEngine>(sess: &Session<E>, full: bool) -> (Vec<ColumnMe
         .into_iter()
         .map(|id| {
             let p = &procs[&id];
-            let info = p.info.as_ref().map(|i| if full { i.clone() } else { i.chars().take(100).collect() });
-            let state = if p.command == "Sleep" { "" } else { "executing" };
-            vec![Value::Int(id as i64), s(p.user.clone()), s(p.host.clone()), p.db.clone().map(s).unwrap_or(Value::Null), s(p.command), Value::Int(p.since.elapsed().as_secs() as i64), s(state), info.map(s).unwrap_or(Value::Null)]
+            let info = p.info.as_ref().map(|i| {
+                if full {
+                    i.clone()
+                } else {
+                    i.chars().take(100).collect()
+                }
+            });
+            let state = if p.command == "Sleep" {
+                ""
+            } else {
+                "executing"
+            };
+            vec![
+                Value::Int(id as i64),
+                s(p.user.clone()),
+                s(p.host.clone()),
+                p.db.clone().map(s).unwrap_or(Value::Null),
+                s(p.command),
+                Value::Int(p.since.elapsed().as_secs() as i64),
+                s(state),
+                info.map(s).unwrap_or(Value::Null),
+            ]
         })
         .collect();
     (cols, rows)
 }
 
-fn table_status_rows<E: KvEngine>(sess: &Session<E>, db: &str) -> Result<(Vec<ColumnMeta>, Vec<Vec<Value>>)> {
-    let names = ["Name", "Engine", "Version", "Row_format", "Rows", "Avg_row_length", "Data_length", "Max_data_length", "Index_length", "Data_free", "Auto_increment", "Create_time", "Update_time", "Check_time", "Collation", "Checksum", "Create_options", "Comment"];
-    let ints = ["Version", "Rows", "Avg_row_length", "Data_length", "Max_data_length", "Index_length", "Data_free", "Auto_increment", "Checksum"];
-    let cols = names.iter().map(|n| if ints.contains(n) { int_meta(n) } else { str_meta(n, 64) }).collect();
+fn table_status_rows<E: KvEngine>(
+    sess: &Session<E>,
+    db: &str,
+) -> Result<(Vec<ColumnMeta>, Vec<Vec<Value>>)> {
+    let names = [
+        "Name",
+        "Engine",
+        "Version",
+        "Row_format",
+        "Rows",
+        "Avg_row_length",
+        "Data_length",
+        "Max_data_length",
+        "Index_length",
+        "Data_free",
+        "Auto_increment",
+        "Create_time",
+        "Update_time",
+        "Check_time",
+        "Collation",
+        "Checksum",
+        "Create_options",
+        "Comment",
+    ];
+    let ints = [
+        "Version",
+        "Rows",
+        "Avg_row_length",
+        "Data_length",
+        "Max_data_length",
+        "Index_length",
+        "Data_free",
+        "Auto_increment",
+        "Checksum",
+    ];
+    let cols = names
+        .iter()
+        .map(|n| {
+            if ints.contains(n) {
+                int_meta(n)
+            } else {
+                str_meta(n, 64)
+            }
+        })
+        .collect();
     let mut rows = Vec::new();
-    let mut tables = if is_system_db(db) { vec![] } else { sess.storage().list_tables(db)? };
+    let mut tables = if is_system_db(db) {
+        vec![]
+    } else {
+        sess.storage().list_tables(db)?
+    };
     tables.sort();
     for name in tables {
-        let Some(t) = sess.storage().get_table(db, &name)? else { continue };
+        let Some(t) = sess.storage().get_table(db, &name)? else {
+            continue;
+        };
         let (r, d, i) = sess.storage().table_stats(&t)?;
-        let ai = if t.columns.iter().any(|c| c.auto_increment) { Value::Int(sess.storage().autoinc_peek(&t)? as i64) } else { Value::Null };
+        let ai = if t.columns.iter().any(|c| c.auto_increment) {
+            Value::Int(sess.storage().autoinc_peek(&t)? as i64)
+        } else {
+            Value::Null
+        };
         rows.push(vec![
             s(name),
             s(t.options.engine.clone()),
@@ -622,12 +1068,14 @@ fn quote_str(v: &str) -> String {
 }
 
 /// SHOW CREATE TABLE text in MySQL 8's format.
-pub fn show_create_table(t: &TableDef) -> String {
+pub fn show_create_table(t: &TableDef, next_autoinc: Option<u64>) -> String {
     let mut lines = Vec::new();
     for c in &t.columns {
         let mut l = format!("  {} {}", quote_ident(&c.name), type_text(&c.ty));
         let coll = c.ty.collation();
-        if (c.ty.is_text() || matches!(c.ty, DataType::Enum { .. } | DataType::Set { .. })) && coll != t.options.collation {
+        if (c.ty.is_text() || matches!(c.ty, DataType::Enum { .. } | DataType::Set { .. }))
+            && coll != t.options.collation
+        {
             if coll.charset() != t.options.collation.charset() {
                 l.push_str(&format!(" CHARACTER SET {}", coll.charset()));
             }
@@ -647,9 +1095,16 @@ pub fn show_create_table(t: &TableDef) -> String {
             Some(d) => {
                 let up = d.to_ascii_uppercase();
                 if up.starts_with("CURRENT_TIMESTAMP") || up.starts_with("NOW(") {
-                    l.push_str(&format!(" DEFAULT {}", up.replace("NOW()", "CURRENT_TIMESTAMP")));
-                } else if let Some(inner) = d.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')) {
-                    l.push_str(&format!(" DEFAULT {}", quote_str(&inner.replace("''", "'"))));
+                    l.push_str(&format!(
+                        " DEFAULT {}",
+                        up.replace("NOW()", "CURRENT_TIMESTAMP")
+                    ));
+                } else if let Some(inner) = d.strip_prefix('\'').and_then(|x| x.strip_suffix('\''))
+                {
+                    l.push_str(&format!(
+                        " DEFAULT {}",
+                        quote_str(&inner.replace("''", "'"))
+                    ));
                 } else if d.starts_with('(') {
                     l.push_str(&format!(" DEFAULT {d}"));
                 } else {
@@ -696,14 +1151,32 @@ pub fn show_create_table(t: &TableDef) -> String {
             }
             continue;
         }
-        let kind = if ix.kind == IndexKind::Unique { "UNIQUE KEY" } else { "KEY" };
-        lines.push(format!("  {kind} {} ({})", quote_ident(&ix.name), keycols(ix)));
+        let kind = if ix.kind == IndexKind::Unique {
+            "UNIQUE KEY"
+        } else {
+            "KEY"
+        };
+        lines.push(format!(
+            "  {kind} {} ({})",
+            quote_ident(&ix.name),
+            keycols(ix)
+        ));
     }
-    let mut out = format!("CREATE TABLE {} (\n{}\n) ENGINE={}", quote_ident(&t.name), lines.join(",\n"), t.options.engine);
-    if t.options.auto_increment > 1 {
-        out.push_str(&format!(" AUTO_INCREMENT={}", t.options.auto_increment));
+    let mut out = format!(
+        "CREATE TABLE {} (\n{}\n) ENGINE={}",
+        quote_ident(&t.name),
+        lines.join(",\n"),
+        t.options.engine
+    );
+    let ai = next_autoinc.unwrap_or(t.options.auto_increment);
+    if ai > 1 {
+        out.push_str(&format!(" AUTO_INCREMENT={ai}"));
     }
-    out.push_str(&format!(" DEFAULT CHARSET={} COLLATE={}", t.options.collation.charset(), t.options.collation.name()));
+    out.push_str(&format!(
+        " DEFAULT CHARSET={} COLLATE={}",
+        t.options.collation.charset(),
+        t.options.collation.name()
+    ));
     if !t.options.comment.is_empty() {
         out.push_str(&format!(" COMMENT={}", quote_str(&t.options.comment)));
     }
@@ -725,83 +1198,327 @@ pub fn admin_table<E: KvEngine>(sess: &mut Session<E>, stmt: &ast::Statement) ->
                 let _ = tb;
                 vec![s(format!("{db}.{t}")), s(op), s("status"), s("OK")]
             }
-            None => vec![s(format!("{db}.{t}")), s(op), s("Error"), s(format!("Table '{db}.{t}' doesn't exist"))],
+            None => vec![
+                s(format!("{db}.{t}")),
+                s(op),
+                s("Error"),
+                s(format!("Table '{db}.{t}' doesn't exist")),
+            ],
         };
         rows.push(status);
     }
-    let cols = ["Table", "Op", "Msg_type", "Msg_text"].iter().map(|n| str_meta(n, 64)).collect();
-    Ok(Output::Rows { columns: cols, rows })
+    let cols = ["Table", "Op", "Msg_type", "Msg_text"]
+        .iter()
+        .map(|n| str_meta(n, 64))
+        .collect();
+    Ok(Output::Rows {
+        columns: cols,
+        rows,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
 // INFORMATION_SCHEMA and friends
 
 fn vc(name: &str, len: u32) -> ColumnDef {
-    ColumnDef { name: name.into(), ty: DataType::VarChar { len, collation: Collation::Utf8mb4GeneralCi }, nullable: true, default: None, auto_increment: false, on_update: None, comment: String::new() }
+    ColumnDef {
+        name: name.into(),
+        ty: DataType::VarChar {
+            len,
+            collation: Collation::Utf8mb4GeneralCi,
+        },
+        nullable: true,
+        default: None,
+        auto_increment: false,
+        on_update: None,
+        comment: String::new(),
+    }
 }
 
 fn bi(name: &str) -> ColumnDef {
-    ColumnDef { name: name.into(), ty: DataType::Int { bytes: 8, unsigned: true, width: None, zerofill: false }, nullable: true, default: None, auto_increment: false, on_update: None, comment: String::new() }
+    ColumnDef {
+        name: name.into(),
+        ty: DataType::Int {
+            bytes: 8,
+            unsigned: true,
+            width: None,
+            zerofill: false,
+        },
+        nullable: true,
+        default: None,
+        auto_increment: false,
+        on_update: None,
+        comment: String::new(),
+    }
 }
 
 fn lt(name: &str) -> ColumnDef {
-    ColumnDef { name: name.into(), ty: DataType::Text { size: LobSize::Long, collation: Collation::Utf8mb4GeneralCi }, nullable: true, default: None, auto_increment: false, on_update: None, comment: String::new() }
+    ColumnDef {
+        name: name.into(),
+        ty: DataType::Text {
+            size: LobSize::Long,
+            collation: Collation::Utf8mb4GeneralCi,
+        },
+        nullable: true,
+        default: None,
+        auto_increment: false,
+        on_update: None,
+        comment: String::new(),
+    }
 }
 
 fn dt(name: &str) -> ColumnDef {
-    ColumnDef { name: name.into(), ty: DataType::DateTime { fsp: 0 }, nullable: true, default: None, auto_increment: false, on_update: None, comment: String::new() }
+    ColumnDef {
+        name: name.into(),
+        ty: DataType::DateTime { fsp: 0 },
+        nullable: true,
+        default: None,
+        auto_increment: false,
+        on_update: None,
+        comment: String::new(),
+    }
 }
 
 fn is_columns(table: &str) -> Option<Vec<ColumnDef>> {
     Some(match table {
-        "SCHEMATA" => vec![vc("CATALOG_NAME", 64), vc("SCHEMA_NAME", 64), vc("DEFAULT_CHARACTER_SET_NAME", 64), vc("DEFAULT_COLLATION_NAME", 64), vc("SQL_PATH", 512), vc("DEFAULT_ENCRYPTION", 3)],
+        "SCHEMATA" => vec![
+            vc("CATALOG_NAME", 64),
+            vc("SCHEMA_NAME", 64),
+            vc("DEFAULT_CHARACTER_SET_NAME", 64),
+            vc("DEFAULT_COLLATION_NAME", 64),
+            vc("SQL_PATH", 512),
+            vc("DEFAULT_ENCRYPTION", 3),
+        ],
         "TABLES" => vec![
-            vc("TABLE_CATALOG", 64), vc("TABLE_SCHEMA", 64), vc("TABLE_NAME", 64), vc("TABLE_TYPE", 64), vc("ENGINE", 64), bi("VERSION"), vc("ROW_FORMAT", 10), bi("TABLE_ROWS"), bi("AVG_ROW_LENGTH"), bi("DATA_LENGTH"), bi("MAX_DATA_LENGTH"), bi("INDEX_LENGTH"), bi("DATA_FREE"), bi("AUTO_INCREMENT"), dt("CREATE_TIME"), dt("UPDATE_TIME"), dt("CHECK_TIME"), vc("TABLE_COLLATION", 64), bi("CHECKSUM"), vc("CREATE_OPTIONS", 256), vc("TABLE_COMMENT", 2048),
+            vc("TABLE_CATALOG", 64),
+            vc("TABLE_SCHEMA", 64),
+            vc("TABLE_NAME", 64),
+            vc("TABLE_TYPE", 64),
+            vc("ENGINE", 64),
+            bi("VERSION"),
+            vc("ROW_FORMAT", 10),
+            bi("TABLE_ROWS"),
+            bi("AVG_ROW_LENGTH"),
+            bi("DATA_LENGTH"),
+            bi("MAX_DATA_LENGTH"),
+            bi("INDEX_LENGTH"),
+            bi("DATA_FREE"),
+            bi("AUTO_INCREMENT"),
+            dt("CREATE_TIME"),
+            dt("UPDATE_TIME"),
+            dt("CHECK_TIME"),
+            vc("TABLE_COLLATION", 64),
+            bi("CHECKSUM"),
+            vc("CREATE_OPTIONS", 256),
+            vc("TABLE_COMMENT", 2048),
         ],
         "COLUMNS" => vec![
-            vc("TABLE_CATALOG", 64), vc("TABLE_SCHEMA", 64), vc("TABLE_NAME", 64), vc("COLUMN_NAME", 64), bi("ORDINAL_POSITION"), lt("COLUMN_DEFAULT"), vc("IS_NULLABLE", 3), vc("DATA_TYPE", 64), bi("CHARACTER_MAXIMUM_LENGTH"), bi("CHARACTER_OCTET_LENGTH"), bi("NUMERIC_PRECISION"), bi("NUMERIC_SCALE"), bi("DATETIME_PRECISION"), vc("CHARACTER_SET_NAME", 64), vc("COLLATION_NAME", 64), lt("COLUMN_TYPE"), vc("COLUMN_KEY", 3), vc("EXTRA", 256), vc("PRIVILEGES", 154), lt("COLUMN_COMMENT"), lt("GENERATION_EXPRESSION"), bi("SRS_ID"),
+            vc("TABLE_CATALOG", 64),
+            vc("TABLE_SCHEMA", 64),
+            vc("TABLE_NAME", 64),
+            vc("COLUMN_NAME", 64),
+            bi("ORDINAL_POSITION"),
+            lt("COLUMN_DEFAULT"),
+            vc("IS_NULLABLE", 3),
+            vc("DATA_TYPE", 64),
+            bi("CHARACTER_MAXIMUM_LENGTH"),
+            bi("CHARACTER_OCTET_LENGTH"),
+            bi("NUMERIC_PRECISION"),
+            bi("NUMERIC_SCALE"),
+            bi("DATETIME_PRECISION"),
+            vc("CHARACTER_SET_NAME", 64),
+            vc("COLLATION_NAME", 64),
+            lt("COLUMN_TYPE"),
+            vc("COLUMN_KEY", 3),
+            vc("EXTRA", 256),
+            vc("PRIVILEGES", 154),
+            lt("COLUMN_COMMENT"),
+            lt("GENERATION_EXPRESSION"),
+            bi("SRS_ID"),
         ],
         "STATISTICS" => vec![
-            vc("TABLE_CATALOG", 64), vc("TABLE_SCHEMA", 64), vc("TABLE_NAME", 64), bi("NON_UNIQUE"), vc("INDEX_SCHEMA", 64), vc("INDEX_NAME", 64), bi("SEQ_IN_INDEX"), vc("COLUMN_NAME", 64), vc("COLLATION", 1), bi("CARDINALITY"), bi("SUB_PART"), vc("PACKED", 10), vc("NULLABLE", 3), vc("INDEX_TYPE", 16), vc("COMMENT", 16), vc("INDEX_COMMENT", 1024), vc("IS_VISIBLE", 3), lt("EXPRESSION"),
+            vc("TABLE_CATALOG", 64),
+            vc("TABLE_SCHEMA", 64),
+            vc("TABLE_NAME", 64),
+            bi("NON_UNIQUE"),
+            vc("INDEX_SCHEMA", 64),
+            vc("INDEX_NAME", 64),
+            bi("SEQ_IN_INDEX"),
+            vc("COLUMN_NAME", 64),
+            vc("COLLATION", 1),
+            bi("CARDINALITY"),
+            bi("SUB_PART"),
+            vc("PACKED", 10),
+            vc("NULLABLE", 3),
+            vc("INDEX_TYPE", 16),
+            vc("COMMENT", 16),
+            vc("INDEX_COMMENT", 1024),
+            vc("IS_VISIBLE", 3),
+            lt("EXPRESSION"),
         ],
-        "PROCESSLIST" => vec![bi("ID"), vc("USER", 32), vc("HOST", 261), vc("DB", 64), vc("COMMAND", 16), bi("TIME"), vc("STATE", 64), lt("INFO")],
-        "ENGINES" => vec![vc("ENGINE", 64), vc("SUPPORT", 8), vc("COMMENT", 80), vc("TRANSACTIONS", 3), vc("XA", 3), vc("SAVEPOINTS", 3)],
-        "COLLATIONS" => vec![vc("COLLATION_NAME", 64), vc("CHARACTER_SET_NAME", 64), bi("ID"), vc("IS_DEFAULT", 3), vc("IS_COMPILED", 3), bi("SORTLEN"), vc("PAD_ATTRIBUTE", 9)],
-        "CHARACTER_SETS" => vec![vc("CHARACTER_SET_NAME", 64), vc("DEFAULT_COLLATE_NAME", 64), vc("DESCRIPTION", 2048), bi("MAXLEN")],
+        "PROCESSLIST" => vec![
+            bi("ID"),
+            vc("USER", 32),
+            vc("HOST", 261),
+            vc("DB", 64),
+            vc("COMMAND", 16),
+            bi("TIME"),
+            vc("STATE", 64),
+            lt("INFO"),
+        ],
+        "ENGINES" => vec![
+            vc("ENGINE", 64),
+            vc("SUPPORT", 8),
+            vc("COMMENT", 80),
+            vc("TRANSACTIONS", 3),
+            vc("XA", 3),
+            vc("SAVEPOINTS", 3),
+        ],
+        "COLLATIONS" => vec![
+            vc("COLLATION_NAME", 64),
+            vc("CHARACTER_SET_NAME", 64),
+            bi("ID"),
+            vc("IS_DEFAULT", 3),
+            vc("IS_COMPILED", 3),
+            bi("SORTLEN"),
+            vc("PAD_ATTRIBUTE", 9),
+        ],
+        "CHARACTER_SETS" => vec![
+            vc("CHARACTER_SET_NAME", 64),
+            vc("DEFAULT_COLLATE_NAME", 64),
+            vc("DESCRIPTION", 2048),
+            bi("MAXLEN"),
+        ],
         "KEY_COLUMN_USAGE" => vec![
-            vc("CONSTRAINT_CATALOG", 64), vc("CONSTRAINT_SCHEMA", 64), vc("CONSTRAINT_NAME", 64), vc("TABLE_CATALOG", 64), vc("TABLE_SCHEMA", 64), vc("TABLE_NAME", 64), vc("COLUMN_NAME", 64), bi("ORDINAL_POSITION"), bi("POSITION_IN_UNIQUE_CONSTRAINT"), vc("REFERENCED_TABLE_SCHEMA", 64), vc("REFERENCED_TABLE_NAME", 64), vc("REFERENCED_COLUMN_NAME", 64),
+            vc("CONSTRAINT_CATALOG", 64),
+            vc("CONSTRAINT_SCHEMA", 64),
+            vc("CONSTRAINT_NAME", 64),
+            vc("TABLE_CATALOG", 64),
+            vc("TABLE_SCHEMA", 64),
+            vc("TABLE_NAME", 64),
+            vc("COLUMN_NAME", 64),
+            bi("ORDINAL_POSITION"),
+            bi("POSITION_IN_UNIQUE_CONSTRAINT"),
+            vc("REFERENCED_TABLE_SCHEMA", 64),
+            vc("REFERENCED_TABLE_NAME", 64),
+            vc("REFERENCED_COLUMN_NAME", 64),
         ],
-        "TABLE_CONSTRAINTS" => vec![vc("CONSTRAINT_CATALOG", 64), vc("CONSTRAINT_SCHEMA", 64), vc("CONSTRAINT_NAME", 64), vc("TABLE_SCHEMA", 64), vc("TABLE_NAME", 64), vc("CONSTRAINT_TYPE", 11), vc("ENFORCED", 3)],
-        "REFERENTIAL_CONSTRAINTS" => vec![vc("CONSTRAINT_CATALOG", 64), vc("CONSTRAINT_SCHEMA", 64), vc("CONSTRAINT_NAME", 64), vc("UNIQUE_CONSTRAINT_CATALOG", 64), vc("UNIQUE_CONSTRAINT_SCHEMA", 64), vc("UNIQUE_CONSTRAINT_NAME", 64), vc("MATCH_OPTION", 64), vc("UPDATE_RULE", 64), vc("DELETE_RULE", 64), vc("TABLE_NAME", 64), vc("REFERENCED_TABLE_NAME", 64)],
-        "VIEWS" => vec![vc("TABLE_CATALOG", 64), vc("TABLE_SCHEMA", 64), vc("TABLE_NAME", 64), lt("VIEW_DEFINITION"), vc("CHECK_OPTION", 8), vc("IS_UPDATABLE", 3), vc("DEFINER", 288), vc("SECURITY_TYPE", 7), vc("CHARACTER_SET_CLIENT", 64), vc("COLLATION_CONNECTION", 64)],
-        "ROUTINES" => vec![vc("SPECIFIC_NAME", 64), vc("ROUTINE_CATALOG", 64), vc("ROUTINE_SCHEMA", 64), vc("ROUTINE_NAME", 64), vc("ROUTINE_TYPE", 9)],
-        "TRIGGERS" => vec![vc("TRIGGER_CATALOG", 64), vc("TRIGGER_SCHEMA", 64), vc("TRIGGER_NAME", 64), vc("EVENT_MANIPULATION", 6), vc("EVENT_OBJECT_SCHEMA", 64), vc("EVENT_OBJECT_TABLE", 64)],
-        "SESSION_VARIABLES" | "GLOBAL_VARIABLES" | "SESSION_STATUS" | "GLOBAL_STATUS" => vec![vc("VARIABLE_NAME", 64), vc("VARIABLE_VALUE", 1024)],
-        "PLUGINS" => vec![vc("PLUGIN_NAME", 64), vc("PLUGIN_VERSION", 20), vc("PLUGIN_STATUS", 10), vc("PLUGIN_TYPE", 80)],
+        "TABLE_CONSTRAINTS" => vec![
+            vc("CONSTRAINT_CATALOG", 64),
+            vc("CONSTRAINT_SCHEMA", 64),
+            vc("CONSTRAINT_NAME", 64),
+            vc("TABLE_SCHEMA", 64),
+            vc("TABLE_NAME", 64),
+            vc("CONSTRAINT_TYPE", 11),
+            vc("ENFORCED", 3),
+        ],
+        "REFERENTIAL_CONSTRAINTS" => vec![
+            vc("CONSTRAINT_CATALOG", 64),
+            vc("CONSTRAINT_SCHEMA", 64),
+            vc("CONSTRAINT_NAME", 64),
+            vc("UNIQUE_CONSTRAINT_CATALOG", 64),
+            vc("UNIQUE_CONSTRAINT_SCHEMA", 64),
+            vc("UNIQUE_CONSTRAINT_NAME", 64),
+            vc("MATCH_OPTION", 64),
+            vc("UPDATE_RULE", 64),
+            vc("DELETE_RULE", 64),
+            vc("TABLE_NAME", 64),
+            vc("REFERENCED_TABLE_NAME", 64),
+        ],
+        "VIEWS" => vec![
+            vc("TABLE_CATALOG", 64),
+            vc("TABLE_SCHEMA", 64),
+            vc("TABLE_NAME", 64),
+            lt("VIEW_DEFINITION"),
+            vc("CHECK_OPTION", 8),
+            vc("IS_UPDATABLE", 3),
+            vc("DEFINER", 288),
+            vc("SECURITY_TYPE", 7),
+            vc("CHARACTER_SET_CLIENT", 64),
+            vc("COLLATION_CONNECTION", 64),
+        ],
+        "ROUTINES" => vec![
+            vc("SPECIFIC_NAME", 64),
+            vc("ROUTINE_CATALOG", 64),
+            vc("ROUTINE_SCHEMA", 64),
+            vc("ROUTINE_NAME", 64),
+            vc("ROUTINE_TYPE", 9),
+        ],
+        "TRIGGERS" => vec![
+            vc("TRIGGER_CATALOG", 64),
+            vc("TRIGGER_SCHEMA", 64),
+            vc("TRIGGER_NAME", 64),
+            vc("EVENT_MANIPULATION", 6),
+            vc("EVENT_OBJECT_SCHEMA", 64),
+            vc("EVENT_OBJECT_TABLE", 64),
+        ],
+        "SESSION_VARIABLES" | "GLOBAL_VARIABLES" | "SESSION_STATUS" | "GLOBAL_STATUS" => {
+            vec![vc("VARIABLE_NAME", 64), vc("VARIABLE_VALUE", 1024)]
+        }
+        "PLUGINS" => vec![
+            vc("PLUGIN_NAME", 64),
+            vc("PLUGIN_VERSION", 20),
+            vc("PLUGIN_STATUS", 10),
+            vc("PLUGIN_TYPE", 80),
+        ],
         _ => return None,
     })
 }
 
-const IS_TABLES: &[&str] = &["CHARACTER_SETS", "COLLATIONS", "COLUMNS", "ENGINES", "GLOBAL_STATUS", "GLOBAL_VARIABLES", "KEY_COLUMN_USAGE", "PLUGINS", "PROCESSLIST", "REFERENTIAL_CONSTRAINTS", "ROUTINES", "SCHEMATA", "SESSION_STATUS", "SESSION_VARIABLES", "STATISTICS", "TABLES", "TABLE_CONSTRAINTS", "TRIGGERS", "VIEWS"];
+const IS_TABLES: &[&str] = &[
+    "CHARACTER_SETS",
+    "COLLATIONS",
+    "COLUMNS",
+    "ENGINES",
+    "GLOBAL_STATUS",
+    "GLOBAL_VARIABLES",
+    "KEY_COLUMN_USAGE",
+    "PLUGINS",
+    "PROCESSLIST",
+    "REFERENTIAL_CONSTRAINTS",
+    "ROUTINES",
+    "SCHEMATA",
+    "SESSION_STATUS",
+    "SESSION_VARIABLES",
+    "STATISTICS",
+    "TABLES",
+    "TABLE_CONSTRAINTS",
+    "TRIGGERS",
+    "VIEWS",
+];
 
 fn system_table_names(db: &str) -> Vec<String> {
     if db.eq_ignore_ascii_case("information_schema") {
         IS_TABLES.iter().map(|s| s.to_string()).collect()
     } else if db.eq_ignore_ascii_case("performance_schema") {
-        vec!["global_variables".into(), "session_variables".into(), "global_status".into(), "session_status".into()]
+        vec![
+            "global_variables".into(),
+            "session_variables".into(),
+            "global_status".into(),
+            "session_status".into(),
+        ]
     } else {
         vec![]
     }
 }
 
 /// The definition of a virtual system table, if `db.name` is one.
-pub fn system_table<E: KvEngine>(_sess: &Session<E>, db: &str, name: &str) -> Result<Option<Arc<TableDef>>> {
+pub fn system_table<E: KvEngine>(
+    _sess: &Session<E>,
+    db: &str,
+    name: &str,
+) -> Result<Option<Arc<TableDef>>> {
     if !is_system_db(db) {
         return Ok(None);
     }
     let upper = name.to_ascii_uppercase();
-    let known = (db.eq_ignore_ascii_case("information_schema") && IS_TABLES.contains(&upper.as_str()))
-        || (db.eq_ignore_ascii_case("performance_schema") && matches!(upper.as_str(), "GLOBAL_VARIABLES" | "SESSION_VARIABLES" | "GLOBAL_STATUS" | "SESSION_STATUS"));
+    let known = (db.eq_ignore_ascii_case("information_schema")
+        && IS_TABLES.contains(&upper.as_str()))
+        || (db.eq_ignore_ascii_case("performance_schema")
+            && matches!(
+                upper.as_str(),
+                "GLOBAL_VARIABLES" | "SESSION_VARIABLES" | "GLOBAL_STATUS" | "SESSION_STATUS"
+            ));
     if !known {
         return Err(Error::no_such_table(db, name));
     }
@@ -811,10 +1528,19 @@ pub fn system_table<E: KvEngine>(_sess: &Session<E>, db: &str, name: &str) -> Re
         db: db.to_ascii_lowercase(),
         name: upper,
         columns,
-        indexes: vec![IndexDef { id: 0, name: "PRIMARY".into(), kind: IndexKind::Primary, columns: Vec::<IndexColumn>::new(), comment: String::new() }],
+        indexes: vec![IndexDef {
+            id: 0,
+            name: "PRIMARY".into(),
+            kind: IndexKind::Primary,
+            columns: Vec::<IndexColumn>::new(),
+            comment: String::new(),
+        }],
         hidden_pk: true,
         version: 1,
-        options: TableOptions { engine: "SYSTEM VIEW".into(), ..Default::default() },
+        options: TableOptions {
+            engine: "SYSTEM VIEW".into(),
+            ..Default::default()
+        },
     })))
 }
 
@@ -823,13 +1549,21 @@ fn opt_int(v: Option<u64>) -> Value {
 }
 
 /// Rows of a virtual system table (None if `t` is a real table).
-pub fn system_rows<E: KvEngine>(sess: &mut Session<E>, t: &TableDef) -> Result<Option<Vec<Vec<Value>>>> {
+pub fn system_rows<E: KvEngine>(
+    sess: &mut Session<E>,
+    t: &TableDef,
+) -> Result<Option<Vec<Vec<Value>>>> {
     if t.id != 0 || !is_system_db(&t.db) {
         return Ok(None);
     }
     let def = || s("def");
     let mut rows = Vec::new();
-    let user_dbs: Vec<String> = sess.storage().list_databases()?.into_iter().map(|d| d.name).collect();
+    let user_dbs: Vec<String> = sess
+        .storage()
+        .list_databases()?
+        .into_iter()
+        .map(|d| d.name)
+        .collect();
     let all_tables = |sess: &Session<E>| -> Result<Vec<Arc<TableDef>>> {
         let mut v = Vec::new();
         for d in &user_dbs {
@@ -843,52 +1577,169 @@ pub fn system_rows<E: KvEngine>(sess: &mut Session<E>, t: &TableDef) -> Result<O
     };
     match t.name.as_str() {
         "SCHEMATA" => {
-            for d in SYSTEM_DBS.iter().map(|s| s.to_string()).chain(user_dbs.iter().cloned()) {
-                let coll = sess.storage().get_database(&d)?.map(|d| d.collation).unwrap_or_default();
-                rows.push(vec![def(), s(d), s(coll.charset()), s(coll.name()), Value::Null, s("NO")]);
+            for d in SYSTEM_DBS
+                .iter()
+                .map(|s| s.to_string())
+                .chain(user_dbs.iter().cloned())
+            {
+                let coll = sess
+                    .storage()
+                    .get_database(&d)?
+                    .map(|d| d.collation)
+                    .unwrap_or_default();
+                rows.push(vec![
+                    def(),
+                    s(d),
+                    s(coll.charset()),
+                    s(coll.name()),
+                    Value::Null,
+                    s("NO"),
+                ]);
             }
         }
         "TABLES" => {
             for d in ["information_schema", "performance_schema"] {
                 for n in system_table_names(d) {
-                    rows.push(vec![def(), s(d), s(n), s("SYSTEM VIEW"), Value::Null, Value::UInt(10), Value::Null, Value::UInt(0), Value::UInt(0), Value::UInt(0), Value::UInt(0), Value::UInt(0), Value::UInt(0), Value::Null, Value::Null, Value::Null, Value::Null, s("utf8mb4_0900_ai_ci"), Value::Null, s(""), s("")]);
+                    rows.push(vec![
+                        def(),
+                        s(d),
+                        s(n),
+                        s("SYSTEM VIEW"),
+                        Value::Null,
+                        Value::UInt(10),
+                        Value::Null,
+                        Value::UInt(0),
+                        Value::UInt(0),
+                        Value::UInt(0),
+                        Value::UInt(0),
+                        Value::UInt(0),
+                        Value::UInt(0),
+                        Value::Null,
+                        Value::Null,
+                        Value::Null,
+                        Value::Null,
+                        s("utf8mb4_0900_ai_ci"),
+                        Value::Null,
+                        s(""),
+                        s(""),
+                    ]);
                 }
             }
             for tb in all_tables(sess)? {
                 let (r, d, i) = sess.storage().table_stats(&tb)?;
-                let ai = if tb.columns.iter().any(|c| c.auto_increment) { opt_int(sess.storage().autoinc_peek(&tb).ok()) } else { Value::Null };
-                rows.push(vec![def(), s(tb.db.clone()), s(tb.name.clone()), s("BASE TABLE"), s(tb.options.engine.clone()), Value::UInt(10), s("Dynamic"), Value::UInt(r), Value::UInt(if r > 0 { d / r } else { 0 }), Value::UInt(d), Value::UInt(0), Value::UInt(i), Value::UInt(0), ai, Value::Null, Value::Null, Value::Null, s(tb.options.collation.name()), Value::Null, s(""), s(tb.options.comment.clone())]);
+                let ai = if tb.columns.iter().any(|c| c.auto_increment) {
+                    opt_int(sess.storage().autoinc_peek(&tb).ok())
+                } else {
+                    Value::Null
+                };
+                rows.push(vec![
+                    def(),
+                    s(tb.db.clone()),
+                    s(tb.name.clone()),
+                    s("BASE TABLE"),
+                    s(tb.options.engine.clone()),
+                    Value::UInt(10),
+                    s("Dynamic"),
+                    Value::UInt(r),
+                    Value::UInt(if r > 0 { d / r } else { 0 }),
+                    Value::UInt(d),
+                    Value::UInt(0),
+                    Value::UInt(i),
+                    Value::UInt(0),
+                    ai,
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                    s(tb.options.collation.name()),
+                    Value::Null,
+                    s(""),
+                    s(tb.options.comment.clone()),
+                ]);
             }
         }
         "COLUMNS" => {
             for tb in all_tables(sess)? {
                 for (i, c) in tb.columns.iter().enumerate() {
                     let base = c.ty.sql_name();
-                    let data_type: String = base.chars().take_while(|ch| ch.is_ascii_alphabetic()).collect();
+                    let data_type: String = base
+                        .chars()
+                        .take_while(|ch| ch.is_ascii_alphabetic())
+                        .collect();
                     let (cl, ol) = match &c.ty {
-                        DataType::Char { len, collation } | DataType::VarChar { len, collation } => (Some(*len as u64), Some(*len as u64 * collation.max_len() as u64)),
-                        DataType::Binary { len } | DataType::VarBinary { len } => (Some(*len as u64), Some(*len as u64)),
-                        DataType::Text { size, .. } => (Some(size.max_bytes()), Some(size.max_bytes())),
+                        DataType::Char { len, collation }
+                        | DataType::VarChar { len, collation } => (
+                            Some(*len as u64),
+                            Some(*len as u64 * collation.max_len() as u64),
+                        ),
+                        DataType::Binary { len } | DataType::VarBinary { len } => {
+                            (Some(*len as u64), Some(*len as u64))
+                        }
+                        DataType::Text { size, .. } => {
+                            (Some(size.max_bytes()), Some(size.max_bytes()))
+                        }
                         DataType::Blob { size } => (Some(size.max_bytes()), Some(size.max_bytes())),
                         _ => (None, None),
                     };
                     let (np, ns) = match &c.ty {
-                        DataType::Int { bytes, unsigned, .. } => (Some(match (bytes, unsigned) { (1, _) => 3, (2, _) => 5, (3, _) => 7, (4, _) => 10, (_, false) => 19, _ => 20 }), Some(0)),
-                        DataType::Decimal { precision, scale, .. } => (Some(*precision as u64), Some(*scale as u64)),
+                        DataType::Int {
+                            bytes, unsigned, ..
+                        } => (
+                            Some(match (bytes, unsigned) {
+                                (1, _) => 3,
+                                (2, _) => 5,
+                                (3, _) => 7,
+                                (4, _) => 10,
+                                (_, false) => 19,
+                                _ => 20,
+                            }),
+                            Some(0),
+                        ),
+                        DataType::Decimal {
+                            precision, scale, ..
+                        } => (Some(*precision as u64), Some(*scale as u64)),
                         DataType::Float { .. } => (Some(12), None),
                         DataType::Double { .. } => (Some(22), None),
                         _ => (None, None),
                     };
                     let dp = match &c.ty {
-                        DataType::DateTime { fsp } | DataType::Timestamp { fsp } | DataType::Time { fsp } => Some(*fsp as u64),
+                        DataType::DateTime { fsp }
+                        | DataType::Timestamp { fsp }
+                        | DataType::Time { fsp } => Some(*fsp as u64),
                         _ => None,
                     };
-                    let is_str = c.ty.is_text() || matches!(c.ty, DataType::Enum { .. } | DataType::Set { .. });
+                    let is_str = c.ty.is_text()
+                        || matches!(c.ty, DataType::Enum { .. } | DataType::Set { .. });
                     rows.push(vec![
-                        def(), s(tb.db.clone()), s(tb.name.clone()), s(c.name.clone()), Value::UInt(i as u64 + 1), default_display(c), s(if c.nullable { "YES" } else { "NO" }), s(data_type), opt_int(cl), opt_int(ol), opt_int(np), opt_int(ns), opt_int(dp),
-                        if is_str { s(c.ty.collation().charset()) } else { Value::Null },
-                        if is_str { s(c.ty.collation().name()) } else { Value::Null },
-                        s(type_text(&c.ty)), s(key_flag(&tb, i)), s(extra(c)), s("select,insert,update,references"), s(c.comment.clone()), s(""), Value::Null,
+                        def(),
+                        s(tb.db.clone()),
+                        s(tb.name.clone()),
+                        s(c.name.clone()),
+                        Value::UInt(i as u64 + 1),
+                        default_display(c),
+                        s(if c.nullable { "YES" } else { "NO" }),
+                        s(data_type),
+                        opt_int(cl),
+                        opt_int(ol),
+                        opt_int(np),
+                        opt_int(ns),
+                        opt_int(dp),
+                        if is_str {
+                            s(c.ty.collation().charset())
+                        } else {
+                            Value::Null
+                        },
+                        if is_str {
+                            s(c.ty.collation().name())
+                        } else {
+                            Value::Null
+                        },
+                        s(type_text(&c.ty)),
+                        s(key_flag(&tb, i)),
+                        s(extra(c)),
+                        s("select,insert,update,references"),
+                        s(c.comment.clone()),
+                        s(""),
+                        Value::Null,
                     ]);
                 }
             }
@@ -897,7 +1748,26 @@ pub fn system_rows<E: KvEngine>(sess: &mut Session<E>, t: &TableDef) -> Result<O
             for tb in all_tables(sess)? {
                 let (_, r) = index_rows(sess, &tb);
                 for x in r {
-                    rows.push(vec![def(), s(tb.db.clone()), x[0].clone(), x[1].clone(), s(tb.db.clone()), x[2].clone(), x[3].clone(), x[4].clone(), x[5].clone(), x[6].clone(), x[7].clone(), Value::Null, x[9].clone(), x[10].clone(), s(""), s(""), s("YES"), Value::Null]);
+                    rows.push(vec![
+                        def(),
+                        s(tb.db.clone()),
+                        x[0].clone(),
+                        x[1].clone(),
+                        s(tb.db.clone()),
+                        x[2].clone(),
+                        x[3].clone(),
+                        x[4].clone(),
+                        x[5].clone(),
+                        x[6].clone(),
+                        x[7].clone(),
+                        Value::Null,
+                        x[9].clone(),
+                        x[10].clone(),
+                        s(""),
+                        s(""),
+                        s("YES"),
+                        Value::Null,
+                    ]);
                 }
             }
         }
@@ -908,10 +1778,31 @@ pub fn system_rows<E: KvEngine>(sess: &mut Session<E>, t: &TableDef) -> Result<O
                         continue;
                     }
                     if t.name == "TABLE_CONSTRAINTS" {
-                        rows.push(vec![def(), s(tb.db.clone()), s(ix.name.clone()), s(tb.db.clone()), s(tb.name.clone()), s(if ino == 0 { "PRIMARY KEY" } else { "UNIQUE" }), s("YES")]);
+                        rows.push(vec![
+                            def(),
+                            s(tb.db.clone()),
+                            s(ix.name.clone()),
+                            s(tb.db.clone()),
+                            s(tb.name.clone()),
+                            s(if ino == 0 { "PRIMARY KEY" } else { "UNIQUE" }),
+                            s("YES"),
+                        ]);
                     } else {
                         for (k, ic) in ix.columns.iter().enumerate() {
-                            rows.push(vec![def(), s(tb.db.clone()), s(ix.name.clone()), def(), s(tb.db.clone()), s(tb.name.clone()), s(tb.columns[ic.col].name.clone()), Value::UInt(k as u64 + 1), Value::Null, Value::Null, Value::Null, Value::Null]);
+                            rows.push(vec![
+                                def(),
+                                s(tb.db.clone()),
+                                s(ix.name.clone()),
+                                def(),
+                                s(tb.db.clone()),
+                                s(tb.name.clone()),
+                                s(tb.columns[ic.col].name.clone()),
+                                Value::UInt(k as u64 + 1),
+                                Value::Null,
+                                Value::Null,
+                                Value::Null,
+                                Value::Null,
+                            ]);
                         }
                     }
                 }
@@ -922,25 +1813,78 @@ pub fn system_rows<E: KvEngine>(sess: &mut Session<E>, t: &TableDef) -> Result<O
             rows = r;
         }
         "ENGINES" => {
-            rows.push(vec![s("InnoDB"), s("DEFAULT"), s("Strata LSM storage (RocksDB)"), s("YES"), s("NO"), s("YES")]);
-            rows.push(vec![s("ROCKSDB"), s("YES"), s("Strata LSM storage (RocksDB)"), s("YES"), s("NO"), s("YES")]);
+            rows.push(vec![
+                s("InnoDB"),
+                s("DEFAULT"),
+                s("Strata LSM storage (RocksDB)"),
+                s("YES"),
+                s("NO"),
+                s("YES"),
+            ]);
+            rows.push(vec![
+                s("ROCKSDB"),
+                s("YES"),
+                s("Strata LSM storage (RocksDB)"),
+                s("YES"),
+                s("NO"),
+                s("YES"),
+            ]);
         }
         "COLLATIONS" => {
             for r in collation_rows() {
-                rows.push(vec![r[0].clone(), r[1].clone(), r[2].clone(), r[3].clone(), r[4].clone(), r[5].clone(), r[6].clone()]);
+                rows.push(vec![
+                    r[0].clone(),
+                    r[1].clone(),
+                    r[2].clone(),
+                    r[3].clone(),
+                    r[4].clone(),
+                    r[5].clone(),
+                    r[6].clone(),
+                ]);
             }
         }
         "CHARACTER_SETS" => {
-            rows.push(vec![s("binary"), s("binary"), s("Binary pseudo charset"), Value::UInt(1)]);
-            rows.push(vec![s("latin1"), s("latin1_swedish_ci"), s("cp1252 West European"), Value::UInt(1)]);
-            rows.push(vec![s("utf8mb3"), s("utf8mb3_general_ci"), s("UTF-8 Unicode"), Value::UInt(3)]);
-            rows.push(vec![s("utf8mb4"), s("utf8mb4_0900_ai_ci"), s("UTF-8 Unicode"), Value::UInt(4)]);
+            rows.push(vec![
+                s("binary"),
+                s("binary"),
+                s("Binary pseudo charset"),
+                Value::UInt(1),
+            ]);
+            rows.push(vec![
+                s("latin1"),
+                s("latin1_swedish_ci"),
+                s("cp1252 West European"),
+                Value::UInt(1),
+            ]);
+            rows.push(vec![
+                s("utf8mb3"),
+                s("utf8mb3_general_ci"),
+                s("UTF-8 Unicode"),
+                Value::UInt(3),
+            ]);
+            rows.push(vec![
+                s("utf8mb4"),
+                s("utf8mb4_0900_ai_ci"),
+                s("UTF-8 Unicode"),
+                Value::UInt(4),
+            ]);
         }
         "SESSION_VARIABLES" | "GLOBAL_VARIABLES" => {
             let global = t.name.starts_with("GLOBAL");
             for (name, v) in sess.inst.globals.all() {
-                let v = if global { v } else { sess.var(name).unwrap_or(v) };
-                rows.push(vec![s(name), s(if v.is_null() { String::new() } else { v.to_string() })]);
+                let v = if global {
+                    v
+                } else {
+                    sess.var(name).unwrap_or(v)
+                };
+                rows.push(vec![
+                    s(name),
+                    s(if v.is_null() {
+                        String::new()
+                    } else {
+                        v.to_string()
+                    }),
+                ]);
             }
         }
         "SESSION_STATUS" | "GLOBAL_STATUS" => rows = status_rows(sess),

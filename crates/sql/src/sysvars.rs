@@ -196,7 +196,9 @@ impl GlobalVars {
         for v in VARS {
             values.insert(v.name, default_value(v));
         }
-        let g = GlobalVars { values: RwLock::new(values) };
+        let g = GlobalVars {
+            values: RwLock::new(values),
+        };
         for (k, val) in overrides {
             let def = lookup(k).ok_or_else(|| Error::unknown_sysvar(k))?;
             let v = normalise(def, &Value::Str(val.clone()))?;
@@ -215,17 +217,14 @@ impl GlobalVars {
     pub fn set(&self, name: &str, value: &Value) -> Result<()> {
         let def = lookup(name).ok_or_else(|| Error::unknown_sysvar(name))?;
         match def.scope {
-            Scope::ReadOnly => {
-                return Err(Error::new(
-                    codes::ER_UNKNOWN_ERROR,
-                    format!("Variable '{}' is a read only variable", def.name),
-                )
-                .with_code_num(1238))
-            }
+            Scope::ReadOnly => return Err(read_only_error(def.name)),
             Scope::Session => {
                 return Err(Error::new(
                     codes::ER_LOCAL_VARIABLE,
-                    format!("Variable '{}' is a SESSION variable and can't be used with SET GLOBAL", def.name),
+                    format!(
+                        "Variable '{}' is a SESSION variable and can't be used with SET GLOBAL",
+                        def.name
+                    ),
                 ))
             }
             _ => {}
@@ -242,27 +241,20 @@ impl GlobalVars {
 
     /// All values, sorted by name.
     pub fn all(&self) -> BTreeMap<&'static str, Value> {
-        self.values.read().iter().map(|(k, v)| (*k, v.clone())).collect()
-    }
-}
-
-trait WithCodeNum {
-    fn with_code_num(self, n: u16) -> Self;
-}
-impl WithCodeNum for Error {
-    fn with_code_num(mut self, n: u16) -> Self {
-        if let Some(c) = codes::by_num(n) {
-            self.code = c;
-        } else {
-            self.code = common::ErrorCode { num: n, sqlstate: "HY000", name: "ER_INCORRECT_GLOBAL_LOCAL_VAR" };
-        }
-        self
+        self.values
+            .read()
+            .iter()
+            .map(|(k, v)| (*k, v.clone()))
+            .collect()
     }
 }
 
 /// Error for writing a read-only variable (1238).
 pub fn read_only_error(name: &str) -> Error {
-    Error::new(codes::ER_UNKNOWN_ERROR, format!("Variable '{name}' is a read only variable")).with_code_num(1238)
+    Error::new(
+        codes::ER_INCORRECT_GLOBAL_LOCAL_VAR,
+        format!("Variable '{name}' is a read only variable"),
+    )
 }
 
 /// Error for `SET SESSION` on a global-only variable (1229).
@@ -329,7 +321,9 @@ pub fn normalise(def: &VarDef, value: &Value) -> Result<Value> {
         Kind::Isolation => {
             let t = text.ok_or_else(bad)?.to_ascii_uppercase().replace(' ', "-");
             match t.as_str() {
-                "REPEATABLE-READ" | "READ-COMMITTED" | "READ-UNCOMMITTED" | "SERIALIZABLE" => Value::Str(t),
+                "REPEATABLE-READ" | "READ-COMMITTED" | "READ-UNCOMMITTED" | "SERIALIZABLE" => {
+                    Value::Str(t)
+                }
                 _ => return Err(bad()),
             }
         }
@@ -338,28 +332,60 @@ pub fn normalise(def: &VarDef, value: &Value) -> Result<Value> {
             Some(t) => {
                 let l = t.to_ascii_lowercase();
                 if common::Collation::default_for_charset(&l).is_none() {
-                    return Err(Error::new(codes::ER_UNKNOWN_CHARACTER_SET, format!("Unknown character set: '{t}'")));
+                    return Err(Error::new(
+                        codes::ER_UNKNOWN_CHARACTER_SET,
+                        format!("Unknown character set: '{t}'"),
+                    ));
                 }
                 Value::Str(if l == "utf8" { "utf8mb3".into() } else { l })
             }
         },
         Kind::Collation => {
             let t = text.ok_or_else(bad)?;
-            let c = common::Collation::from_name(&t)
-                .ok_or_else(|| Error::new(codes::ER_UNKNOWN_ERROR, format!("Unknown collation: '{t}'")).with_code_num(1273))?;
-            let _ = c;
+            common::Collation::from_name(&t).ok_or_else(|| {
+                Error::new(
+                    codes::ER_UNKNOWN_COLLATION,
+                    format!("Unknown collation: '{t}'"),
+                )
+            })?;
             Value::Str(t.to_ascii_lowercase())
         }
     })
 }
 
 const SQL_MODES: &[&str] = &[
-    "REAL_AS_FLOAT", "PIPES_AS_CONCAT", "ANSI_QUOTES", "IGNORE_SPACE", "NOT_USED", "ONLY_FULL_GROUP_BY",
-    "NO_UNSIGNED_SUBTRACTION", "NO_DIR_IN_CREATE", "ANSI", "NO_AUTO_VALUE_ON_ZERO", "NO_BACKSLASH_ESCAPES",
-    "STRICT_TRANS_TABLES", "STRICT_ALL_TABLES", "NO_ZERO_IN_DATE", "NO_ZERO_DATE", "ALLOW_INVALID_DATES",
-    "ERROR_FOR_DIVISION_BY_ZERO", "TRADITIONAL", "HIGH_NOT_PRECEDENCE", "NO_ENGINE_SUBSTITUTION",
-    "PAD_CHAR_TO_FULL_LENGTH", "TIME_TRUNCATE_FRACTIONAL", "NO_AUTO_CREATE_USER", "NO_FIELD_OPTIONS",
-    "NO_KEY_OPTIONS", "NO_TABLE_OPTIONS", "MYSQL323", "MYSQL40", "DB2", "MSSQL", "ORACLE", "POSTGRESQL",
+    "REAL_AS_FLOAT",
+    "PIPES_AS_CONCAT",
+    "ANSI_QUOTES",
+    "IGNORE_SPACE",
+    "NOT_USED",
+    "ONLY_FULL_GROUP_BY",
+    "NO_UNSIGNED_SUBTRACTION",
+    "NO_DIR_IN_CREATE",
+    "ANSI",
+    "NO_AUTO_VALUE_ON_ZERO",
+    "NO_BACKSLASH_ESCAPES",
+    "STRICT_TRANS_TABLES",
+    "STRICT_ALL_TABLES",
+    "NO_ZERO_IN_DATE",
+    "NO_ZERO_DATE",
+    "ALLOW_INVALID_DATES",
+    "ERROR_FOR_DIVISION_BY_ZERO",
+    "TRADITIONAL",
+    "HIGH_NOT_PRECEDENCE",
+    "NO_ENGINE_SUBSTITUTION",
+    "PAD_CHAR_TO_FULL_LENGTH",
+    "TIME_TRUNCATE_FRACTIONAL",
+    "NO_AUTO_CREATE_USER",
+    "NO_FIELD_OPTIONS",
+    "NO_KEY_OPTIONS",
+    "NO_TABLE_OPTIONS",
+    "MYSQL323",
+    "MYSQL40",
+    "DB2",
+    "MSSQL",
+    "ORACLE",
+    "POSTGRESQL",
     "MAXDB",
 ];
 
@@ -375,12 +401,27 @@ pub fn normalise_sql_mode(s: &str, var: &str) -> Result<String> {
         let up = part.to_ascii_uppercase();
         match up.as_str() {
             "ANSI" => {
-                for m in ["REAL_AS_FLOAT", "PIPES_AS_CONCAT", "ANSI_QUOTES", "IGNORE_SPACE", "ONLY_FULL_GROUP_BY", "ANSI"] {
+                for m in [
+                    "REAL_AS_FLOAT",
+                    "PIPES_AS_CONCAT",
+                    "ANSI_QUOTES",
+                    "IGNORE_SPACE",
+                    "ONLY_FULL_GROUP_BY",
+                    "ANSI",
+                ] {
                     push(m)
                 }
             }
             "TRADITIONAL" => {
-                for m in ["STRICT_TRANS_TABLES", "STRICT_ALL_TABLES", "NO_ZERO_IN_DATE", "NO_ZERO_DATE", "ERROR_FOR_DIVISION_BY_ZERO", "TRADITIONAL", "NO_ENGINE_SUBSTITUTION"] {
+                for m in [
+                    "STRICT_TRANS_TABLES",
+                    "STRICT_ALL_TABLES",
+                    "NO_ZERO_IN_DATE",
+                    "NO_ZERO_DATE",
+                    "ERROR_FOR_DIVISION_BY_ZERO",
+                    "TRADITIONAL",
+                    "NO_ENGINE_SUBSTITUTION",
+                ] {
                     push(m)
                 }
             }
@@ -391,7 +432,11 @@ pub fn normalise_sql_mode(s: &str, var: &str) -> Result<String> {
         }
     }
     // canonical order
-    let mut ordered: Vec<&str> = SQL_MODES.iter().copied().filter(|m| out.contains(m)).collect();
+    let mut ordered: Vec<&str> = SQL_MODES
+        .iter()
+        .copied()
+        .filter(|m| out.contains(m))
+        .collect();
     ordered.dedup();
     Ok(ordered.join(","))
 }
@@ -402,7 +447,10 @@ mod tests {
 
     #[test]
     fn sql_mode_normalised() {
-        assert_eq!(normalise_sql_mode("strict_trans_tables, ansi_quotes", "sql_mode").unwrap(), "ANSI_QUOTES,STRICT_TRANS_TABLES");
+        assert_eq!(
+            normalise_sql_mode("strict_trans_tables, ansi_quotes", "sql_mode").unwrap(),
+            "ANSI_QUOTES,STRICT_TRANS_TABLES"
+        );
         assert!(normalise_sql_mode("BOGUS", "sql_mode").is_err());
         assert_eq!(normalise_sql_mode("", "sql_mode").unwrap(), "");
     }

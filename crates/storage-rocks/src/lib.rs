@@ -13,8 +13,9 @@ use std::sync::Arc;
 
 use common::{Error, Result};
 use rocksdb::{
-    AsColumnFamilyRef, BlockBasedOptions, Cache, ColumnFamily, ColumnFamilyDescriptor, DBCompressionType,
-    DBRawIteratorWithThreadMode, Options, ReadOptions, SnapshotWithThreadMode, WriteOptions, DB,
+    AsColumnFamilyRef, BlockBasedOptions, Cache, ColumnFamily, ColumnFamilyDescriptor,
+    DBCompressionType, DBRawIteratorWithThreadMode, Options, ReadOptions, SnapshotWithThreadMode,
+    WriteOptions, DB,
 };
 use storage::engine::{Cf, KvEngine, KvIter, KvSnapshot, WriteBatch, WriteOp};
 
@@ -69,7 +70,11 @@ impl RocksEngine {
     pub fn open(path: &Path, opts: RocksOptions) -> Result<Self> {
         if opts.create_if_missing {
             std::fs::create_dir_all(path).map_err(|e| {
-                Error::storage(format!("cannot create data directory '{}': {e}", path.display())).with_source(e)
+                Error::storage(format!(
+                    "cannot create data directory '{}': {e}",
+                    path.display()
+                ))
+                .with_source(e)
             })?;
         }
         let cache = Cache::new_lru_cache(opts.block_cache_bytes);
@@ -109,9 +114,15 @@ impl RocksEngine {
             } else {
                 "open failed"
             };
-            Error::storage(format!("cannot open RocksDB at '{}': {why} ({s})", path.display()))
+            Error::storage(format!(
+                "cannot open RocksDB at '{}': {why} ({s})",
+                path.display()
+            ))
         })?;
-        Ok(RocksEngine { db: Arc::new(db), _cache: cache })
+        Ok(RocksEngine {
+            db: Arc::new(db),
+            _cache: cache,
+        })
     }
 
     /// The underlying database (for engine-specific tooling: properties, checkpoints).
@@ -121,7 +132,10 @@ impl RocksEngine {
 
     /// An integer RocksDB property of a column family (e.g. `rocksdb.estimate-num-keys`).
     pub fn property_int(&self, cf: Cf, name: &str) -> Option<u64> {
-        self.db.property_int_value_cf(cf_handle(&self.db, cf).ok()?, name).ok().flatten()
+        self.db
+            .property_int_value_cf(cf_handle(&self.db, cf).ok()?, name)
+            .ok()
+            .flatten()
     }
 }
 
@@ -130,7 +144,8 @@ fn cf_handle(db: &DB, cf: Cf) -> Result<&ColumnFamily> {
         Cf::Data => rocksdb::DEFAULT_COLUMN_FAMILY_NAME,
         Cf::Dict => DICT_CF,
     };
-    db.cf_handle(name).ok_or_else(|| Error::internal(format!("column family {name} missing")))
+    db.cf_handle(name)
+        .ok_or_else(|| Error::internal(format!("column family {name} missing")))
 }
 
 fn read_opts(lower: &[u8], upper: Option<&[u8]>) -> ReadOptions {
@@ -154,16 +169,28 @@ impl<'a> RocksIter<'a> {
         match it {
             Ok(mut it) => {
                 if empty {
-                    return RocksIter { it: None, reverse, err: None };
+                    return RocksIter {
+                        it: None,
+                        reverse,
+                        err: None,
+                    };
                 }
                 if reverse {
                     it.seek_to_last();
                 } else {
                     it.seek_to_first();
                 }
-                RocksIter { it: Some(it), reverse, err: None }
+                RocksIter {
+                    it: Some(it),
+                    reverse,
+                    err: None,
+                }
             }
-            Err(e) => RocksIter { it: None, reverse, err: Some(e.msg) },
+            Err(e) => RocksIter {
+                it: None,
+                reverse,
+                err: Some(e.msg),
+            },
         }
     }
 }
@@ -202,9 +229,14 @@ fn empty_range(lower: &[u8], upper: Option<&[u8]>) -> bool {
     upper.is_some_and(|u| u <= lower)
 }
 
-fn collect_multi(res: Vec<std::result::Result<Option<rocksdb::DBPinnableSlice<'_>>, rocksdb::Error>>) -> Result<Vec<Option<Vec<u8>>>> {
+fn collect_multi(
+    res: Vec<std::result::Result<Option<rocksdb::DBPinnableSlice<'_>>, rocksdb::Error>>,
+) -> Result<Vec<Option<Vec<u8>>>> {
     res.into_iter()
-        .map(|r| r.map(|o| o.map(|s| s.to_vec())).map_err(|e| engine_err("multi_get", e)))
+        .map(|r| {
+            r.map(|o| o.map(|s| s.to_vec()))
+                .map_err(|e| engine_err("multi_get", e))
+        })
         .collect()
 }
 
@@ -223,7 +255,10 @@ impl RocksSnapshot {
         // field order guarantees `snap` is dropped (released) before our `Arc` clone. Only the
         // lifetime parameter changes; the layout is identical.
         let snap: SnapshotWithThreadMode<'static, DB> = unsafe { std::mem::transmute(snap) };
-        RocksSnapshot { snap, db: db.clone() }
+        RocksSnapshot {
+            snap,
+            db: db.clone(),
+        }
     }
 
     fn read_opts(&self) -> ReadOptions {
@@ -236,15 +271,26 @@ impl RocksSnapshot {
 impl KvSnapshot for RocksSnapshot {
     fn get(&self, cf: Cf, key: &[u8]) -> Result<Option<Vec<u8>>> {
         let h = cf_handle(&self.db, cf)?;
-        self.db.get_cf_opt(h, key, &self.read_opts()).map_err(|e| engine_err("get", e))
+        self.db
+            .get_cf_opt(h, key, &self.read_opts())
+            .map_err(|e| engine_err("get", e))
     }
 
     fn multi_get(&self, cf: Cf, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
         let h = cf_handle(&self.db, cf)?;
-        collect_multi(self.db.batched_multi_get_cf_opt(h, keys, false, &self.read_opts()))
+        collect_multi(
+            self.db
+                .batched_multi_get_cf_opt(h, keys, false, &self.read_opts()),
+        )
     }
 
-    fn iter(&self, cf: Cf, lower: &[u8], upper: Option<&[u8]>, reverse: bool) -> Box<dyn KvIter + '_> {
+    fn iter(
+        &self,
+        cf: Cf,
+        lower: &[u8],
+        upper: Option<&[u8]>,
+        reverse: bool,
+    ) -> Box<dyn KvIter + '_> {
         let it = cf_handle(&self.db, cf).map(|h| {
             let mut ro = read_opts(lower, upper);
             ro.set_snapshot(&self.snap);
@@ -271,8 +317,15 @@ impl KvEngine for RocksEngine {
         RocksSnapshot::new(&self.db)
     }
 
-    fn iter(&self, cf: Cf, lower: &[u8], upper: Option<&[u8]>, reverse: bool) -> Box<dyn KvIter + '_> {
-        let it = cf_handle(&self.db, cf).map(|h| self.db.raw_iterator_cf_opt(h, read_opts(lower, upper)));
+    fn iter(
+        &self,
+        cf: Cf,
+        lower: &[u8],
+        upper: Option<&[u8]>,
+        reverse: bool,
+    ) -> Box<dyn KvIter + '_> {
+        let it = cf_handle(&self.db, cf)
+            .map(|h| self.db.raw_iterator_cf_opt(h, read_opts(lower, upper)));
         Box::new(RocksIter::new(it, reverse, empty_range(lower, upper)))
     }
 
@@ -300,7 +353,9 @@ impl KvEngine for RocksEngine {
         }
         let mut wo = WriteOptions::default();
         wo.set_sync(sync);
-        self.db.write_opt(b, &wo).map_err(|e| engine_err("write", e))
+        self.db
+            .write_opt(b, &wo)
+            .map_err(|e| engine_err("write", e))
     }
 
     fn compact_range(&self, cf: Cf, start: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
@@ -311,7 +366,9 @@ impl KvEngine for RocksEngine {
 
     fn flush(&self) -> Result<()> {
         for cf in Cf::ALL {
-            self.db.flush_cf(cf_handle(&self.db, cf)?).map_err(|e| engine_err("flush", e))?;
+            self.db
+                .flush_cf(cf_handle(&self.db, cf)?)
+                .map_err(|e| engine_err("flush", e))?;
         }
         self.db.flush_wal(true).map_err(|e| engine_err("flush", e))
     }
@@ -320,7 +377,9 @@ impl KvEngine for RocksEngine {
         if start >= end {
             return 0;
         }
-        let Ok(h) = cf_handle(&self.db, cf) else { return 0 };
+        let Ok(h) = cf_handle(&self.db, cf) else {
+            return 0;
+        };
         approximate_size_with_memtables(&self.db, h, start, end)
     }
 }
@@ -369,12 +428,22 @@ mod tests {
     fn open_errors_are_clear() {
         let dir = tempfile::tempdir().unwrap();
         let e = RocksEngine::open(dir.path(), RocksOptions::default()).unwrap();
-        let err = RocksEngine::open(dir.path(), RocksOptions::default()).err().unwrap();
+        let err = RocksEngine::open(dir.path(), RocksOptions::default())
+            .err()
+            .unwrap();
         assert!(err.msg.contains("in use by another process"), "{}", err.msg);
         drop(e);
         RocksEngine::open(dir.path(), RocksOptions::default()).unwrap();
         let missing = dir.path().join("nope");
-        let err = RocksEngine::open(&missing, RocksOptions { create_if_missing: false, ..Default::default() }).err().unwrap();
+        let err = RocksEngine::open(
+            &missing,
+            RocksOptions {
+                create_if_missing: false,
+                ..Default::default()
+            },
+        )
+        .err()
+        .unwrap();
         assert!(err.msg.contains("cannot open RocksDB"), "{}", err.msg);
     }
 

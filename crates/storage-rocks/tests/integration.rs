@@ -12,7 +12,11 @@ use storage::{InsertOutcome, LockMode, Storage, StorageOptions, TxnOptions};
 use storage_rocks::{RocksEngine, RocksOptions};
 
 fn small() -> RocksOptions {
-    RocksOptions { block_cache_bytes: 8 << 20, write_buffer_size: 4 << 20, ..Default::default() }
+    RocksOptions {
+        block_cache_bytes: 8 << 20,
+        write_buffer_size: 4 << 20,
+        ..Default::default()
+    }
 }
 
 #[test]
@@ -33,7 +37,11 @@ fn txn_suite() {
 }
 
 fn open(path: &std::path::Path) -> Arc<Storage<RocksEngine>> {
-    Storage::open(RocksEngine::open(path, small()).unwrap(), StorageOptions::default()).unwrap()
+    Storage::open(
+        RocksEngine::open(path, small()).unwrap(),
+        StorageOptions::default(),
+    )
+    .unwrap()
 }
 
 #[test]
@@ -45,8 +53,15 @@ fn restart_keeps_data_and_finishes_drops() {
         let k = users(&st, "d", "kept");
         let mut tx = st.begin(TxnOptions::default());
         for i in 1..=300 {
-            assert!(matches!(tx.insert(&t, &urow(i, None, Some(i))).unwrap(), InsertOutcome::Inserted(_)));
-            assert!(matches!(tx.insert(&k, &urow(i, Some(&format!("e{i}")), None)).unwrap(), InsertOutcome::Inserted(_)));
+            assert!(matches!(
+                tx.insert(&t, &urow(i, None, Some(i))).unwrap(),
+                InsertOutcome::Inserted(_)
+            ));
+            assert!(matches!(
+                tx.insert(&k, &urow(i, Some(&format!("e{i}")), None))
+                    .unwrap(),
+                InsertOutcome::Inserted(_)
+            ));
         }
         tx.commit(true).unwrap();
         st.engine().flush().unwrap();
@@ -68,7 +83,11 @@ fn restart_keeps_data_and_finishes_drops() {
     }
     let st = open(dir.path());
     assert!(st.wait_background_idle(Duration::from_secs(30)));
-    assert_eq!(st.pending_drop_markers().unwrap(), 0, "markers processed after restart");
+    assert_eq!(
+        st.pending_drop_markers().unwrap(),
+        0,
+        "markers processed after restart"
+    );
     assert!(st.get_table("d", "gone").unwrap().is_none());
     for idx in &t_old.indexes {
         let (lo, hi) = storage::codec::key::index_range(idx.id);
@@ -79,13 +98,22 @@ fn restart_keeps_data_and_finishes_drops() {
     assert_eq!(*k, *t_keep);
     let mut tx = st.begin(TxnOptions::default());
     assert_eq!(tx.scan_all(&k).unwrap().count(), 300);
-    let (_, row) = tx.get_by_pk(&k, &[Value::Int(7)], LockMode::None).unwrap().unwrap();
+    let (_, row) = tx
+        .get_by_pk(&k, &[Value::Int(7)], LockMode::None)
+        .unwrap()
+        .unwrap();
     assert_eq!(row, urow(7, Some("e7"), None));
-    assert!(matches!(tx.insert(&k, &urow(1000, Some("E7"), None)).unwrap(), InsertOutcome::Duplicate { index_no: 1, .. }));
+    assert!(matches!(
+        tx.insert(&k, &urow(1000, Some("E7"), None)).unwrap(),
+        InsertOutcome::Duplicate { index_no: 1, .. }
+    ));
     assert_eq!(st.autoinc_next(&k, 1).unwrap(), 301);
     // A new table gets fresh index ids (the counter is persistent).
     let n = users(&st, "d", "gone");
-    assert!(n.indexes.iter().all(|i| i.id > t_keep.indexes.iter().map(|x| x.id).max().unwrap_or(0)));
+    assert!(n
+        .indexes
+        .iter()
+        .all(|i| i.id > t_keep.indexes.iter().map(|x| x.id).max().unwrap_or(0)));
     assert_eq!(tx.scan_all(&n).unwrap().count(), 0);
     tx.rollback();
     // DROP TABLE through the API, then restart: gone for good.
@@ -106,7 +134,8 @@ fn stats_count_memtable_data() {
     let t = users(&st, "d", "s");
     let mut tx = st.begin(TxnOptions::default());
     for i in 1..=2000 {
-        tx.insert(&t, &urow(i, Some(&format!("user{i}@example.com")), Some(i))).unwrap();
+        tx.insert(&t, &urow(i, Some(&format!("user{i}@example.com")), Some(i)))
+            .unwrap();
     }
     tx.commit(false).unwrap();
     let (rows, data, index) = st.table_stats(&t).unwrap();

@@ -71,17 +71,28 @@ impl WriteBatch {
 
     /// Appends a put.
     pub fn put(&mut self, cf: Cf, key: impl Into<Vec<u8>>, value: impl Into<Vec<u8>>) {
-        self.ops.push(WriteOp::Put { cf, key: key.into(), value: value.into() });
+        self.ops.push(WriteOp::Put {
+            cf,
+            key: key.into(),
+            value: value.into(),
+        });
     }
 
     /// Appends a delete.
     pub fn delete(&mut self, cf: Cf, key: impl Into<Vec<u8>>) {
-        self.ops.push(WriteOp::Delete { cf, key: key.into() });
+        self.ops.push(WriteOp::Delete {
+            cf,
+            key: key.into(),
+        });
     }
 
     /// Appends a range delete of `[start, end)`.
     pub fn delete_range(&mut self, cf: Cf, start: impl Into<Vec<u8>>, end: impl Into<Vec<u8>>) {
-        self.ops.push(WriteOp::DeleteRange { cf, start: start.into(), end: end.into() });
+        self.ops.push(WriteOp::DeleteRange {
+            cf,
+            start: start.into(),
+            end: end.into(),
+        });
     }
 
     /// True if the batch has no operation.
@@ -147,7 +158,13 @@ pub trait KvSnapshot: Send + Sync + 'static {
 
     /// An iterator over `[lower, upper)` (`upper = None`: to the end of the column family),
     /// ascending, or descending when `reverse` (then it starts at the last key `< upper`).
-    fn iter(&self, cf: Cf, lower: &[u8], upper: Option<&[u8]>, reverse: bool) -> Box<dyn KvIter + '_>;
+    fn iter(
+        &self,
+        cf: Cf,
+        lower: &[u8],
+        upper: Option<&[u8]>,
+        reverse: bool,
+    ) -> Box<dyn KvIter + '_>;
 }
 
 /// An ordered key-value engine with column families, snapshots and atomic batches.
@@ -186,7 +203,13 @@ pub trait KvEngine: Send + Sync + 'static {
     fn snapshot(&self) -> Self::Snapshot;
 
     /// An iterator over the latest state of `[lower, upper)`; see [`KvSnapshot::iter`].
-    fn iter(&self, cf: Cf, lower: &[u8], upper: Option<&[u8]>, reverse: bool) -> Box<dyn KvIter + '_>;
+    fn iter(
+        &self,
+        cf: Cf,
+        lower: &[u8],
+        upper: Option<&[u8]>,
+        reverse: bool,
+    ) -> Box<dyn KvIter + '_>;
 
     /// Applies `batch` atomically; with `sync` the write is durable when this returns.
     ///

@@ -44,24 +44,27 @@ use crate::catalog::{keys, TableDef};
 use crate::codec::key;
 pub use crate::codec::key::Handle;
 use crate::engine::{Cf, KvEngine, WriteBatch};
-pub use crate::txn::{
-    IndexRange, InsertOutcome, Isolation, LockMode, RowIter, Txn, TxnOptions, UpdateOutcome, WaitCtx, WaitKind,
-    WaitObserver,
-};
 use crate::txn::lock::LockManager;
+pub use crate::txn::{
+    IndexRange, InsertOutcome, Isolation, KeyedRow, LockMode, RowIter, Txn, TxnOptions,
+    UpdateOutcome, WaitCtx, WaitKind, WaitObserver,
+};
 
 /// Options of [`Storage::open`].
 #[derive(Debug, Clone)]
 pub struct StorageOptions {
     /// Maximum number of cached table definitions (`table_definition_cache`).
     pub table_definition_cache: usize,
-    /// Number of lock-table shards.
-    pub lock_shards: usize,
 }
+
+/// Number of lock-table shards.
+const LOCK_SHARDS: usize = 256;
 
 impl Default for StorageOptions {
     fn default() -> Self {
-        StorageOptions { table_definition_cache: 2000, lock_shards: 256 }
+        StorageOptions {
+            table_definition_cache: 2000,
+        }
     }
 }
 
@@ -103,12 +106,17 @@ impl<E: KvEngine> Storage<E> {
         let st = Arc::new(Storage {
             engine,
             cache: DefCache::new(opts.table_definition_cache),
-            locks: LockManager::new(opts.lock_shards),
+            locks: LockManager::new(LOCK_SHARDS),
             opts,
             ddl: Mutex::new(()),
             runtime: Mutex::new(HashMap::new()),
             next_txn: AtomicU64::new(1),
-            dropper: Dropper { tx: Mutex::new(None), thread: Mutex::new(None), pending: Mutex::new(0), idle: Condvar::new() },
+            dropper: Dropper {
+                tx: Mutex::new(None),
+                thread: Mutex::new(None),
+                pending: Mutex::new(0),
+                idle: Condvar::new(),
+            },
         });
         let (tx, rx) = channel::<u32>();
         let weak: Weak<Self> = Arc::downgrade(&st);
@@ -120,13 +128,18 @@ impl<E: KvEngine> Storage<E> {
                     st.finish_drop(id);
                 }
             })
-            .map_err(|e| common::Error::storage(format!("cannot start the background drop thread: {e}")))?;
+            .map_err(|e| {
+                common::Error::storage(format!("cannot start the background drop thread: {e}"))
+            })?;
         *st.dropper.tx.lock() = Some(tx);
         *st.dropper.thread.lock() = Some(handle);
         // Resume drops interrupted by a crash or shutdown.
         let mut pending = Vec::new();
         {
-            let (lo, hi) = (keys::DROP_PREFIX.to_vec(), key::prefix_successor(keys::DROP_PREFIX));
+            let (lo, hi) = (
+                keys::DROP_PREFIX.to_vec(),
+                key::prefix_successor(keys::DROP_PREFIX),
+            );
             let mut it = st.engine.iter(Cf::Dict, &lo, hi.as_deref(), false);
             while it.valid() {
                 if let Some(b) = it.key().get(2..6).and_then(|b| <[u8; 4]>::try_from(b).ok()) {
@@ -232,7 +245,9 @@ impl<E: KvEngine> Storage<E> {
     /// An engine I/O error.
     pub fn pending_drop_markers(&self) -> Result<usize> {
         let hi = key::prefix_successor(keys::DROP_PREFIX);
-        let mut it = self.engine.iter(Cf::Dict, keys::DROP_PREFIX, hi.as_deref(), false);
+        let mut it = self
+            .engine
+            .iter(Cf::Dict, keys::DROP_PREFIX, hi.as_deref(), false);
         let mut n = 0;
         while it.valid() {
             n += 1;
@@ -281,8 +296,14 @@ impl<E: KvEngine> Storage<E> {
 
     fn autoinc_initial(&self, t: &TableDef) -> Result<u64> {
         let start = t.options.auto_increment.max(1);
-        let Some(col) = t.autoinc_column() else { return Ok(start) };
-        let Some((no, idx)) = t.indexes.iter().enumerate().find(|(_, i)| i.columns.first().is_some_and(|c| c.col == col))
+        let Some(col) = t.autoinc_column() else {
+            return Ok(start);
+        };
+        let Some((no, idx)) = t
+            .indexes
+            .iter()
+            .enumerate()
+            .find(|(_, i)| i.columns.first().is_some_and(|c| c.col == col))
         else {
             return Ok(start);
         };
@@ -387,7 +408,9 @@ impl<E: KvEngine> Storage<E> {
     /// # Errors
     /// An engine I/O error while sampling.
     pub fn table_stats(&self, t: &TableDef) -> Result<(u64, u64, u64)> {
-        let Some(pk) = t.indexes.first() else { return Ok((0, 0, 0)) };
+        let Some(pk) = t.indexes.first() else {
+            return Ok((0, 0, 0));
+        };
         let (lo, hi) = key::index_range(pk.id);
         let data = self.engine.approximate_size(Cf::Data, &lo, &hi);
         let index: u64 = t
@@ -425,7 +448,9 @@ fn codec_to_u64(v: &Value) -> Option<u64> {
         Value::UInt(u) => Some(*u),
         Value::Double(d) => Some(d.max(0.0) as u64),
         Value::Float(f) => Some(f.max(0.0) as u64),
-        Value::Decimal(d) => rust_decimal::prelude::ToPrimitive::to_u64(&d.trunc().max(rust_decimal::Decimal::ZERO)),
+        Value::Decimal(d) => {
+            rust_decimal::prelude::ToPrimitive::to_u64(&d.trunc().max(rust_decimal::Decimal::ZERO))
+        }
         _ => None,
     }
 }
@@ -448,6 +473,8 @@ mod tests {
 
     #[test]
     fn txn_suite_on_mem_engine() {
-        testutil::txn_suite::<MemEngine>(&|o| (Storage::open(MemEngine::new(), o).unwrap(), Box::new(())));
+        testutil::txn_suite::<MemEngine>(&|o| {
+            (Storage::open(MemEngine::new(), o).unwrap(), Box::new(()))
+        });
     }
 }

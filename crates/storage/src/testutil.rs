@@ -11,10 +11,15 @@ use std::time::{Duration, Instant};
 
 use common::{Collation, DataType, Value};
 
-use crate::catalog::{ColumnDef, DatabaseDef, IndexColumn, IndexDef, IndexKind, TableDef, TableOptions};
+use crate::catalog::{
+    ColumnDef, DatabaseDef, IndexColumn, IndexDef, IndexKind, TableDef, TableOptions,
+};
 use crate::engine::{Cf, KvEngine, KvIter, KvSnapshot, WriteBatch};
 use crate::txn::lock::WaitCtx;
-use crate::{IndexRange, InsertOutcome, Isolation, LockMode, Storage, StorageOptions, TxnOptions, UpdateOutcome};
+use crate::{
+    IndexRange, InsertOutcome, Isolation, LockMode, Storage, StorageOptions, TxnOptions,
+    UpdateOutcome,
+};
 
 fn collect(mut it: Box<dyn KvIter + '_>) -> Vec<(Vec<u8>, Vec<u8>)> {
     let mut v = Vec::new();
@@ -53,24 +58,50 @@ pub fn conformance<E: KvEngine>(e: &E) {
     b.put(Cf::Data, vec![0xFF, 0xFF], b"max".to_vec());
     assert_eq!(b.len(), 6);
     e.write(&b, true).unwrap();
-    assert_eq!(e.get(Cf::Data, b"x").unwrap(), None, "later ops in a batch win");
     assert_eq!(
-        e.multi_get(Cf::Data, &[b"c".to_vec(), b"nope".to_vec(), b"a".to_vec()]).unwrap(),
+        e.get(Cf::Data, b"x").unwrap(),
+        None,
+        "later ops in a batch win"
+    );
+    assert_eq!(
+        e.multi_get(Cf::Data, &[b"c".to_vec(), b"nope".to_vec(), b"a".to_vec()])
+            .unwrap(),
         vec![Some(b"3".to_vec()), None, Some(b"1".to_vec())]
     );
     // Iteration order and bounds.
     let all = collect(e.iter(Cf::Data, b"", None, false));
-    assert_eq!(keys(&all), vec![b"a".to_vec(), b"ab".to_vec(), b"b".to_vec(), b"c".to_vec(), vec![0xFF, 0xFF]]);
+    assert_eq!(
+        keys(&all),
+        vec![
+            b"a".to_vec(),
+            b"ab".to_vec(),
+            b"b".to_vec(),
+            b"c".to_vec(),
+            vec![0xFF, 0xFF]
+        ]
+    );
     assert_eq!(all[1].1, b"12".to_vec());
     let rev = collect(e.iter(Cf::Data, b"", None, true));
-    assert_eq!(keys(&rev), vec![vec![0xFF, 0xFF], b"c".to_vec(), b"b".to_vec(), b"ab".to_vec(), b"a".to_vec()]);
+    assert_eq!(
+        keys(&rev),
+        vec![
+            vec![0xFF, 0xFF],
+            b"c".to_vec(),
+            b"b".to_vec(),
+            b"ab".to_vec(),
+            b"a".to_vec()
+        ]
+    );
     let mid = collect(e.iter(Cf::Data, b"ab", Some(b"c"), false));
     assert_eq!(keys(&mid), vec![b"ab".to_vec(), b"b".to_vec()]);
     let mid_rev = collect(e.iter(Cf::Data, b"ab", Some(b"c"), true));
     assert_eq!(keys(&mid_rev), vec![b"b".to_vec(), b"ab".to_vec()]);
     assert!(collect(e.iter(Cf::Data, b"c", Some(b"c"), false)).is_empty());
     assert!(collect(e.iter(Cf::Data, b"d", Some(b"c"), true)).is_empty());
-    assert_eq!(keys(&collect(e.iter(Cf::Dict, b"", None, false))), vec![b"a".to_vec()]);
+    assert_eq!(
+        keys(&collect(e.iter(Cf::Dict, b"", None, false))),
+        vec![b"a".to_vec()]
+    );
     // Snapshot isolation.
     let s = e.snapshot();
     put(e, Cf::Data, b"a", b"changed");
@@ -81,17 +112,34 @@ pub fn conformance<E: KvEngine>(e: &E) {
     assert_eq!(s.get(Cf::Data, b"a").unwrap(), Some(b"1".to_vec()));
     assert_eq!(s.get(Cf::Data, b"new").unwrap(), None);
     assert_eq!(s.get(Cf::Data, b"b").unwrap(), Some(b"2".to_vec()));
-    assert_eq!(s.multi_get(Cf::Data, &[b"a".to_vec(), b"new".to_vec()]).unwrap(), vec![Some(b"1".to_vec()), None]);
-    assert_eq!(keys(&collect(s.iter(Cf::Data, b"a", Some(b"z"), false))), vec![b"a".to_vec(), b"ab".to_vec(), b"b".to_vec(), b"c".to_vec()]);
-    assert_eq!(keys(&collect(s.iter(Cf::Data, b"a", Some(b"z"), true))).len(), 4);
+    assert_eq!(
+        s.multi_get(Cf::Data, &[b"a".to_vec(), b"new".to_vec()])
+            .unwrap(),
+        vec![Some(b"1".to_vec()), None]
+    );
+    assert_eq!(
+        keys(&collect(s.iter(Cf::Data, b"a", Some(b"z"), false))),
+        vec![b"a".to_vec(), b"ab".to_vec(), b"b".to_vec(), b"c".to_vec()]
+    );
+    assert_eq!(
+        keys(&collect(s.iter(Cf::Data, b"a", Some(b"z"), true))).len(),
+        4
+    );
     assert_eq!(e.get(Cf::Data, b"a").unwrap(), Some(b"changed".to_vec()));
     // Delete range [ab, c): removes ab (b already gone), keeps a and c.
     let s2 = e.snapshot();
     let mut b = WriteBatch::new();
     b.delete_range(Cf::Data, b"ab".to_vec(), b"c".to_vec());
     e.write(&b, true).unwrap();
-    assert_eq!(keys(&collect(e.iter(Cf::Data, b"", Some(b"d"), false))), vec![b"a".to_vec(), b"c".to_vec()]);
-    assert_eq!(s2.get(Cf::Data, b"ab").unwrap(), Some(b"12".to_vec()), "snapshots keep range-deleted keys");
+    assert_eq!(
+        keys(&collect(e.iter(Cf::Data, b"", Some(b"d"), false))),
+        vec![b"a".to_vec(), b"c".to_vec()]
+    );
+    assert_eq!(
+        s2.get(Cf::Data, b"ab").unwrap(),
+        Some(b"12".to_vec()),
+        "snapshots keep range-deleted keys"
+    );
     drop(s2);
     drop(s);
     // Many keys: iterators cross internal batch boundaries.
@@ -118,12 +166,25 @@ pub fn conformance<E: KvEngine>(e: &E) {
 
 /// `INT` (signed, 4 bytes).
 pub fn int_ty() -> DataType {
-    DataType::Int { bytes: 4, unsigned: false, width: None, zerofill: false }
+    DataType::Int {
+        bytes: 4,
+        unsigned: false,
+        width: None,
+        zerofill: false,
+    }
 }
 
 /// A column.
 pub fn column(name: &str, ty: DataType, nullable: bool) -> ColumnDef {
-    ColumnDef { name: name.into(), ty, nullable, default: None, auto_increment: false, on_update: None, comment: String::new() }
+    ColumnDef {
+        name: name.into(),
+        ty,
+        nullable,
+        default: None,
+        auto_increment: false,
+        on_update: None,
+        comment: String::new(),
+    }
 }
 
 /// An index over columns `cols`.
@@ -132,7 +193,14 @@ pub fn index(name: &str, kind: IndexKind, cols: &[usize]) -> IndexDef {
         id: 0,
         name: name.into(),
         kind,
-        columns: cols.iter().map(|c| IndexColumn { col: *c, prefix_len: None, desc: false }).collect(),
+        columns: cols
+            .iter()
+            .map(|c| IndexColumn {
+                col: *c,
+                prefix_len: None,
+                desc: false,
+            })
+            .collect(),
         comment: String::new(),
     }
 }
@@ -140,7 +208,11 @@ pub fn index(name: &str, kind: IndexKind, cols: &[usize]) -> IndexDef {
 /// Creates database `db` if missing.
 pub fn ensure_db<E: KvEngine>(st: &Storage<E>, db: &str) {
     if st.get_database(db).unwrap().is_none() {
-        st.create_database(DatabaseDef { name: db.into(), collation: Collation::default() }).unwrap();
+        st.create_database(DatabaseDef {
+            name: db.into(),
+            collation: Collation::default(),
+        })
+        .unwrap();
     }
 }
 
@@ -155,7 +227,14 @@ pub fn users<E: KvEngine>(st: &Storage<E>, db: &str, name: &str) -> Arc<TableDef
         name: name.into(),
         columns: vec![
             id,
-            column("email", DataType::VarChar { len: 50, collation: Collation::Utf8mb4_0900AiCi }, true),
+            column(
+                "email",
+                DataType::VarChar {
+                    len: 50,
+                    collation: Collation::Utf8mb4_0900AiCi,
+                },
+                true,
+            ),
             column("age", int_ty(), true),
         ],
         indexes: vec![
@@ -180,7 +259,13 @@ pub fn urow(id: i64, email: Option<&str>, age: Option<i64>) -> Vec<Value> {
 }
 
 fn opts(timeout_ms: u64) -> TxnOptions {
-    TxnOptions { isolation: Isolation::RepeatableRead, wait: WaitCtx { timeout: Duration::from_millis(timeout_ms), ..Default::default() } }
+    TxnOptions {
+        isolation: Isolation::RepeatableRead,
+        wait: WaitCtx {
+            timeout: Duration::from_millis(timeout_ms),
+            ..Default::default()
+        },
+    }
 }
 
 fn ids<E: KvEngine>(it: crate::RowIter<E>) -> Vec<i64> {
@@ -203,10 +288,14 @@ pub type Factory<'a, E> = &'a dyn Fn(StorageOptions) -> (Arc<Storage<E>>, Box<dy
 
 /// Runs every transaction/catalog test on fresh storages from `make`.
 pub fn txn_suite<E: KvEngine>(make: Factory<'_, E>) {
-    let tests: Vec<(&str, fn(&Arc<Storage<E>>))> = vec![
+    type Test<E> = (&'static str, fn(&Arc<Storage<E>>));
+    let tests: Vec<Test<E>> = vec![
         ("read_your_writes", read_your_writes::<E>),
         ("isolation_levels", isolation_levels::<E>),
-        ("statement_rollback_and_savepoints", statement_rollback_and_savepoints::<E>),
+        (
+            "statement_rollback_and_savepoints",
+            statement_rollback_and_savepoints::<E>,
+        ),
         ("duplicates", duplicates::<E>),
         ("update_and_indexes", update_and_indexes::<E>),
         ("scan_ranges", scan_ranges::<E>),
@@ -223,11 +312,16 @@ pub fn txn_suite<E: KvEngine>(make: Factory<'_, E>) {
         let (st, guard) = make(StorageOptions::default());
         eprintln!("txn_suite: {name}");
         f(&st);
-        assert!(st.wait_background_idle(Duration::from_secs(30)), "{name}: background drops idle");
+        assert!(
+            st.wait_background_idle(Duration::from_secs(30)),
+            "{name}: background drops idle"
+        );
         drop(st);
         drop(guard);
     }
-    let (st, guard) = make(StorageOptions { table_definition_cache: 100, ..Default::default() });
+    let (st, guard) = make(StorageOptions {
+        table_definition_cache: 100,
+    });
     lru_bound(&st);
     drop(st);
     drop(guard);
@@ -243,17 +337,55 @@ pub fn read_your_writes<E: KvEngine>(st: &Arc<Storage<E>>) {
     let mut tx = st.begin(opts(1000));
     insert_ok(&mut tx, &t, urow(2, Some("e2"), Some(20)));
     insert_ok(&mut tx, &t, urow(9, None, None));
-    let (h, old) = tx.get_by_pk(&t, &[Value::Int(3)], LockMode::None).unwrap().unwrap();
+    let (h, old) = tx
+        .get_by_pk(&t, &[Value::Int(3)], LockMode::None)
+        .unwrap()
+        .unwrap();
     tx.delete(&t, &h, &old).unwrap();
-    let (h, old) = tx.get_by_pk(&t, &[Value::Int(5)], LockMode::None).unwrap().unwrap();
-    assert!(matches!(tx.update(&t, &h, &old, &urow(5, Some("e5"), Some(1))).unwrap(), UpdateOutcome::Updated(_)));
+    let (h, old) = tx
+        .get_by_pk(&t, &[Value::Int(5)], LockMode::None)
+        .unwrap()
+        .unwrap();
+    assert!(matches!(
+        tx.update(&t, &h, &old, &urow(5, Some("e5"), Some(1)))
+            .unwrap(),
+        UpdateOutcome::Updated(_)
+    ));
     assert_eq!(ids(tx.scan_all(&t).unwrap()), vec![1, 2, 5, 9]);
-    assert_eq!(ids(tx.scan(&t, 0, IndexRange::all(), true, LockMode::None).unwrap()), vec![9, 5, 2, 1]);
+    assert_eq!(
+        ids(tx
+            .scan(&t, 0, IndexRange::all(), true, LockMode::None)
+            .unwrap()),
+        vec![9, 5, 2, 1]
+    );
     // Secondary index on age: NULL first, then 1 (id 5), 10 (id 1), 20 (id 2).
-    assert_eq!(ids(tx.scan(&t, 2, IndexRange::all(), false, LockMode::None).unwrap()), vec![9, 5, 1, 2]);
-    assert_eq!(ids(tx.scan(&t, 2, IndexRange::all(), true, LockMode::None).unwrap()), vec![2, 1, 5, 9]);
-    assert!(tx.get_by_pk(&t, &[Value::Int(3)], LockMode::None).unwrap().is_none());
-    let got = tx.multi_get_by_pk(&t, &[vec![Value::Int(2)], vec![Value::Int(3)], vec![Value::Int(1)]], LockMode::None).unwrap();
+    assert_eq!(
+        ids(tx
+            .scan(&t, 2, IndexRange::all(), false, LockMode::None)
+            .unwrap()),
+        vec![9, 5, 1, 2]
+    );
+    assert_eq!(
+        ids(tx
+            .scan(&t, 2, IndexRange::all(), true, LockMode::None)
+            .unwrap()),
+        vec![2, 1, 5, 9]
+    );
+    assert!(tx
+        .get_by_pk(&t, &[Value::Int(3)], LockMode::None)
+        .unwrap()
+        .is_none());
+    let got = tx
+        .multi_get_by_pk(
+            &t,
+            &[
+                vec![Value::Int(2)],
+                vec![Value::Int(3)],
+                vec![Value::Int(1)],
+            ],
+            LockMode::None,
+        )
+        .unwrap();
     assert!(got[0].is_some() && got[1].is_none() && got[2].is_some());
     // Another transaction does not see uncommitted writes.
     let mut other = st.begin(opts(1000));
@@ -262,7 +394,13 @@ pub fn read_your_writes<E: KvEngine>(st: &Arc<Storage<E>>) {
     other.rollback();
     let mut tx = st.begin(opts(1000));
     assert_eq!(ids(tx.scan_all(&t).unwrap()), vec![1, 2, 5, 9]);
-    assert_eq!(tx.get_by_pk(&t, &[Value::Int(5)], LockMode::None).unwrap().unwrap().1, urow(5, Some("e5"), Some(1)));
+    assert_eq!(
+        tx.get_by_pk(&t, &[Value::Int(5)], LockMode::None)
+            .unwrap()
+            .unwrap()
+            .1,
+        urow(5, Some("e5"), Some(1))
+    );
     // A scan opened before a write keeps its view (no Halloween problem).
     let it = tx.scan_all(&t).unwrap();
     insert_ok(&mut tx, &t, urow(100, None, None));
@@ -282,7 +420,10 @@ pub fn isolation_levels<E: KvEngine>(st: &Arc<Storage<E>>) {
     insert_ok(&mut w, &t, urow(1, None, Some(1)));
     w.commit(false).unwrap();
     let mut rr = st.begin(opts(1000));
-    let mut rc = st.begin(TxnOptions { isolation: Isolation::ReadCommitted, ..opts(1000) });
+    let mut rc = st.begin(TxnOptions {
+        isolation: Isolation::ReadCommitted,
+        ..opts(1000)
+    });
     rr.stmt_begin();
     rc.stmt_begin();
     assert_eq!(ids(rr.scan_all(&t).unwrap()), vec![1]);
@@ -294,11 +435,25 @@ pub fn isolation_levels<E: KvEngine>(st: &Arc<Storage<E>>) {
     rc.stmt_commit();
     rr.stmt_begin();
     rc.stmt_begin();
-    assert_eq!(ids(rr.scan_all(&t).unwrap()), vec![1], "REPEATABLE READ keeps its snapshot");
-    assert_eq!(ids(rc.scan_all(&t).unwrap()), vec![1, 2], "READ COMMITTED refreshes per statement");
+    assert_eq!(
+        ids(rr.scan_all(&t).unwrap()),
+        vec![1],
+        "REPEATABLE READ keeps its snapshot"
+    );
+    assert_eq!(
+        ids(rc.scan_all(&t).unwrap()),
+        vec![1, 2],
+        "READ COMMITTED refreshes per statement"
+    );
     // A locking read in RR sees the latest committed row.
-    assert!(rr.get_by_pk(&t, &[Value::Int(2)], LockMode::None).unwrap().is_none());
-    assert!(rr.get_by_pk(&t, &[Value::Int(2)], LockMode::Shared).unwrap().is_some());
+    assert!(rr
+        .get_by_pk(&t, &[Value::Int(2)], LockMode::None)
+        .unwrap()
+        .is_none());
+    assert!(rr
+        .get_by_pk(&t, &[Value::Int(2)], LockMode::Shared)
+        .unwrap()
+        .is_some());
     rr.rollback();
     rc.rollback();
 }
@@ -359,11 +514,21 @@ pub fn duplicates<E: KvEngine>(st: &Arc<Storage<E>>) {
     }
     // Unique under a case-insensitive collation.
     match tx.insert(&t, &urow(4, Some("ALICE"), None)).unwrap() {
-        InsertOutcome::Duplicate { index_no, handle, row } => {
+        InsertOutcome::Duplicate {
+            index_no,
+            handle,
+            row,
+        } => {
             assert_eq!(index_no, 1);
             assert_eq!(row[0], Value::Int(1));
-            assert_eq!(tx.get_by_handle(&t, &handle, LockMode::None).unwrap().unwrap(), row);
-            let e = crate::catalog::ddl::duplicate_error(&t, index_no, &urow(4, Some("ALICE"), None));
+            assert_eq!(
+                tx.get_by_handle(&t, &handle, LockMode::None)
+                    .unwrap()
+                    .unwrap(),
+                row
+            );
+            let e =
+                crate::catalog::ddl::duplicate_error(&t, index_no, &urow(4, Some("ALICE"), None));
             assert_eq!(e.num(), 1062);
             assert_eq!(e.msg, "Duplicate entry 'ALICE' for key 'u.email'");
         }
@@ -372,14 +537,28 @@ pub fn duplicates<E: KvEngine>(st: &Arc<Storage<E>>) {
     // Multiple NULLs are fine in a unique index.
     insert_ok(&mut tx, &t, urow(5, None, None));
     // After deleting the holder, the value is free (own writes).
-    let (h, old) = tx.get_by_pk(&t, &[Value::Int(1)], LockMode::Exclusive).unwrap().unwrap();
+    let (h, old) = tx
+        .get_by_pk(&t, &[Value::Int(1)], LockMode::Exclusive)
+        .unwrap()
+        .unwrap();
     tx.delete(&t, &h, &old).unwrap();
     insert_ok(&mut tx, &t, urow(6, Some("alice"), None));
     insert_ok(&mut tx, &t, urow(1, Some("bob"), None));
     tx.commit(false).unwrap();
     let mut r = st.begin(opts(1000));
     assert_eq!(ids(r.scan_all(&t).unwrap()), vec![1, 2, 3, 5, 6]);
-    assert_eq!(ids(r.scan(&t, 1, IndexRange::eq(vec![Value::Str("ALICE".into())]), false, LockMode::None).unwrap()), vec![6]);
+    assert_eq!(
+        ids(r
+            .scan(
+                &t,
+                1,
+                IndexRange::eq(vec![Value::Str("ALICE".into())]),
+                false,
+                LockMode::None
+            )
+            .unwrap()),
+        vec![6]
+    );
 }
 
 pub fn update_and_indexes<E: KvEngine>(st: &Arc<Storage<E>>) {
@@ -389,32 +568,94 @@ pub fn update_and_indexes<E: KvEngine>(st: &Arc<Storage<E>>) {
     insert_ok(&mut tx, &t, urow(2, Some("b"), Some(20)));
     tx.commit(false).unwrap();
     let mut tx = st.begin(opts(1000));
-    let (h, old) = tx.get_by_pk(&t, &[Value::Int(1)], LockMode::Exclusive).unwrap().unwrap();
+    let (h, old) = tx
+        .get_by_pk(&t, &[Value::Int(1)], LockMode::Exclusive)
+        .unwrap()
+        .unwrap();
     // Unique collision on update.
-    match tx.update(&t, &h, &old, &urow(1, Some("B"), Some(10))).unwrap() {
-        UpdateOutcome::Duplicate { index_no: 1, row, .. } => assert_eq!(row[0], Value::Int(2)),
+    match tx
+        .update(&t, &h, &old, &urow(1, Some("B"), Some(10)))
+        .unwrap()
+    {
+        UpdateOutcome::Duplicate {
+            index_no: 1, row, ..
+        } => assert_eq!(row[0], Value::Int(2)),
         o => panic!("{o:?}"),
     }
     // Pk collision on update.
-    match tx.update(&t, &h, &old, &urow(2, Some("a"), Some(10))).unwrap() {
+    match tx
+        .update(&t, &h, &old, &urow(2, Some("a"), Some(10)))
+        .unwrap()
+    {
         UpdateOutcome::Duplicate { index_no: 0, .. } => {}
         o => panic!("{o:?}"),
     }
     // Same unique value, changed case: not a duplicate of itself.
-    let UpdateOutcome::Updated(h) = tx.update(&t, &h, &old, &urow(1, Some("A"), Some(15))).unwrap() else { panic!() };
+    let UpdateOutcome::Updated(h) = tx
+        .update(&t, &h, &old, &urow(1, Some("A"), Some(15)))
+        .unwrap()
+    else {
+        panic!()
+    };
     // Move the row to a new pk.
     let old = urow(1, Some("A"), Some(15));
-    let UpdateOutcome::Updated(h2) = tx.update(&t, &h, &old, &urow(7, Some("A"), Some(15))).unwrap() else { panic!() };
+    let UpdateOutcome::Updated(h2) = tx
+        .update(&t, &h, &old, &urow(7, Some("A"), Some(15)))
+        .unwrap()
+    else {
+        panic!()
+    };
     assert_ne!(h, h2);
     tx.commit(false).unwrap();
     let mut r = st.begin(opts(1000));
     assert_eq!(ids(r.scan_all(&t).unwrap()), vec![2, 7]);
-    assert_eq!(ids(r.scan(&t, 2, IndexRange::eq(vec![Value::Int(15)]), false, LockMode::None).unwrap()), vec![7]);
-    assert!(ids(r.scan(&t, 2, IndexRange::eq(vec![Value::Int(10)]), false, LockMode::None).unwrap()).is_empty());
-    assert_eq!(ids(r.scan(&t, 1, IndexRange::eq(vec![Value::Str("a".into())]), false, LockMode::None).unwrap()), vec![7]);
+    assert_eq!(
+        ids(r
+            .scan(
+                &t,
+                2,
+                IndexRange::eq(vec![Value::Int(15)]),
+                false,
+                LockMode::None
+            )
+            .unwrap()),
+        vec![7]
+    );
+    assert!(ids(r
+        .scan(
+            &t,
+            2,
+            IndexRange::eq(vec![Value::Int(10)]),
+            false,
+            LockMode::None
+        )
+        .unwrap())
+    .is_empty());
+    assert_eq!(
+        ids(r
+            .scan(
+                &t,
+                1,
+                IndexRange::eq(vec![Value::Str("a".into())]),
+                false,
+                LockMode::None
+            )
+            .unwrap()),
+        vec![7]
+    );
     // Index entries count equals row count (no stale entries left behind).
-    assert_eq!(r.scan(&t, 1, IndexRange::all(), false, LockMode::None).unwrap().count(), 2);
-    assert_eq!(r.scan(&t, 2, IndexRange::all(), false, LockMode::None).unwrap().count(), 2);
+    assert_eq!(
+        r.scan(&t, 1, IndexRange::all(), false, LockMode::None)
+            .unwrap()
+            .count(),
+        2
+    );
+    assert_eq!(
+        r.scan(&t, 2, IndexRange::all(), false, LockMode::None)
+            .unwrap()
+            .count(),
+        2
+    );
 }
 
 pub fn scan_ranges<E: KvEngine>(st: &Arc<Storage<E>>) {
@@ -429,23 +670,136 @@ pub fn scan_ranges<E: KvEngine>(st: &Arc<Storage<E>>) {
         start: s.map(|v| vec![Value::Int(v)]),
         end: e.map(|v| vec![Value::Int(v)]),
     };
-    assert_eq!(ids(r.scan(&t, 0, rng(Bound::Included(5), Bound::Excluded(8)), false, LockMode::None).unwrap()), vec![5, 6, 7]);
-    assert_eq!(ids(r.scan(&t, 0, rng(Bound::Excluded(5), Bound::Included(8)), false, LockMode::None).unwrap()), vec![6, 7, 8]);
-    assert_eq!(ids(r.scan(&t, 0, rng(Bound::Excluded(5), Bound::Included(8)), true, LockMode::None).unwrap()), vec![8, 7, 6]);
-    assert_eq!(ids(r.scan(&t, 0, rng(Bound::Included(18), Bound::Unbounded), false, LockMode::None).unwrap()), vec![18, 19, 20]);
-    assert_eq!(ids(r.scan(&t, 0, rng(Bound::Unbounded, Bound::Excluded(3)), true, LockMode::None).unwrap()), vec![2, 1]);
-    assert!(ids(r.scan(&t, 0, rng(Bound::Included(8), Bound::Excluded(5)), false, LockMode::None).unwrap()).is_empty());
+    assert_eq!(
+        ids(r
+            .scan(
+                &t,
+                0,
+                rng(Bound::Included(5), Bound::Excluded(8)),
+                false,
+                LockMode::None
+            )
+            .unwrap()),
+        vec![5, 6, 7]
+    );
+    assert_eq!(
+        ids(r
+            .scan(
+                &t,
+                0,
+                rng(Bound::Excluded(5), Bound::Included(8)),
+                false,
+                LockMode::None
+            )
+            .unwrap()),
+        vec![6, 7, 8]
+    );
+    assert_eq!(
+        ids(r
+            .scan(
+                &t,
+                0,
+                rng(Bound::Excluded(5), Bound::Included(8)),
+                true,
+                LockMode::None
+            )
+            .unwrap()),
+        vec![8, 7, 6]
+    );
+    assert_eq!(
+        ids(r
+            .scan(
+                &t,
+                0,
+                rng(Bound::Included(18), Bound::Unbounded),
+                false,
+                LockMode::None
+            )
+            .unwrap()),
+        vec![18, 19, 20]
+    );
+    assert_eq!(
+        ids(r
+            .scan(
+                &t,
+                0,
+                rng(Bound::Unbounded, Bound::Excluded(3)),
+                true,
+                LockMode::None
+            )
+            .unwrap()),
+        vec![2, 1]
+    );
+    assert!(ids(r
+        .scan(
+            &t,
+            0,
+            rng(Bound::Included(8), Bound::Excluded(5)),
+            false,
+            LockMode::None
+        )
+        .unwrap())
+    .is_empty());
     // Secondary: age in [1, 2] → ids with i%5 in {1,2}, in (age, id) order.
     assert_eq!(
-        ids(r.scan(&t, 2, rng(Bound::Included(1), Bound::Included(2)), false, LockMode::None).unwrap()),
+        ids(r
+            .scan(
+                &t,
+                2,
+                rng(Bound::Included(1), Bound::Included(2)),
+                false,
+                LockMode::None
+            )
+            .unwrap()),
         vec![1, 6, 11, 16, 2, 7, 12, 17]
     );
-    assert_eq!(ids(r.scan(&t, 2, rng(Bound::Excluded(3), Bound::Unbounded), false, LockMode::None).unwrap()), vec![4, 9, 14, 19]);
+    assert_eq!(
+        ids(r
+            .scan(
+                &t,
+                2,
+                rng(Bound::Excluded(3), Bound::Unbounded),
+                false,
+                LockMode::None
+            )
+            .unwrap()),
+        vec![4, 9, 14, 19]
+    );
     // Bounds of another type are coerced (numeric string) or rejected.
-    assert_eq!(ids(r.scan(&t, 0, IndexRange::eq(vec![Value::Str("7".into())]), false, LockMode::None).unwrap()), vec![7]);
-    assert!(r.scan(&t, 0, IndexRange::eq(vec![Value::Str("x".into())]), false, LockMode::None).is_err());
+    assert_eq!(
+        ids(r
+            .scan(
+                &t,
+                0,
+                IndexRange::eq(vec![Value::Str("7".into())]),
+                false,
+                LockMode::None
+            )
+            .unwrap()),
+        vec![7]
+    );
+    assert!(r
+        .scan(
+            &t,
+            0,
+            IndexRange::eq(vec![Value::Str("x".into())]),
+            false,
+            LockMode::None
+        )
+        .is_err());
     // The rows of a scan are full rows.
-    let first = r.scan(&t, 2, IndexRange::eq(vec![Value::Int(0)]), false, LockMode::None).unwrap().next().unwrap().unwrap();
+    let first = r
+        .scan(
+            &t,
+            2,
+            IndexRange::eq(vec![Value::Int(0)]),
+            false,
+            LockMode::None,
+        )
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
     assert_eq!(first.1, urow(5, None, Some(0)));
     let (rows, data, _index) = st.table_stats(&t).unwrap();
     assert!(rows > 0 && data > 0, "stats: rows {rows} data {data}");
@@ -457,15 +811,29 @@ pub fn blocking_and_timeout<E: KvEngine>(st: &Arc<Storage<E>>) {
     insert_ok(&mut a, &t, urow(1, None, Some(1)));
     a.commit(false).unwrap();
     let mut a = st.begin(opts(5000));
-    let (h, old) = a.get_by_pk(&t, &[Value::Int(1)], LockMode::Exclusive).unwrap().unwrap();
+    let (h, old) = a
+        .get_by_pk(&t, &[Value::Int(1)], LockMode::Exclusive)
+        .unwrap()
+        .unwrap();
     a.update(&t, &h, &old, &urow(1, None, Some(2))).unwrap();
     // Short timeout → 1205.
     let mut c = st.begin(opts(50));
     let t0 = Instant::now();
-    assert_eq!(c.get_by_pk(&t, &[Value::Int(1)], LockMode::Exclusive).unwrap_err().num(), 1205);
+    assert_eq!(
+        c.get_by_pk(&t, &[Value::Int(1)], LockMode::Exclusive)
+            .unwrap_err()
+            .num(),
+        1205
+    );
     assert!(t0.elapsed() >= Duration::from_millis(45));
     // Consistent reads do not block.
-    assert_eq!(c.get_by_pk(&t, &[Value::Int(1)], LockMode::None).unwrap().unwrap().1, urow(1, None, Some(1)));
+    assert_eq!(
+        c.get_by_pk(&t, &[Value::Int(1)], LockMode::None)
+            .unwrap()
+            .unwrap()
+            .1,
+        urow(1, None, Some(1))
+    );
     c.rollback();
     // A second writer blocks until the first commits, then sees its row.
     let st2 = st.clone();
@@ -473,7 +841,10 @@ pub fn blocking_and_timeout<E: KvEngine>(st: &Arc<Storage<E>>) {
     let h2 = std::thread::spawn(move || {
         let mut b = st2.begin(opts(5000));
         let t0 = Instant::now();
-        let (h, old) = b.get_by_pk(&t2, &[Value::Int(1)], LockMode::Exclusive).unwrap().unwrap();
+        let (h, old) = b
+            .get_by_pk(&t2, &[Value::Int(1)], LockMode::Exclusive)
+            .unwrap()
+            .unwrap();
         let waited = t0.elapsed();
         assert_eq!(old, urow(1, None, Some(2)));
         b.update(&t2, &h, &old, &urow(1, None, Some(3))).unwrap();
@@ -485,7 +856,13 @@ pub fn blocking_and_timeout<E: KvEngine>(st: &Arc<Storage<E>>) {
     let waited = h2.join().unwrap();
     assert!(waited >= Duration::from_millis(80), "waited {waited:?}");
     let mut r = st.begin(opts(1000));
-    assert_eq!(r.get_by_pk(&t, &[Value::Int(1)], LockMode::None).unwrap().unwrap().1, urow(1, None, Some(3)));
+    assert_eq!(
+        r.get_by_pk(&t, &[Value::Int(1)], LockMode::None)
+            .unwrap()
+            .unwrap()
+            .1,
+        urow(1, None, Some(3))
+    );
     // Concurrent inserts of the same unique value: the second waits, then sees the duplicate.
     let mut a = st.begin(opts(5000));
     insert_ok(&mut a, &t, urow(10, Some("u"), None));
@@ -509,18 +886,24 @@ pub fn deadlock<E: KvEngine>(st: &Arc<Storage<E>>) {
     w.commit(false).unwrap();
     let mut a = st.begin(opts(10_000));
     let mut b = st.begin(opts(10_000));
-    a.get_by_pk(&t, &[Value::Int(1)], LockMode::Exclusive).unwrap();
-    b.get_by_pk(&t, &[Value::Int(2)], LockMode::Exclusive).unwrap();
+    a.get_by_pk(&t, &[Value::Int(1)], LockMode::Exclusive)
+        .unwrap();
+    b.get_by_pk(&t, &[Value::Int(2)], LockMode::Exclusive)
+        .unwrap();
     let st2 = st.clone();
     let t2 = t.clone();
     let h = std::thread::spawn(move || {
-        let r = a.get_by_pk(&t2, &[Value::Int(2)], LockMode::Exclusive).map(|_| ());
+        let r = a
+            .get_by_pk(&t2, &[Value::Int(2)], LockMode::Exclusive)
+            .map(|_| ());
         let _ = st2;
         (a, r)
     });
     std::thread::sleep(Duration::from_millis(100));
     let t0 = Instant::now();
-    let e = b.get_by_pk(&t, &[Value::Int(1)], LockMode::Exclusive).unwrap_err();
+    let e = b
+        .get_by_pk(&t, &[Value::Int(1)], LockMode::Exclusive)
+        .unwrap_err();
     assert_eq!(e.num(), 1213);
     assert!(t0.elapsed() < Duration::from_secs(2));
     b.rollback();
@@ -536,14 +919,23 @@ pub fn kill_interrupts_wait<E: KvEngine>(st: &Arc<Storage<E>>) {
     insert_ok(&mut w, &t, urow(1, None, None));
     w.commit(false).unwrap();
     let mut a = st.begin(opts(1000));
-    a.get_by_pk(&t, &[Value::Int(1)], LockMode::Exclusive).unwrap();
+    a.get_by_pk(&t, &[Value::Int(1)], LockMode::Exclusive)
+        .unwrap();
     let killed = Arc::new(AtomicBool::new(false));
-    let wait = WaitCtx { timeout: Duration::from_secs(60), killed: killed.clone(), observer: None };
+    let wait = WaitCtx {
+        timeout: Duration::from_secs(60),
+        killed: killed.clone(),
+        observer: None,
+    };
     let st2 = st.clone();
     let t2 = t.clone();
     let h = std::thread::spawn(move || {
-        let mut b = st2.begin(TxnOptions { isolation: Isolation::RepeatableRead, wait });
-        b.get_by_pk(&t2, &[Value::Int(1)], LockMode::Shared).map(|_| ())
+        let mut b = st2.begin(TxnOptions {
+            isolation: Isolation::RepeatableRead,
+            wait,
+        });
+        b.get_by_pk(&t2, &[Value::Int(1)], LockMode::Shared)
+            .map(|_| ())
     });
     std::thread::sleep(Duration::from_millis(50));
     let t0 = Instant::now();
@@ -567,7 +959,12 @@ pub fn drop_and_truncate<E: KvEngine>(st: &Arc<Storage<E>>) {
     let t2 = st.get_table("d", "u").unwrap().unwrap();
     let mut tx = st.begin(opts(1000));
     assert_eq!(tx.scan_all(&t2).unwrap().count(), 0);
-    assert_eq!(tx.scan(&t2, 1, IndexRange::all(), false, LockMode::None).unwrap().count(), 0);
+    assert_eq!(
+        tx.scan(&t2, 1, IndexRange::all(), false, LockMode::None)
+            .unwrap()
+            .count(),
+        0
+    );
     assert_eq!(st.autoinc_next(&t2, 1).unwrap(), 1);
     insert_ok(&mut tx, &t2, urow(1, Some("e1"), Some(1)));
     tx.commit(false).unwrap();
@@ -601,29 +998,64 @@ pub fn add_and_drop_index<E: KvEngine>(st: &Arc<Storage<E>>) {
     }
     tx.commit(false).unwrap();
     // A unique index over a column with duplicates fails with 1062 and leaves nothing behind.
-    let e = st.add_index("d", "u", index("uage", IndexKind::Unique, &[2])).unwrap_err();
+    let e = st
+        .add_index("d", "u", index("uage", IndexKind::Unique, &[2]))
+        .unwrap_err();
     assert_eq!(e.num(), 1062);
     assert!(e.msg.contains("for key 'u.uage'"), "{}", e.msg);
     let cur = st.get_table("d", "u").unwrap().unwrap();
     assert_eq!(cur.indexes.len(), 3);
     // A normal index over existing data.
-    let t2 = st.add_index("d", "u", index("age_id", IndexKind::Normal, &[2, 0])).unwrap();
+    let t2 = st
+        .add_index("d", "u", index("age_id", IndexKind::Normal, &[2, 0]))
+        .unwrap();
     assert_eq!(t2.indexes.len(), 4);
-    assert_eq!(st.add_index("d", "u", index("AGE_ID", IndexKind::Normal, &[2])).unwrap_err().num(), 1061);
+    assert_eq!(
+        st.add_index("d", "u", index("AGE_ID", IndexKind::Normal, &[2]))
+            .unwrap_err()
+            .num(),
+        1061
+    );
     let mut r = st.begin(opts(1000));
-    let got = ids(r.scan(&t2, 3, IndexRange::eq(vec![Value::Int(3)]), false, LockMode::None).unwrap());
+    let got = ids(r
+        .scan(
+            &t2,
+            3,
+            IndexRange::eq(vec![Value::Int(3)]),
+            false,
+            LockMode::None,
+        )
+        .unwrap());
     assert_eq!(got.len(), 357);
     assert!(got.windows(2).all(|w| w[0] < w[1]));
     // A unique index that holds.
-    let t3 = st.add_index("d", "u", index("uid", IndexKind::Unique, &[0, 2])).unwrap();
+    let t3 = st
+        .add_index("d", "u", index("uid", IndexKind::Unique, &[0, 2]))
+        .unwrap();
     let mut r = st.begin(opts(1000));
-    assert_eq!(r.scan(&t3, 4, IndexRange::all(), false, LockMode::None).unwrap().count(), 2500);
+    assert_eq!(
+        r.scan(&t3, 4, IndexRange::all(), false, LockMode::None)
+            .unwrap()
+            .count(),
+        2500
+    );
     // New writes maintain the new index.
     let mut tx = st.begin(opts(1000));
     insert_ok(&mut tx, &t3, urow(9999, None, Some(3)));
     tx.commit(false).unwrap();
     let mut r = st.begin(opts(1000));
-    assert_eq!(r.scan(&t3, 3, IndexRange::eq(vec![Value::Int(3)]), false, LockMode::None).unwrap().count(), 358);
+    assert_eq!(
+        r.scan(
+            &t3,
+            3,
+            IndexRange::eq(vec![Value::Int(3)]),
+            false,
+            LockMode::None
+        )
+        .unwrap()
+        .count(),
+        358
+    );
     let t4 = st.drop_index("d", "u", "age_id").unwrap();
     assert_eq!(t4.indexes.len(), 4);
     assert_eq!(st.drop_index("d", "u", "age_id").unwrap_err().num(), 1091);
@@ -657,7 +1089,10 @@ pub fn autoinc_and_hidden_pk<E: KvEngine>(st: &Arc<Storage<E>>) {
             id: 0,
             db: "d".into(),
             name: "nopk".into(),
-            columns: vec![column("a", int_ty(), true), column("b", DataType::VarBinary { len: 10 }, true)],
+            columns: vec![
+                column("a", int_ty(), true),
+                column("b", DataType::VarBinary { len: 10 }, true),
+            ],
             indexes: vec![index("ua", IndexKind::Unique, &[0])],
             hidden_pk: false,
             version: 0,
@@ -671,7 +1106,10 @@ pub fn autoinc_and_hidden_pk<E: KvEngine>(st: &Arc<Storage<E>>) {
     let h1 = insert_ok(&mut tx, &h, row(3));
     let h2 = insert_ok(&mut tx, &h, row(1));
     assert!(h1 < h2, "row ids increase");
-    assert!(matches!(tx.insert(&h, &row(3)).unwrap(), InsertOutcome::Duplicate { index_no: 1, .. }));
+    assert!(matches!(
+        tx.insert(&h, &row(3)).unwrap(),
+        InsertOutcome::Duplicate { index_no: 1, .. }
+    ));
     insert_ok(&mut tx, &h, vec![Value::Null, Value::Null]);
     insert_ok(&mut tx, &h, vec![Value::Null, Value::Null]);
     tx.commit(false).unwrap();
@@ -679,24 +1117,53 @@ pub fn autoinc_and_hidden_pk<E: KvEngine>(st: &Arc<Storage<E>>) {
     let rows: Vec<_> = r.scan_all(&h).unwrap().map(|x| x.unwrap().1).collect();
     assert_eq!(rows.len(), 4);
     assert_eq!(rows[0], row(3));
-    assert_eq!(r.get_by_pk(&h, &[Value::UInt(2)], LockMode::None).unwrap().unwrap().1, row(1));
-    assert_eq!(ids(r.scan(&h, 1, IndexRange::eq(vec![Value::Int(1)]), false, LockMode::None).unwrap()), vec![1]);
+    assert_eq!(
+        r.get_by_pk(&h, &[Value::UInt(2)], LockMode::None)
+            .unwrap()
+            .unwrap()
+            .1,
+        row(1)
+    );
+    assert_eq!(
+        ids(r
+            .scan(
+                &h,
+                1,
+                IndexRange::eq(vec![Value::Int(1)]),
+                false,
+                LockMode::None
+            )
+            .unwrap()),
+        vec![1]
+    );
 }
 
 pub fn ddl_errors_and_rename<E: KvEngine>(st: &Arc<Storage<E>>) {
-    let db = |n: &str| DatabaseDef { name: n.into(), collation: Collation::default() };
+    let db = |n: &str| DatabaseDef {
+        name: n.into(),
+        collation: Collation::default(),
+    };
     st.create_database(db("a")).unwrap();
     let e = st.create_database(db("a")).unwrap_err();
-    assert_eq!((e.num(), e.msg.as_str()), (1007, "Can't create database 'a'; database exists"));
+    assert_eq!(
+        (e.num(), e.msg.as_str()),
+        (1007, "Can't create database 'a'; database exists")
+    );
     let e = st.drop_database("zz").unwrap_err();
-    assert_eq!((e.num(), e.msg.as_str()), (1008, "Can't drop database 'zz'; database doesn't exist"));
+    assert_eq!(
+        (e.num(), e.msg.as_str()),
+        (1008, "Can't drop database 'zz'; database doesn't exist")
+    );
     assert_eq!(st.list_databases().unwrap().len(), 1);
     let t = users(st, "a", "t");
     let mut def = (*t).clone();
     def.db = "nodb".into();
     assert_eq!(st.create_table(def).unwrap_err().num(), 1049);
     let e = st.create_table((*t).clone()).unwrap_err();
-    assert_eq!((e.num(), e.msg.as_str()), (1050, "Table 't' already exists"));
+    assert_eq!(
+        (e.num(), e.msg.as_str()),
+        (1050, "Table 't' already exists")
+    );
     let e = st.drop_table("a", "nope").unwrap_err();
     assert_eq!((e.num(), e.msg.as_str()), (1051, "Unknown table 'a.nope'"));
     assert_eq!(st.truncate_table("a", "nope").unwrap_err().num(), 1146);
@@ -709,7 +1176,10 @@ pub fn ddl_errors_and_rename<E: KvEngine>(st: &Arc<Storage<E>>) {
     st.rename_table("a", "t", "a", "t2").unwrap();
     assert!(st.get_table("a", "t").unwrap().is_none());
     st.create_database(db("b")).unwrap();
-    assert_eq!(st.rename_table("a", "t2", "nodb", "x").unwrap_err().num(), 1049);
+    assert_eq!(
+        st.rename_table("a", "t2", "nodb", "x").unwrap_err().num(),
+        1049
+    );
     st.rename_table("a", "t2", "b", "t3").unwrap();
     let t3 = st.get_table("b", "t3").unwrap().unwrap();
     assert_eq!(st.list_tables("b").unwrap(), vec!["t3".to_string()]);
@@ -717,7 +1187,10 @@ pub fn ddl_errors_and_rename<E: KvEngine>(st: &Arc<Storage<E>>) {
     let mut r = st.begin(opts(1000));
     assert_eq!(ids(r.scan_all(&t3).unwrap()), vec![1]);
     users(st, "b", "t4");
-    assert_eq!(st.rename_table("b", "t3", "b", "t4").unwrap_err().num(), 1050);
+    assert_eq!(
+        st.rename_table("b", "t3", "b", "t4").unwrap_err().num(),
+        1050
+    );
     // alter_table: instant ADD COLUMN with a literal default.
     let mut def = (*t3).clone();
     let mut c = column("extra", int_ty(), false);
@@ -726,8 +1199,15 @@ pub fn ddl_errors_and_rename<E: KvEngine>(st: &Arc<Storage<E>>) {
     let t5 = st.alter_table(def).unwrap();
     assert_eq!(t5.version, t3.version + 1);
     let mut r = st.begin(opts(1000));
-    let row = r.get_by_pk(&t5, &[Value::Int(1)], LockMode::None).unwrap().unwrap().1;
-    assert_eq!(row, vec![Value::Int(1), Value::Null, Value::Null, Value::Int(7)]);
+    let row = r
+        .get_by_pk(&t5, &[Value::Int(1)], LockMode::None)
+        .unwrap()
+        .unwrap()
+        .1;
+    assert_eq!(
+        row,
+        vec![Value::Int(1), Value::Null, Value::Null, Value::Int(7)]
+    );
 }
 
 pub fn locking_reads<E: KvEngine>(st: &Arc<Storage<E>>) {
@@ -739,11 +1219,27 @@ pub fn locking_reads<E: KvEngine>(st: &Arc<Storage<E>>) {
     w.commit(false).unwrap();
     // Locking scan over a secondary index locks the rows it returns.
     let mut a = st.begin(opts(1000));
-    let got = ids(a.scan(&t, 2, IndexRange::eq(vec![Value::Int(3)]), false, LockMode::Exclusive).unwrap());
+    let got = ids(a
+        .scan(
+            &t,
+            2,
+            IndexRange::eq(vec![Value::Int(3)]),
+            false,
+            LockMode::Exclusive,
+        )
+        .unwrap());
     assert_eq!(got, vec![3]);
     let mut b = st.begin(opts(50));
-    assert_eq!(b.get_by_pk(&t, &[Value::Int(3)], LockMode::Shared).unwrap_err().num(), 1205);
-    assert!(b.get_by_pk(&t, &[Value::Int(2)], LockMode::Exclusive).unwrap().is_some());
+    assert_eq!(
+        b.get_by_pk(&t, &[Value::Int(3)], LockMode::Shared)
+            .unwrap_err()
+            .num(),
+        1205
+    );
+    assert!(b
+        .get_by_pk(&t, &[Value::Int(2)], LockMode::Exclusive)
+        .unwrap()
+        .is_some());
     b.rollback();
     // Shared locks are compatible; a locking full scan sees the latest data.
     let mut c = st.begin(opts(1000));
@@ -754,11 +1250,36 @@ pub fn locking_reads<E: KvEngine>(st: &Arc<Storage<E>>) {
     insert_ok(&mut w, &t, urow(6, None, None));
     w.commit(false).unwrap();
     a.rollback();
-    assert_eq!(ids(c.scan(&t, 0, IndexRange::all(), false, LockMode::Shared).unwrap()), vec![1, 2, 3, 4, 5, 6]);
-    assert_eq!(ids(c.scan_all(&t).unwrap()).len(), 5, "consistent reads keep the snapshot");
-    assert_eq!(d.scan(&t, 0, IndexRange::eq(vec![Value::Int(6)]), false, LockMode::Shared).unwrap().count(), 1);
+    assert_eq!(
+        ids(c
+            .scan(&t, 0, IndexRange::all(), false, LockMode::Shared)
+            .unwrap()),
+        vec![1, 2, 3, 4, 5, 6]
+    );
+    assert_eq!(
+        ids(c.scan_all(&t).unwrap()).len(),
+        5,
+        "consistent reads keep the snapshot"
+    );
+    assert_eq!(
+        d.scan(
+            &t,
+            0,
+            IndexRange::eq(vec![Value::Int(6)]),
+            false,
+            LockMode::Shared
+        )
+        .unwrap()
+        .count(),
+        1
+    );
     let mut e = st.begin(opts(50));
-    assert_eq!(e.get_by_pk(&t, &[Value::Int(6)], LockMode::Exclusive).unwrap_err().num(), 1205);
+    assert_eq!(
+        e.get_by_pk(&t, &[Value::Int(6)], LockMode::Exclusive)
+            .unwrap_err()
+            .num(),
+        1205
+    );
     e.rollback();
     c.rollback();
     d.rollback();

@@ -31,7 +31,16 @@ impl DefCache {
         let capacity = capacity.max(1);
         let n = capacity.clamp(1, 16);
         let per = NonZeroUsize::new(capacity / n).unwrap_or(NonZeroUsize::MIN);
-        DefCache { shards: (0..n).map(|_| Mutex::new(Shard { lru: LruCache::new(per), generation: 0 })).collect() }
+        DefCache {
+            shards: (0..n)
+                .map(|_| {
+                    Mutex::new(Shard {
+                        lru: LruCache::new(per),
+                        generation: 0,
+                    })
+                })
+                .collect(),
+        }
     }
 
     fn shard(&self, db: &str, name: &str) -> &Mutex<Shard> {
@@ -69,7 +78,12 @@ impl DefCache {
         for sh in &self.shards {
             let mut s = sh.lock();
             s.generation += 1;
-            let keys: Vec<Key> = s.lru.iter().filter(|(k, _)| k.0 == db).map(|(k, _)| k.clone()).collect();
+            let keys: Vec<Key> = s
+                .lru
+                .iter()
+                .filter(|(k, _)| k.0 == db)
+                .map(|(k, _)| k.clone())
+                .collect();
             for k in keys {
                 s.lru.pop(&k);
             }
@@ -117,6 +131,9 @@ mod tests {
         let (_, g) = c.get("d", "x");
         c.invalidate("d", "x");
         c.insert(def("x"), g);
-        assert!(c.get("d", "x").0.is_none(), "stale insert after DDL is refused");
+        assert!(
+            c.get("d", "x").0.is_none(),
+            "stale insert after DDL is refused"
+        );
     }
 }

@@ -21,7 +21,8 @@ const FIRST_INDEX_ID: u64 = 256;
 const BUILD_BATCH: usize = 1000;
 
 fn ser<T: serde::Serialize>(v: &T) -> Result<Vec<u8>> {
-    serde_json::to_vec(v).map_err(|e| Error::internal(format!("cannot serialise a definition: {e}")))
+    serde_json::to_vec(v)
+        .map_err(|e| Error::internal(format!("cannot serialise a definition: {e}")))
 }
 
 fn de<T: serde::de::DeserializeOwned>(b: &[u8]) -> Result<T> {
@@ -30,7 +31,9 @@ fn de<T: serde::de::DeserializeOwned>(b: &[u8]) -> Result<T> {
 
 /// `Duplicate entry 'v1-v2' for key 't.k'` for `row` in index `index_no` of `t`.
 pub fn duplicate_error(t: &TableDef, index_no: usize, row: &[Value]) -> Error {
-    let Some(idx) = t.indexes.get(index_no) else { return Error::internal("bad index number") };
+    let Some(idx) = t.indexes.get(index_no) else {
+        return Error::internal("bad index number");
+    };
     let vals: Vec<String> = idx
         .columns
         .iter()
@@ -48,7 +51,9 @@ pub fn duplicate_error(t: &TableDef, index_no: usize, row: &[Value]) -> Error {
 impl<E: KvEngine> Storage<E> {
     fn read_counter(&self, name: &str, first: u64) -> Result<u64> {
         Ok(match self.engine().get(Cf::Dict, &keys::counter(name))? {
-            Some(b) => <[u8; 8]>::try_from(b.as_slice()).map(u64::from_be_bytes).map_err(|_| Error::internal("corrupt counter"))?,
+            Some(b) => <[u8; 8]>::try_from(b.as_slice())
+                .map(u64::from_be_bytes)
+                .map_err(|_| Error::internal("corrupt counter"))?,
             None => first,
         })
     }
@@ -58,9 +63,16 @@ impl<E: KvEngine> Storage<E> {
         let next = self.read_counter("next_index_id", FIRST_INDEX_ID)?;
         let end = next + n as u64;
         if end > u32::MAX as u64 {
-            return Err(Error::new(codes::ER_CANT_CREATE_TABLE, "Can't create table: index ids exhausted"));
+            return Err(Error::new(
+                codes::ER_CANT_CREATE_TABLE,
+                "Can't create table: index ids exhausted",
+            ));
         }
-        b.put(Cf::Dict, keys::counter("next_index_id"), end.to_be_bytes().to_vec());
+        b.put(
+            Cf::Dict,
+            keys::counter("next_index_id"),
+            end.to_be_bytes().to_vec(),
+        );
         Ok((next..end).map(|i| i as u32).collect())
     }
 
@@ -71,7 +83,10 @@ impl<E: KvEngine> Storage<E> {
     /// # Errors
     /// An engine I/O error.
     pub fn get_database(&self, name: &str) -> Result<Option<DatabaseDef>> {
-        self.engine().get(Cf::Dict, &keys::db(name))?.map(|b| de(&b)).transpose()
+        self.engine()
+            .get(Cf::Dict, &keys::db(name))?
+            .map(|b| de(&b))
+            .transpose()
     }
 
     /// All databases, by name.
@@ -80,7 +95,9 @@ impl<E: KvEngine> Storage<E> {
     /// An engine I/O error.
     pub fn list_databases(&self) -> Result<Vec<DatabaseDef>> {
         let hi = key::prefix_successor(keys::DB_PREFIX);
-        let mut it = self.engine().iter(Cf::Dict, keys::DB_PREFIX, hi.as_deref(), false);
+        let mut it = self
+            .engine()
+            .iter(Cf::Dict, keys::DB_PREFIX, hi.as_deref(), false);
         let mut out = Vec::new();
         while it.valid() {
             out.push(de(it.value())?);
@@ -158,7 +175,10 @@ impl<E: KvEngine> Storage<E> {
     // ---- tables ----
 
     fn load_table(&self, db: &str, name: &str) -> Result<Option<TableDef>> {
-        self.engine().get(Cf::Dict, &keys::table(db, name))?.map(|b| de(&b)).transpose()
+        self.engine()
+            .get(Cf::Dict, &keys::table(db, name))?
+            .map(|b| de(&b))
+            .transpose()
     }
 
     /// The definition of `db.name`, through the bounded definition cache.
@@ -170,7 +190,9 @@ impl<E: KvEngine> Storage<E> {
         if hit.is_some() {
             return Ok(hit);
         }
-        let Some(def) = self.load_table(db, name)? else { return Ok(None) };
+        let Some(def) = self.load_table(db, name)? else {
+            return Ok(None);
+        };
         let def = Arc::new(def);
         self.cache().insert(def.clone(), generation);
         Ok(Some(def))
@@ -205,7 +227,10 @@ impl<E: KvEngine> Storage<E> {
     fn check_def(def: &TableDef) -> Result<()> {
         for idx in &def.indexes {
             if idx.columns.iter().any(|c| c.col >= def.columns.len()) {
-                return Err(Error::internal(format!("index {} refers to a missing column", idx.name)));
+                return Err(Error::internal(format!(
+                    "index {} refers to a missing column",
+                    idx.name
+                )));
             }
         }
         Ok(())
@@ -229,7 +254,11 @@ impl<E: KvEngine> Storage<E> {
         Self::check_def(&def)?;
         let mut b = WriteBatch::new();
         let tid = self.read_counter("next_table_id", 1)?;
-        b.put(Cf::Dict, keys::counter("next_table_id"), (tid + 1).to_be_bytes().to_vec());
+        b.put(
+            Cf::Dict,
+            keys::counter("next_table_id"),
+            (tid + 1).to_be_bytes().to_vec(),
+        );
         let ids = self.alloc_index_ids(def.indexes.len(), &mut b)?;
         def.id = tid;
         for (idx, id) in def.indexes.iter_mut().zip(ids) {
@@ -266,7 +295,10 @@ impl<E: KvEngine> Storage<E> {
     pub fn drop_table(&self, db: &str, name: &str) -> Result<()> {
         let _g = self.ddl_lock();
         let Some(def) = self.load_table(db, name)? else {
-            return Err(Error::new(codes::ER_BAD_TABLE_ERROR, format!("Unknown table '{db}.{name}'")));
+            return Err(Error::new(
+                codes::ER_BAD_TABLE_ERROR,
+                format!("Unknown table '{db}.{name}'"),
+            ));
         };
         let mut b = WriteBatch::new();
         let mut ids = Vec::new();
@@ -348,9 +380,15 @@ impl<E: KvEngine> Storage<E> {
         };
         let same_ids = cur.id == def.id
             && cur.indexes.len() == def.indexes.len()
-            && cur.indexes.iter().zip(&def.indexes).all(|(a, b)| a.id == b.id);
+            && cur
+                .indexes
+                .iter()
+                .zip(&def.indexes)
+                .all(|(a, b)| a.id == b.id);
         if !same_ids {
-            return Err(Error::internal("alter_table must keep the table and index ids"));
+            return Err(Error::internal(
+                "alter_table must keep the table and index ids",
+            ));
         }
         Self::check_def(&def)?;
         let mut def = def;
@@ -371,14 +409,26 @@ impl<E: KvEngine> Storage<E> {
         let Some(mut def) = self.load_table(db, name)? else {
             return Err(Error::no_such_table(db, name));
         };
-        if def.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(&index.name)) {
-            return Err(Error::new(codes::ER_DUP_KEYNAME, format!("Duplicate key name '{}'", index.name)));
+        if def
+            .indexes
+            .iter()
+            .any(|i| i.name.eq_ignore_ascii_case(&index.name))
+        {
+            return Err(Error::new(
+                codes::ER_DUP_KEYNAME,
+                format!("Duplicate key name '{}'", index.name),
+            ));
         }
         if index.kind == IndexKind::Primary {
             if def.hidden_pk {
-                return Err(Error::not_supported("adding a PRIMARY KEY in place (rebuild the table)"));
+                return Err(Error::not_supported(
+                    "adding a PRIMARY KEY in place (rebuild the table)",
+                ));
             }
-            return Err(Error::new(codes::ER_MULTIPLE_PRI_KEY, "Multiple primary key defined"));
+            return Err(Error::new(
+                codes::ER_MULTIPLE_PRI_KEY,
+                "Multiple primary key defined",
+            ));
         }
         let mut b = WriteBatch::new();
         let id = self.alloc_index_ids(1, &mut b)?[0];
@@ -445,7 +495,11 @@ impl<E: KvEngine> Storage<E> {
                         seen.insert(uk);
                     }
                 }
-                b.put(Cf::Data, key::encode_index_key(def, no, &row, &h)?, Vec::new());
+                b.put(
+                    Cf::Data,
+                    key::encode_index_key(def, no, &row, &h)?,
+                    Vec::new(),
+                );
             }
             if !b.is_empty() {
                 self.engine().write(&b, false)?;
@@ -475,7 +529,9 @@ impl<E: KvEngine> Storage<E> {
             ));
         };
         if no == 0 {
-            return Err(Error::not_supported("dropping the PRIMARY KEY in place (rebuild the table)"));
+            return Err(Error::not_supported(
+                "dropping the PRIMARY KEY in place (rebuild the table)",
+            ));
         }
         let idx = def.indexes.remove(no);
         def.version += 1;

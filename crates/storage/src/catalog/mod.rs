@@ -153,12 +153,18 @@ impl TableDef {
         self.columns
             .iter()
             .position(|c| c.name == name)
-            .or_else(|| self.columns.iter().position(|c| c.name.eq_ignore_ascii_case(name)))
+            .or_else(|| {
+                self.columns
+                    .iter()
+                    .position(|c| c.name.eq_ignore_ascii_case(name))
+            })
     }
 
     /// The position of index `name` (ASCII case-insensitive).
     pub fn index_no(&self, name: &str) -> Option<usize> {
-        self.indexes.iter().position(|i| i.name.eq_ignore_ascii_case(name) && !(self.hidden_pk && i.name == HIDDEN_PK_NAME))
+        self.indexes.iter().position(|i| {
+            i.name.eq_ignore_ascii_case(name) && !(self.hidden_pk && i.name == HIDDEN_PK_NAME)
+        })
     }
 
     /// The user-visible indexes with their positions (skips the hidden row-id key).
@@ -175,8 +181,15 @@ impl TableDef {
     /// A definition with hidden-key normalisation applied: if `indexes[0]` is not a primary
     /// key, a hidden row-id key is inserted at position 0 (so user index positions shift by one).
     pub fn normalized(mut self) -> Self {
-        let has_pk = self.indexes.first().is_some_and(|i| i.kind == IndexKind::Primary);
-        if let Some(p) = self.indexes.iter().position(|i| i.kind == IndexKind::Primary) {
+        let has_pk = self
+            .indexes
+            .first()
+            .is_some_and(|i| i.kind == IndexKind::Primary);
+        if let Some(p) = self
+            .indexes
+            .iter()
+            .position(|i| i.kind == IndexKind::Primary)
+        {
             if p != 0 {
                 let pk = self.indexes.remove(p);
                 self.indexes.insert(0, pk);
@@ -184,7 +197,13 @@ impl TableDef {
         } else if !has_pk {
             self.indexes.insert(
                 0,
-                IndexDef { id: 0, name: HIDDEN_PK_NAME.into(), kind: IndexKind::Primary, columns: vec![], comment: String::new() },
+                IndexDef {
+                    id: 0,
+                    name: HIDDEN_PK_NAME.into(),
+                    kind: IndexKind::Primary,
+                    columns: vec![],
+                    comment: String::new(),
+                },
             );
         }
         self.hidden_pk = self.indexes.first().is_some_and(|i| i.columns.is_empty());
@@ -259,7 +278,11 @@ pub(crate) mod tests {
                 id: 0,
                 name: "k".into(),
                 kind: IndexKind::Normal,
-                columns: vec![IndexColumn { col: 0, prefix_len: None, desc: false }],
+                columns: vec![IndexColumn {
+                    col: 0,
+                    prefix_len: None,
+                    desc: false,
+                }],
                 comment: String::new(),
             }],
             hidden_pk: false,

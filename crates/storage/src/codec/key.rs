@@ -15,7 +15,10 @@ use common::time::{DateTime, Time};
 use common::{DataType, Result, Value};
 use rust_decimal::Decimal;
 
-use super::{bad_value, corrupt, enum_index, enum_name, set_mask, set_name, to_bytes, to_datetime, to_decimal, to_f64, to_i64, to_text, to_u64};
+use super::{
+    bad_value, corrupt, enum_index, enum_name, set_mask, set_name, to_bytes, to_datetime,
+    to_decimal, to_f64, to_i64, to_text, to_u64,
+};
 use crate::catalog::{IndexDef, IndexKind, TableDef};
 
 /// A row's identity: the encoded primary key (or hidden row-id key), index id included.
@@ -81,12 +84,20 @@ fn put_group_escaped(out: &mut Vec<u8>, data: &[u8]) {
 fn put_f64(out: &mut Vec<u8>, v: f64) {
     let v = if v == 0.0 { 0.0 } else { v };
     let bits = v.to_bits();
-    let enc = if bits >> 63 == 1 { !bits } else { bits | (1 << 63) };
+    let enc = if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    };
     out.extend_from_slice(&enc.to_be_bytes());
 }
 
 fn get_f64(enc: u64) -> f64 {
-    let bits = if enc >> 63 == 1 { enc & !(1 << 63) } else { !enc };
+    let bits = if enc >> 63 == 1 {
+        enc & !(1 << 63)
+    } else {
+        !enc
+    };
     f64::from_bits(bits)
 }
 
@@ -119,7 +130,13 @@ fn put_decimal(out: &mut Vec<u8>, d: Decimal) {
 ///
 /// # Errors
 /// The value cannot be converted to the column's type.
-pub fn encode_column(out: &mut Vec<u8>, ty: &DataType, v: &Value, prefix_len: Option<u32>, desc: bool) -> Result<()> {
+pub fn encode_column(
+    out: &mut Vec<u8>,
+    ty: &DataType,
+    v: &Value,
+    prefix_len: Option<u32>,
+    desc: bool,
+) -> Result<()> {
     let start = out.len();
     encode_column_asc(out, ty, v, prefix_len)?;
     if desc {
@@ -130,14 +147,21 @@ pub fn encode_column(out: &mut Vec<u8>, ty: &DataType, v: &Value, prefix_len: Op
     Ok(())
 }
 
-fn encode_column_asc(out: &mut Vec<u8>, ty: &DataType, v: &Value, prefix_len: Option<u32>) -> Result<()> {
+fn encode_column_asc(
+    out: &mut Vec<u8>,
+    ty: &DataType,
+    v: &Value,
+    prefix_len: Option<u32>,
+) -> Result<()> {
     if v.is_null() {
         out.push(NULL_MARK);
         return Ok(());
     }
     out.push(NOT_NULL_MARK);
     match ty {
-        DataType::Int { unsigned: false, .. } => {
+        DataType::Int {
+            unsigned: false, ..
+        } => {
             let i = to_i64(v).ok_or_else(|| bad_value(v, "a signed integer"))?;
             out.extend_from_slice(&((i as u64) ^ (1 << 63)).to_be_bytes());
         }
@@ -146,7 +170,9 @@ fn encode_column_asc(out: &mut Vec<u8>, ty: &DataType, v: &Value, prefix_len: Op
             out.extend_from_slice(&u.to_be_bytes());
         }
         DataType::Float { .. } | DataType::Double { .. } => {
-            let f = to_f64(v).filter(|f| !f.is_nan()).ok_or_else(|| bad_value(v, "a floating-point number"))?;
+            let f = to_f64(v)
+                .filter(|f| !f.is_nan())
+                .ok_or_else(|| bad_value(v, "a floating-point number"))?;
             put_f64(out, f);
         }
         DataType::Decimal { .. } => {
@@ -155,7 +181,11 @@ fn encode_column_asc(out: &mut Vec<u8>, ty: &DataType, v: &Value, prefix_len: Op
         }
         DataType::Date | DataType::DateTime { .. } | DataType::Timestamp { .. } => {
             let d = to_datetime(v).ok_or_else(|| bad_value(v, "a date/time"))?;
-            let d = if matches!(ty, DataType::Date) { d.date_part() } else { d };
+            let d = if matches!(ty, DataType::Date) {
+                d.date_part()
+            } else {
+                d
+            };
             out.extend_from_slice(&d.to_packed().to_be_bytes());
         }
         DataType::Time { .. } => {
@@ -167,10 +197,15 @@ fn encode_column_asc(out: &mut Vec<u8>, ty: &DataType, v: &Value, prefix_len: Op
         }
         DataType::Year => {
             let y = to_i64(v).ok_or_else(|| bad_value(v, "a year"))?;
-            out.push(if y <= 0 { 0 } else { (y - 1900).clamp(1, 255) as u8 });
+            out.push(if y <= 0 {
+                0
+            } else {
+                (y - 1900).clamp(1, 255) as u8
+            });
         }
         DataType::Enum { values, collation } => {
-            let i = enum_index(values, *collation, v).ok_or_else(|| bad_value(v, "an ENUM member"))?;
+            let i =
+                enum_index(values, *collation, v).ok_or_else(|| bad_value(v, "an ENUM member"))?;
             out.extend_from_slice(&(i.min(u16::MAX as u64) as u16).to_be_bytes());
         }
         DataType::Set { values, collation } => {
@@ -181,7 +216,9 @@ fn encode_column_asc(out: &mut Vec<u8>, ty: &DataType, v: &Value, prefix_len: Op
             let u = to_u64(v).ok_or_else(|| bad_value(v, "a BIT value"))?;
             out.extend_from_slice(&u.to_be_bytes());
         }
-        DataType::Char { collation, .. } | DataType::VarChar { collation, .. } | DataType::Text { collation, .. } => {
+        DataType::Char { collation, .. }
+        | DataType::VarChar { collation, .. }
+        | DataType::Text { collation, .. } => {
             let s = to_text(v);
             let s: &str = match prefix_len {
                 Some(n) => match s.char_indices().nth(n as usize) {
@@ -193,7 +230,10 @@ fn encode_column_asc(out: &mut Vec<u8>, ty: &DataType, v: &Value, prefix_len: Op
             let w = common::collation::weight(*collation, s);
             put_group_escaped(out, &w);
         }
-        DataType::Binary { .. } | DataType::VarBinary { .. } | DataType::Blob { .. } | DataType::Json => {
+        DataType::Binary { .. }
+        | DataType::VarBinary { .. }
+        | DataType::Blob { .. }
+        | DataType::Json => {
             let b = to_bytes(v);
             let b = match prefix_len {
                 Some(n) if (n as usize) < b.len() => &b[..n as usize],
@@ -214,7 +254,10 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn byte(&mut self) -> Result<u8> {
-        let b = *self.buf.get(self.pos).ok_or_else(|| corrupt("truncated index key"))?;
+        let b = *self
+            .buf
+            .get(self.pos)
+            .ok_or_else(|| corrupt("truncated index key"))?;
         self.pos += 1;
         Ok(if self.inv { !b } else { b })
     }
@@ -290,11 +333,15 @@ impl Reader<'_> {
         }
         let scale = n - exp;
         let mut v = if scale >= 0 {
-            Decimal::try_from_i128_with_scale(digits, scale as u32).map_err(|_| corrupt("decimal out of range"))?
+            Decimal::try_from_i128_with_scale(digits, scale as u32)
+                .map_err(|_| corrupt("decimal out of range"))?
         } else {
-            let mut v = Decimal::try_from_i128_with_scale(digits, 0).map_err(|_| corrupt("decimal out of range"))?;
+            let mut v = Decimal::try_from_i128_with_scale(digits, 0)
+                .map_err(|_| corrupt("decimal out of range"))?;
             for _ in 0..(-scale) {
-                v = v.checked_mul(Decimal::TEN).ok_or_else(|| corrupt("decimal out of range"))?;
+                v = v
+                    .checked_mul(Decimal::TEN)
+                    .ok_or_else(|| corrupt("decimal out of range"))?;
             }
             v
         };
@@ -314,7 +361,9 @@ fn read_column(r: &mut Reader<'_>, ty: &DataType, decode: bool) -> Result<Value>
         return Err(corrupt("bad NULL marker in index key"));
     }
     Ok(match ty {
-        DataType::Int { unsigned: false, .. } => Value::Int((r.u64()? ^ (1 << 63)) as i64),
+        DataType::Int {
+            unsigned: false, ..
+        } => Value::Int((r.u64()? ^ (1 << 63)) as i64),
         DataType::Int { unsigned: true, .. } => Value::UInt(r.u64()?),
         DataType::Float { .. } => Value::Float(get_f64(r.u64()?) as f32),
         DataType::Double { .. } => Value::Double(get_f64(r.u64()?)),
@@ -326,8 +375,12 @@ fn read_column(r: &mut Reader<'_>, ty: &DataType, decode: bool) -> Result<Value>
             Value::Decimal(d)
         }
         DataType::Date => Value::Date(DateTime::from_packed(r.u64()?)),
-        DataType::DateTime { fsp } | DataType::Timestamp { fsp } => Value::DateTime(DateTime::from_packed(r.u64()?), *fsp),
-        DataType::Time { fsp } => Value::Time(Time::from_micros((r.u64()? ^ (1 << 63)) as i64), *fsp),
+        DataType::DateTime { fsp } | DataType::Timestamp { fsp } => {
+            Value::DateTime(DateTime::from_packed(r.u64()?), *fsp)
+        }
+        DataType::Time { fsp } => {
+            Value::Time(Time::from_micros((r.u64()? ^ (1 << 63)) as i64), *fsp)
+        }
         DataType::Year => {
             let y = r.byte()?;
             Value::Int(if y == 0 { 0 } else { 1900 + y as i64 })
@@ -335,7 +388,10 @@ fn read_column(r: &mut Reader<'_>, ty: &DataType, decode: bool) -> Result<Value>
         DataType::Enum { values, .. } => Value::Str(enum_name(values, r.u16()? as u64)),
         DataType::Set { values, .. } => Value::Str(set_name(values, r.u64()?)),
         DataType::Bit { .. } => Value::UInt(r.u64()?),
-        DataType::Char { .. } | DataType::VarChar { .. } | DataType::Text { .. } | DataType::Json => {
+        DataType::Char { .. }
+        | DataType::VarChar { .. }
+        | DataType::Text { .. }
+        | DataType::Json => {
             let b = r.group_escaped()?;
             if decode {
                 Value::Str(String::from_utf8_lossy(&b).into_owned())
@@ -343,7 +399,9 @@ fn read_column(r: &mut Reader<'_>, ty: &DataType, decode: bool) -> Result<Value>
                 Value::Null
             }
         }
-        DataType::Binary { .. } | DataType::VarBinary { .. } | DataType::Blob { .. } => Value::Bytes(r.group_escaped()?),
+        DataType::Binary { .. } | DataType::VarBinary { .. } | DataType::Blob { .. } => {
+            Value::Bytes(r.group_escaped()?)
+        }
     })
 }
 
@@ -352,7 +410,11 @@ fn read_column(r: &mut Reader<'_>, ty: &DataType, decode: bool) -> Result<Value>
 /// # Errors
 /// Corrupt key bytes.
 pub fn skip_column(buf: &[u8], pos: &mut usize, ty: &DataType, desc: bool) -> Result<()> {
-    let mut r = Reader { buf, pos: *pos, inv: desc };
+    let mut r = Reader {
+        buf,
+        pos: *pos,
+        inv: desc,
+    };
     read_column(&mut r, ty, false)?;
     *pos = r.pos;
     Ok(())
@@ -363,8 +425,13 @@ pub fn skip_column(buf: &[u8], pos: &mut usize, ty: &DataType, desc: bool) -> Re
 /// binary strings.
 pub fn is_decodable(ty: &DataType, prefix_len: Option<u32>) -> bool {
     match ty {
-        DataType::Char { .. } | DataType::VarChar { .. } | DataType::Text { .. } | DataType::Json => false,
-        DataType::Binary { .. } | DataType::VarBinary { .. } | DataType::Blob { .. } => prefix_len.is_none(),
+        DataType::Char { .. }
+        | DataType::VarChar { .. }
+        | DataType::Text { .. }
+        | DataType::Json => false,
+        DataType::Binary { .. } | DataType::VarBinary { .. } | DataType::Blob { .. } => {
+            prefix_len.is_none()
+        }
         _ => true,
     }
 }
@@ -375,17 +442,23 @@ pub fn is_decodable(ty: &DataType, prefix_len: Option<u32>) -> bool {
 /// # Errors
 /// Corrupt key bytes.
 pub fn decode_column(buf: &[u8], pos: &mut usize, ty: &DataType, desc: bool) -> Result<Value> {
-    let mut r = Reader { buf, pos: *pos, inv: desc };
+    let mut r = Reader {
+        buf,
+        pos: *pos,
+        inv: desc,
+    };
     let v = read_column(&mut r, ty, true)?;
     *pos = r.pos;
     Ok(v)
 }
 
-fn column_ty<'a>(t: &'a TableDef, col: usize) -> Result<&'a DataType> {
-    t.columns
-        .get(col)
-        .map(|c| &c.ty)
-        .ok_or_else(|| common::Error::internal(format!("index refers to missing column {col} of {}", t.name)))
+fn column_ty(t: &TableDef, col: usize) -> Result<&DataType> {
+    t.columns.get(col).map(|c| &c.ty).ok_or_else(|| {
+        common::Error::internal(format!(
+            "index refers to missing column {col} of {}",
+            t.name
+        ))
+    })
 }
 
 /// Encodes `index_id ‖ enc(values…)` where `values` is a prefix of the index's columns.
@@ -435,7 +508,9 @@ pub fn hidden_row_id(h: &[u8]) -> Option<u64> {
 
 fn encode_cols(out: &mut Vec<u8>, t: &TableDef, index: &IndexDef, row: &[Value]) -> Result<()> {
     for ic in &index.columns {
-        let v = row.get(ic.col).ok_or_else(|| common::Error::internal("row shorter than table"))?;
+        let v = row
+            .get(ic.col)
+            .ok_or_else(|| common::Error::internal("row shorter than table"))?;
         encode_column(out, column_ty(t, ic.col)?, v, ic.prefix_len, ic.desc)?;
     }
     Ok(())
@@ -446,7 +521,10 @@ fn encode_cols(out: &mut Vec<u8>, t: &TableDef, index: &IndexDef, row: &[Value])
 /// # Errors
 /// A key value that cannot be converted to its column's type.
 pub fn encode_pk(t: &TableDef, row: &[Value]) -> Result<Handle> {
-    let pk = t.indexes.first().ok_or_else(|| common::Error::internal("table without primary index"))?;
+    let pk = t
+        .indexes
+        .first()
+        .ok_or_else(|| common::Error::internal("table without primary index"))?;
     let mut out = index_prefix(pk.id).to_vec();
     encode_cols(&mut out, t, pk, row)?;
     Ok(out)
@@ -457,8 +535,16 @@ pub fn encode_pk(t: &TableDef, row: &[Value]) -> Result<Handle> {
 ///
 /// # Errors
 /// A key value that cannot be converted to its column's type.
-pub fn encode_index_key(t: &TableDef, index_no: usize, row: &[Value], handle: &[u8]) -> Result<Vec<u8>> {
-    let idx = t.indexes.get(index_no).ok_or_else(|| common::Error::internal("bad index number"))?;
+pub fn encode_index_key(
+    t: &TableDef,
+    index_no: usize,
+    row: &[Value],
+    handle: &[u8],
+) -> Result<Vec<u8>> {
+    let idx = t
+        .indexes
+        .get(index_no)
+        .ok_or_else(|| common::Error::internal("bad index number"))?;
     let mut out = index_prefix(idx.id).to_vec();
     encode_cols(&mut out, t, idx, row)?;
     out.extend_from_slice(handle.get(4..).unwrap_or(&[]));
@@ -472,11 +558,18 @@ pub fn encode_index_key(t: &TableDef, index_no: usize, row: &[Value], handle: &[
 /// # Errors
 /// A key value that cannot be converted to its column's type.
 pub fn unique_key(t: &TableDef, index_no: usize, row: &[Value]) -> Result<Option<Vec<u8>>> {
-    let idx = t.indexes.get(index_no).ok_or_else(|| common::Error::internal("bad index number"))?;
+    let idx = t
+        .indexes
+        .get(index_no)
+        .ok_or_else(|| common::Error::internal("bad index number"))?;
     if idx.kind == IndexKind::Normal || idx.columns.is_empty() {
         return Ok(None);
     }
-    if idx.columns.iter().any(|c| row.get(c.col).is_none_or(|v| v.is_null())) {
+    if idx
+        .columns
+        .iter()
+        .any(|c| row.get(c.col).is_none_or(|v| v.is_null()))
+    {
         return Ok(None);
     }
     let mut out = index_prefix(idx.id).to_vec();
@@ -489,8 +582,14 @@ pub fn unique_key(t: &TableDef, index_no: usize, row: &[Value]) -> Result<Option
 /// # Errors
 /// Corrupt key bytes.
 pub fn handle_from_index_key(t: &TableDef, index_no: usize, key: &[u8]) -> Result<Handle> {
-    let idx = t.indexes.get(index_no).ok_or_else(|| common::Error::internal("bad index number"))?;
-    let pk = t.indexes.first().ok_or_else(|| common::Error::internal("table without primary index"))?;
+    let idx = t
+        .indexes
+        .get(index_no)
+        .ok_or_else(|| common::Error::internal("bad index number"))?;
+    let pk = t
+        .indexes
+        .first()
+        .ok_or_else(|| common::Error::internal("table without primary index"))?;
     if index_no == 0 {
         return Ok(key.to_vec());
     }
@@ -509,13 +608,20 @@ pub fn handle_from_index_key(t: &TableDef, index_no: usize, key: &[u8]) -> Resul
 /// # Errors
 /// Corrupt key bytes.
 pub fn decode_index_key(t: &TableDef, index_no: usize, key: &[u8]) -> Result<Vec<Option<Value>>> {
-    let idx = t.indexes.get(index_no).ok_or_else(|| common::Error::internal("bad index number"))?;
+    let idx = t
+        .indexes
+        .get(index_no)
+        .ok_or_else(|| common::Error::internal("bad index number"))?;
     let mut pos = 4;
     let mut out = Vec::with_capacity(idx.columns.len());
     for ic in &idx.columns {
         let ty = column_ty(t, ic.col)?;
         let v = decode_column(key, &mut pos, ty, ic.desc)?;
-        out.push(if is_decodable(ty, ic.prefix_len) || v.is_null() { Some(v) } else { None });
+        out.push(if is_decodable(ty, ic.prefix_len) || v.is_null() {
+            Some(v)
+        } else {
+            None
+        });
     }
     Ok(out)
 }
@@ -541,7 +647,12 @@ mod tests {
         for (i, a) in encs.iter().enumerate() {
             for (j, b) in encs.iter().enumerate() {
                 if i != j {
-                    assert!(!b.starts_with(a), "{:?} is a prefix of {:?}", vals[i], vals[j]);
+                    assert!(
+                        !b.starts_with(a),
+                        "{:?} is a prefix of {:?}",
+                        vals[i],
+                        vals[j]
+                    );
                 }
             }
         }
@@ -582,13 +693,31 @@ mod tests {
     }
 
     fn int(unsigned: bool) -> DataType {
-        DataType::Int { bytes: 8, unsigned, width: None, zerofill: false }
+        DataType::Int {
+            bytes: 8,
+            unsigned,
+            width: None,
+            zerofill: false,
+        }
     }
 
     #[test]
     fn signed_ints_order() {
-        let vals: Vec<Value> =
-            [i64::MIN, i64::MIN + 1, -1000, -1, 0, 1, 255, 256, i64::MAX - 1, i64::MAX].iter().map(|v| Value::Int(*v)).collect();
+        let vals: Vec<Value> = [
+            i64::MIN,
+            i64::MIN + 1,
+            -1000,
+            -1,
+            0,
+            1,
+            255,
+            256,
+            i64::MAX - 1,
+            i64::MAX,
+        ]
+        .iter()
+        .map(|v| Value::Int(*v))
+        .collect();
         let mut all = vec![Value::Null];
         all.extend(vals.clone());
         assert_sorted(&int(false), &all);
@@ -597,32 +726,63 @@ mod tests {
 
     #[test]
     fn unsigned_ints_order() {
-        let vals: Vec<Value> = [0u64, 1, 127, 128, u32::MAX as u64, u64::MAX - 1, u64::MAX].iter().map(|v| Value::UInt(*v)).collect();
+        let vals: Vec<Value> = [0u64, 1, 127, 128, u32::MAX as u64, u64::MAX - 1, u64::MAX]
+            .iter()
+            .map(|v| Value::UInt(*v))
+            .collect();
         assert_sorted(&int(true), &vals);
         roundtrip(&int(true), &vals);
         // Int values for unsigned columns are accepted when in range.
-        assert_eq!(enc(&int(true), &Value::Int(5)), enc(&int(true), &Value::UInt(5)));
+        assert_eq!(
+            enc(&int(true), &Value::Int(5)),
+            enc(&int(true), &Value::UInt(5))
+        );
         let mut o = Vec::new();
         assert!(encode_column(&mut o, &int(true), &Value::Int(-1), None, false).is_err());
     }
 
     #[test]
     fn doubles_order() {
-        let ty = DataType::Double { md: None, unsigned: false };
-        let vals: Vec<Value> = [f64::NEG_INFINITY, f64::MIN, -1e10, -1.5, -f64::MIN_POSITIVE, 0.0, f64::MIN_POSITIVE, 1.0, 1.5, 1e300, f64::INFINITY]
-            .iter()
-            .map(|v| Value::Double(*v))
-            .collect();
+        let ty = DataType::Double {
+            md: None,
+            unsigned: false,
+        };
+        let vals: Vec<Value> = [
+            f64::NEG_INFINITY,
+            f64::MIN,
+            -1e10,
+            -1.5,
+            -f64::MIN_POSITIVE,
+            0.0,
+            f64::MIN_POSITIVE,
+            1.0,
+            1.5,
+            1e300,
+            f64::INFINITY,
+        ]
+        .iter()
+        .map(|v| Value::Double(*v))
+        .collect();
         assert_sorted(&ty, &vals);
         roundtrip(&ty, &vals);
-        assert_eq!(enc(&ty, &Value::Double(-0.0)), enc(&ty, &Value::Double(0.0)));
-        let ft = DataType::Float { md: None, unsigned: false };
+        assert_eq!(
+            enc(&ty, &Value::Double(-0.0)),
+            enc(&ty, &Value::Double(0.0))
+        );
+        let ft = DataType::Float {
+            md: None,
+            unsigned: false,
+        };
         roundtrip(&ft, &[Value::Float(1.25), Value::Float(-3.5)]);
     }
 
     #[test]
     fn decimals_order() {
-        let ty = DataType::Decimal { precision: 30, scale: 4, unsigned: false };
+        let ty = DataType::Decimal {
+            precision: 30,
+            scale: 4,
+            unsigned: false,
+        };
         let strs = [
             "-99999999999999999999.9999",
             "-1000",
@@ -645,19 +805,30 @@ mod tests {
             "100",
             "99999999999999999999.9999",
         ];
-        let vals: Vec<Value> = strs.iter().map(|s| Value::Decimal(s.parse().unwrap())).collect();
+        let vals: Vec<Value> = strs
+            .iter()
+            .map(|s| Value::Decimal(s.parse().unwrap()))
+            .collect();
         assert_sorted(&ty, &vals);
         for v in &vals {
             let e = enc(&ty, v);
             let mut p = 0;
-            let Value::Decimal(d) = decode_column(&e, &mut p, &ty, false).unwrap() else { panic!() };
+            let Value::Decimal(d) = decode_column(&e, &mut p, &ty, false).unwrap() else {
+                panic!()
+            };
             let Value::Decimal(o) = v else { panic!() };
             assert_eq!(d, *o);
             assert_eq!(d.scale(), 4);
         }
         // Equal values with different scales encode equally.
-        assert_eq!(enc(&ty, &Value::Decimal("1.50".parse().unwrap())), enc(&ty, &Value::Decimal("1.5".parse().unwrap())));
-        assert_eq!(enc(&ty, &Value::Int(100)), enc(&ty, &Value::Decimal("100.00".parse().unwrap())));
+        assert_eq!(
+            enc(&ty, &Value::Decimal("1.50".parse().unwrap())),
+            enc(&ty, &Value::Decimal("1.5".parse().unwrap()))
+        );
+        assert_eq!(
+            enc(&ty, &Value::Int(100)),
+            enc(&ty, &Value::Decimal("100.00".parse().unwrap()))
+        );
     }
 
     #[test]
@@ -667,8 +838,24 @@ mod tests {
             DateTime::date(1000, 1, 1),
             DateTime::date(2024, 2, 29),
             DateTime::date(2024, 3, 1),
-            DateTime { year: 2024, month: 3, day: 1, hour: 0, minute: 0, second: 0, micro: 1 },
-            DateTime { year: 2024, month: 3, day: 1, hour: 23, minute: 59, second: 59, micro: 999_999 },
+            DateTime {
+                year: 2024,
+                month: 3,
+                day: 1,
+                hour: 0,
+                minute: 0,
+                second: 0,
+                micro: 1,
+            },
+            DateTime {
+                year: 2024,
+                month: 3,
+                day: 1,
+                hour: 23,
+                minute: 59,
+                second: 59,
+                micro: 999_999,
+            },
             DateTime::date(9999, 12, 31),
         ];
         let ty = DataType::DateTime { fsp: 6 };
@@ -681,39 +868,96 @@ mod tests {
         assert_sorted(&DataType::Date, &dvals2);
         roundtrip(&DataType::Date, &dvals2);
         let tty = DataType::Time { fsp: 0 };
-        let times: Vec<Value> = [-838 * 3600 * 1_000_000i64, -1, 0, 1, 3_600_000_000, 838 * 3600 * 1_000_000]
-            .iter()
-            .map(|m| Value::Time(Time::from_micros(*m), 0))
-            .collect();
+        let times: Vec<Value> = [
+            -838 * 3600 * 1_000_000i64,
+            -1,
+            0,
+            1,
+            3_600_000_000,
+            838 * 3600 * 1_000_000,
+        ]
+        .iter()
+        .map(|m| Value::Time(Time::from_micros(*m), 0))
+        .collect();
         assert_sorted(&tty, &times);
         roundtrip(&tty, &times);
     }
 
     #[test]
     fn strings_by_collation() {
-        let ci = DataType::VarChar { len: 100, collation: Collation::Utf8mb4_0900AiCi };
-        assert_eq!(enc(&ci, &Value::Str("abc".into())), enc(&ci, &Value::Str("ABC".into())));
-        assert_eq!(enc(&ci, &Value::Str("a".into())), enc(&ci, &Value::Str("A".into())));
-        assert_eq!(enc(&ci, &Value::Str("résumé".into())), enc(&ci, &Value::Str("RESUME".into())));
-        let words = ["", "a", "B", "ba", "bab", "c", "cccccccc", "cccccccca", "ccccccccc", "d\u{0}", "zzzzzzzzzzzzzzzzzz"];
+        let ci = DataType::VarChar {
+            len: 100,
+            collation: Collation::Utf8mb4_0900AiCi,
+        };
+        assert_eq!(
+            enc(&ci, &Value::Str("abc".into())),
+            enc(&ci, &Value::Str("ABC".into()))
+        );
+        assert_eq!(
+            enc(&ci, &Value::Str("a".into())),
+            enc(&ci, &Value::Str("A".into()))
+        );
+        assert_eq!(
+            enc(&ci, &Value::Str("résumé".into())),
+            enc(&ci, &Value::Str("RESUME".into()))
+        );
+        let words = [
+            "",
+            "a",
+            "B",
+            "ba",
+            "bab",
+            "c",
+            "cccccccc",
+            "cccccccca",
+            "ccccccccc",
+            "d\u{0}",
+            "zzzzzzzzzzzzzzzzzz",
+        ];
         let vals: Vec<Value> = words.iter().map(|w| Value::Str(w.to_string())).collect();
         assert_sorted(&ci, &vals);
-        let pad = DataType::Char { len: 10, collation: Collation::Utf8mb4GeneralCi };
-        assert_eq!(enc(&pad, &Value::Str("ab  ".into())), enc(&pad, &Value::Str("AB".into())));
+        let pad = DataType::Char {
+            len: 10,
+            collation: Collation::Utf8mb4GeneralCi,
+        };
+        assert_eq!(
+            enc(&pad, &Value::Str("ab  ".into())),
+            enc(&pad, &Value::Str("AB".into()))
+        );
         let bin = DataType::VarBinary { len: 100 };
-        let bvals: Vec<Value> = [&b""[..], b"\x00", b"\x00\x00", b"A", b"a", b"abcdefgh", b"abcdefgh\x00", b"abcdefghi", b"\xff\xff"]
-            .iter()
-            .map(|b| Value::Bytes(b.to_vec()))
-            .collect();
+        let bvals: Vec<Value> = [
+            &b""[..],
+            b"\x00",
+            b"\x00\x00",
+            b"A",
+            b"a",
+            b"abcdefgh",
+            b"abcdefgh\x00",
+            b"abcdefghi",
+            b"\xff\xff",
+        ]
+        .iter()
+        .map(|b| Value::Bytes(b.to_vec()))
+        .collect();
         assert_sorted(&bin, &bvals);
         roundtrip(&bin, &bvals);
     }
 
     #[test]
     fn string_prefix_index() {
-        let ty = DataType::VarChar { len: 100, collation: Collation::Utf8mb4Bin };
+        let ty = DataType::VarChar {
+            len: 100,
+            collation: Collation::Utf8mb4Bin,
+        };
         let mut a = Vec::new();
-        encode_column(&mut a, &ty, &Value::Str("héllo world".into()), Some(3), false).unwrap();
+        encode_column(
+            &mut a,
+            &ty,
+            &Value::Str("héllo world".into()),
+            Some(3),
+            false,
+        )
+        .unwrap();
         let mut b = Vec::new();
         encode_column(&mut b, &ty, &Value::Str("hél".into()), None, false).unwrap();
         assert_eq!(a, b);
@@ -721,15 +965,37 @@ mod tests {
 
     #[test]
     fn enum_set_year_bit() {
-        let e = DataType::Enum { values: vec!["z".into(), "a".into()], collation: Collation::Utf8mb4GeneralCi };
+        let e = DataType::Enum {
+            values: vec!["z".into(), "a".into()],
+            collation: Collation::Utf8mb4GeneralCi,
+        };
         // ENUM orders by index, not by name.
-        assert_sorted(&e, &[Value::Str("".into()), Value::Str("z".into()), Value::Str("a".into())]);
+        assert_sorted(
+            &e,
+            &[
+                Value::Str("".into()),
+                Value::Str("z".into()),
+                Value::Str("a".into()),
+            ],
+        );
         roundtrip(&e, &[Value::Str("z".into()), Value::Str("a".into())]);
-        let s = DataType::Set { values: vec!["x".into(), "y".into()], collation: Collation::Utf8mb4GeneralCi };
+        let s = DataType::Set {
+            values: vec!["x".into(), "y".into()],
+            collation: Collation::Utf8mb4GeneralCi,
+        };
         roundtrip(&s, &[Value::Str("x,y".into()), Value::Str("y".into())]);
-        assert_sorted(&DataType::Year, &[Value::Int(0), Value::Int(1901), Value::Int(2155)]);
-        roundtrip(&DataType::Year, &[Value::Int(0), Value::Int(1901), Value::Int(2155)]);
-        roundtrip(&DataType::Bit { len: 8 }, &[Value::UInt(0), Value::UInt(255)]);
+        assert_sorted(
+            &DataType::Year,
+            &[Value::Int(0), Value::Int(1901), Value::Int(2155)],
+        );
+        roundtrip(
+            &DataType::Year,
+            &[Value::Int(0), Value::Int(1901), Value::Int(2155)],
+        );
+        roundtrip(
+            &DataType::Bit { len: 8 },
+            &[Value::UInt(0), Value::UInt(255)],
+        );
     }
 
     #[test]

@@ -62,7 +62,9 @@ pub(crate) fn corrupt(what: &str) -> Error {
 pub(crate) fn bad_value(v: &Value, ty: &str) -> Error {
     Error::new(
         common::codes::ER_UNKNOWN_ERROR,
-        format!("Storage: value '{v}' cannot be stored as {ty} (the SQL layer must convert it first)"),
+        format!(
+            "Storage: value '{v}' cannot be stored as {ty} (the SQL layer must convert it first)"
+        ),
     )
 }
 
@@ -178,7 +180,9 @@ pub(crate) fn set_mask(values: &[String], coll: Collation, v: &Value) -> Option<
             let s = to_text(v);
             let mut mask = 0u64;
             for part in s.split(',').filter(|p| !p.is_empty()) {
-                let p = values.iter().position(|m| common::collation::eq(coll, m, part))?;
+                let p = values
+                    .iter()
+                    .position(|m| common::collation::eq(coll, m, part))?;
                 mask |= 1u64 << p;
             }
             Some(mask)
@@ -222,9 +226,17 @@ mod tests {
     #[test]
     fn enum_and_set_names() {
         let vals = vec!["a".to_string(), "b".to_string(), "c".to_string()];
-        assert_eq!(enum_index(&vals, Collation::Utf8mb4GeneralCi, &Value::Str("B".into())), Some(2));
+        assert_eq!(
+            enum_index(&vals, Collation::Utf8mb4GeneralCi, &Value::Str("B".into())),
+            Some(2)
+        );
         assert_eq!(enum_name(&vals, 2), "b");
-        let m = set_mask(&vals, Collation::Utf8mb4GeneralCi, &Value::Str("c,a".into())).unwrap();
+        let m = set_mask(
+            &vals,
+            Collation::Utf8mb4GeneralCi,
+            &Value::Str("c,a".into()),
+        )
+        .unwrap();
         assert_eq!(m, 0b101);
         assert_eq!(set_name(&vals, m), "a,c");
     }

@@ -8,8 +8,8 @@ use common::{DataType, Result, Value};
 use rust_decimal::Decimal;
 
 use super::{
-    bad_value, corrupt, enum_index, enum_name, get_ivarint, get_uvarint, put_ivarint, put_uvarint, set_mask, set_name,
-    to_bytes, to_datetime, to_decimal, to_f64, to_i64, to_text, to_u64,
+    bad_value, corrupt, enum_index, enum_name, get_ivarint, get_uvarint, put_ivarint, put_uvarint,
+    set_mask, set_name, to_bytes, to_datetime, to_decimal, to_f64, to_i64, to_text, to_u64,
 };
 use crate::catalog::{ColumnDef, TableDef};
 
@@ -50,10 +50,16 @@ fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
 
 fn encode_value(out: &mut Vec<u8>, ty: &DataType, v: &Value) -> Result<()> {
     match ty {
-        DataType::Int { unsigned: false, .. } => put_ivarint(out, to_i64(v).ok_or_else(|| bad_value(v, "a signed integer"))?),
-        DataType::Int { unsigned: true, .. } | DataType::Bit { .. } => {
-            put_uvarint(out, to_u64(v).ok_or_else(|| bad_value(v, "an unsigned integer"))?)
-        }
+        DataType::Int {
+            unsigned: false, ..
+        } => put_ivarint(
+            out,
+            to_i64(v).ok_or_else(|| bad_value(v, "a signed integer"))?,
+        ),
+        DataType::Int { unsigned: true, .. } | DataType::Bit { .. } => put_uvarint(
+            out,
+            to_u64(v).ok_or_else(|| bad_value(v, "an unsigned integer"))?,
+        ),
         DataType::Float { .. } => {
             let f = match v {
                 Value::Float(f) => *f,
@@ -61,9 +67,11 @@ fn encode_value(out: &mut Vec<u8>, ty: &DataType, v: &Value) -> Result<()> {
             };
             out.extend_from_slice(&f.to_le_bytes());
         }
-        DataType::Double { .. } => {
-            out.extend_from_slice(&to_f64(v).ok_or_else(|| bad_value(v, "a double"))?.to_le_bytes())
-        }
+        DataType::Double { .. } => out.extend_from_slice(
+            &to_f64(v)
+                .ok_or_else(|| bad_value(v, "a double"))?
+                .to_le_bytes(),
+        ),
         DataType::Decimal { .. } => {
             let d = to_decimal(v).ok_or_else(|| bad_value(v, "a decimal"))?;
             out.push(d.scale() as u8);
@@ -84,39 +92,56 @@ fn encode_value(out: &mut Vec<u8>, ty: &DataType, v: &Value) -> Result<()> {
             Value::Time(t, _) => put_ivarint(out, t.to_micros()),
             _ => return Err(bad_value(v, "a time")),
         },
-        DataType::Year => put_uvarint(out, to_i64(v).ok_or_else(|| bad_value(v, "a year"))?.max(0) as u64),
-        DataType::Enum { values, collation } => {
-            put_uvarint(out, enum_index(values, *collation, v).ok_or_else(|| bad_value(v, "an ENUM member"))?)
+        DataType::Year => put_uvarint(
+            out,
+            to_i64(v).ok_or_else(|| bad_value(v, "a year"))?.max(0) as u64,
+        ),
+        DataType::Enum { values, collation } => put_uvarint(
+            out,
+            enum_index(values, *collation, v).ok_or_else(|| bad_value(v, "an ENUM member"))?,
+        ),
+        DataType::Set { values, collation } => put_uvarint(
+            out,
+            set_mask(values, *collation, v).ok_or_else(|| bad_value(v, "a SET value"))?,
+        ),
+        DataType::Char { .. }
+        | DataType::VarChar { .. }
+        | DataType::Text { .. }
+        | DataType::Json => put_bytes(out, to_text(v).as_bytes()),
+        DataType::Binary { .. } | DataType::VarBinary { .. } | DataType::Blob { .. } => {
+            put_bytes(out, &to_bytes(v))
         }
-        DataType::Set { values, collation } => {
-            put_uvarint(out, set_mask(values, *collation, v).ok_or_else(|| bad_value(v, "a SET value"))?)
-        }
-        DataType::Char { .. } | DataType::VarChar { .. } | DataType::Text { .. } | DataType::Json => {
-            put_bytes(out, to_text(v).as_bytes())
-        }
-        DataType::Binary { .. } | DataType::VarBinary { .. } | DataType::Blob { .. } => put_bytes(out, &to_bytes(v)),
     }
     Ok(())
 }
 
 fn get_bytes<'a>(buf: &'a [u8], pos: &mut usize) -> Result<&'a [u8]> {
     let n = get_uvarint(buf, pos)? as usize;
-    let end = pos.checked_add(n).filter(|e| *e <= buf.len()).ok_or_else(|| corrupt("truncated row string"))?;
+    let end = pos
+        .checked_add(n)
+        .filter(|e| *e <= buf.len())
+        .ok_or_else(|| corrupt("truncated row string"))?;
     let s = &buf[*pos..end];
     *pos = end;
     Ok(s)
 }
 
 fn get_fixed<const N: usize>(buf: &[u8], pos: &mut usize) -> Result<[u8; N]> {
-    let s = buf.get(*pos..*pos + N).ok_or_else(|| corrupt("truncated row value"))?;
+    let s = buf
+        .get(*pos..*pos + N)
+        .ok_or_else(|| corrupt("truncated row value"))?;
     *pos += N;
     s.try_into().map_err(|_| corrupt("truncated row value"))
 }
 
 fn decode_value(buf: &[u8], pos: &mut usize, ty: &DataType) -> Result<Value> {
     Ok(match ty {
-        DataType::Int { unsigned: false, .. } => Value::Int(get_ivarint(buf, pos)?),
-        DataType::Int { unsigned: true, .. } | DataType::Bit { .. } => Value::UInt(get_uvarint(buf, pos)?),
+        DataType::Int {
+            unsigned: false, ..
+        } => Value::Int(get_ivarint(buf, pos)?),
+        DataType::Int { unsigned: true, .. } | DataType::Bit { .. } => {
+            Value::UInt(get_uvarint(buf, pos)?)
+        }
         DataType::Float { .. } => Value::Float(f32::from_le_bytes(get_fixed::<4>(buf, pos)?)),
         DataType::Double { .. } => Value::Double(f64::from_le_bytes(get_fixed::<8>(buf, pos)?)),
         DataType::Decimal { .. } => {
@@ -136,7 +161,8 @@ fn decode_value(buf: &[u8], pos: &mut usize, ty: &DataType) -> Result<Value> {
             }
             let m = ((z >> 1) as i128) ^ -((z & 1) as i128);
             Value::Decimal(
-                Decimal::try_from_i128_with_scale(m, scale as u32).map_err(|_| corrupt("decimal out of range"))?,
+                Decimal::try_from_i128_with_scale(m, scale as u32)
+                    .map_err(|_| corrupt("decimal out of range"))?,
             )
         }
         DataType::Date => Value::Date(DateTime::from_packed(get_uvarint(buf, pos)?)),
@@ -147,7 +173,10 @@ fn decode_value(buf: &[u8], pos: &mut usize, ty: &DataType) -> Result<Value> {
         DataType::Year => Value::Int(get_uvarint(buf, pos)? as i64),
         DataType::Enum { values, .. } => Value::Str(enum_name(values, get_uvarint(buf, pos)?)),
         DataType::Set { values, .. } => Value::Str(set_name(values, get_uvarint(buf, pos)?)),
-        DataType::Char { .. } | DataType::VarChar { .. } | DataType::Text { .. } | DataType::Json => {
+        DataType::Char { .. }
+        | DataType::VarChar { .. }
+        | DataType::Text { .. }
+        | DataType::Json => {
             let b = get_bytes(buf, pos)?;
             Value::Str(match std::str::from_utf8(b) {
                 Ok(s) => s.to_string(),
@@ -168,7 +197,9 @@ pub fn decode_row_opt(t: &TableDef, bytes: &[u8]) -> Result<Vec<Option<Value>>> 
     let mut pos = 0;
     let _version = get_uvarint(bytes, &mut pos)?;
     let stored = get_uvarint(bytes, &mut pos)? as usize;
-    let bm = bytes.get(pos..pos + stored.div_ceil(8)).ok_or_else(|| corrupt("truncated null bitmap"))?;
+    let bm = bytes
+        .get(pos..pos + stored.div_ceil(8))
+        .ok_or_else(|| corrupt("truncated null bitmap"))?;
     pos += stored.div_ceil(8);
     let mut out = Vec::with_capacity(t.columns.len());
     for (i, c) in t.columns.iter().enumerate() {
@@ -191,14 +222,20 @@ pub fn decode_row_opt(t: &TableDef, bytes: &[u8]) -> Result<Vec<Option<Value>>> 
 /// Corrupt bytes.
 pub fn decode_row(t: &TableDef, bytes: &[u8]) -> Result<Vec<Value>> {
     let vals = decode_row_opt(t, bytes)?;
-    Ok(vals.into_iter().zip(&t.columns).map(|(v, c)| v.unwrap_or_else(|| literal_default(c))).collect())
+    Ok(vals
+        .into_iter()
+        .zip(&t.columns)
+        .map(|(v, c)| v.unwrap_or_else(|| literal_default(c)))
+        .collect())
 }
 
 /// The value of a column's DEFAULT clause when it is a literal (`'abc'`, `0`, `-1.5`, `NULL`,
 /// `b'101'`, `0x1F`); `NULL` for no clause and for non-literal defaults such as
 /// `CURRENT_TIMESTAMP` or `(expr)`, which the SQL layer must evaluate itself.
 pub fn literal_default(c: &ColumnDef) -> Value {
-    let Some(d) = c.default.as_deref() else { return Value::Null };
+    let Some(d) = c.default.as_deref() else {
+        return Value::Null;
+    };
     let d = d.trim();
     let text: String;
     let raw: Value = if d.eq_ignore_ascii_case("null") {
@@ -206,7 +243,11 @@ pub fn literal_default(c: &ColumnDef) -> Value {
     } else if let Some(inner) = d.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
         text = inner.replace("''", "'").replace("\\'", "'");
         Value::Str(text.clone())
-    } else if let Some(bits) = d.strip_prefix("b'").or_else(|| d.strip_prefix("B'")).and_then(|s| s.strip_suffix('\'')) {
+    } else if let Some(bits) = d
+        .strip_prefix("b'")
+        .or_else(|| d.strip_prefix("B'"))
+        .and_then(|s| s.strip_suffix('\''))
+    {
         match u64::from_str_radix(bits, 2) {
             Ok(v) => Value::UInt(v),
             Err(_) => return Value::Null,
@@ -251,7 +292,12 @@ fn parse_datetime(s: &str) -> Option<(DateTime, bool)> {
 
 fn coerce_literal(ty: &DataType, v: Value) -> Option<Value> {
     Some(match ty {
-        DataType::Int { unsigned: false, .. } | DataType::Year => Value::Int(to_i64(&v).or_else(|| to_f64(&v).map(|f| f.round() as i64))?),
+        DataType::Int {
+            unsigned: false, ..
+        }
+        | DataType::Year => {
+            Value::Int(to_i64(&v).or_else(|| to_f64(&v).map(|f| f.round() as i64))?)
+        }
         DataType::Int { unsigned: true, .. } | DataType::Bit { .. } => Value::UInt(to_u64(&v)?),
         DataType::Float { .. } => Value::Float(to_f64(&v)? as f32),
         DataType::Double { .. } => Value::Double(to_f64(&v)?),
@@ -261,7 +307,9 @@ fn coerce_literal(ty: &DataType, v: Value) -> Option<Value> {
             Value::Decimal(d)
         }
         DataType::Date => Value::Date(parse_datetime(&to_text(&v))?.0.date_part()),
-        DataType::DateTime { fsp } | DataType::Timestamp { fsp } => Value::DateTime(parse_datetime(&to_text(&v))?.0, *fsp),
+        DataType::DateTime { fsp } | DataType::Timestamp { fsp } => {
+            Value::DateTime(parse_datetime(&to_text(&v))?.0, *fsp)
+        }
         DataType::Time { fsp } => {
             let s = to_text(&v);
             let (neg, s) = match s.strip_prefix('-') {
@@ -277,7 +325,9 @@ fn coerce_literal(ty: &DataType, v: Value) -> Option<Value> {
             let micros = ((h * 60 + m) * 60 + sec) * 1_000_000 + f.parse::<i64>().ok()?;
             Value::Time(Time::from_micros(if neg { -micros } else { micros }), *fsp)
         }
-        DataType::Binary { .. } | DataType::VarBinary { .. } | DataType::Blob { .. } => Value::Bytes(to_bytes(&v).into_owned()),
+        DataType::Binary { .. } | DataType::VarBinary { .. } | DataType::Blob { .. } => {
+            Value::Bytes(to_bytes(&v).into_owned())
+        }
         _ => Value::Str(to_text(&v).into_owned()),
     })
 }
@@ -306,21 +356,87 @@ mod tests {
     #[test]
     fn roundtrip_all_types() {
         let cols = vec![
-            col("i", DataType::Int { bytes: 4, unsigned: false, width: None, zerofill: false }),
-            col("u", DataType::Int { bytes: 8, unsigned: true, width: None, zerofill: false }),
-            col("f", DataType::Float { md: None, unsigned: false }),
-            col("d", DataType::Double { md: None, unsigned: false }),
-            col("m", DataType::Decimal { precision: 10, scale: 2, unsigned: false }),
-            col("s", DataType::VarChar { len: 10, collation: Collation::Utf8mb4_0900AiCi }),
-            col("b", DataType::Blob { size: common::types::LobSize::Normal }),
+            col(
+                "i",
+                DataType::Int {
+                    bytes: 4,
+                    unsigned: false,
+                    width: None,
+                    zerofill: false,
+                },
+            ),
+            col(
+                "u",
+                DataType::Int {
+                    bytes: 8,
+                    unsigned: true,
+                    width: None,
+                    zerofill: false,
+                },
+            ),
+            col(
+                "f",
+                DataType::Float {
+                    md: None,
+                    unsigned: false,
+                },
+            ),
+            col(
+                "d",
+                DataType::Double {
+                    md: None,
+                    unsigned: false,
+                },
+            ),
+            col(
+                "m",
+                DataType::Decimal {
+                    precision: 10,
+                    scale: 2,
+                    unsigned: false,
+                },
+            ),
+            col(
+                "s",
+                DataType::VarChar {
+                    len: 10,
+                    collation: Collation::Utf8mb4_0900AiCi,
+                },
+            ),
+            col(
+                "b",
+                DataType::Blob {
+                    size: common::types::LobSize::Normal,
+                },
+            ),
             col("dt", DataType::Date),
             col("ts", DataType::DateTime { fsp: 3 }),
             col("tm", DataType::Time { fsp: 0 }),
             col("y", DataType::Year),
-            col("e", DataType::Enum { values: vec!["x".into(), "y".into()], collation: Collation::Utf8mb4GeneralCi }),
-            col("st", DataType::Set { values: vec!["x".into(), "y".into()], collation: Collation::Utf8mb4GeneralCi }),
+            col(
+                "e",
+                DataType::Enum {
+                    values: vec!["x".into(), "y".into()],
+                    collation: Collation::Utf8mb4GeneralCi,
+                },
+            ),
+            col(
+                "st",
+                DataType::Set {
+                    values: vec!["x".into(), "y".into()],
+                    collation: Collation::Utf8mb4GeneralCi,
+                },
+            ),
             col("bit", DataType::Bit { len: 5 }),
-            col("n", DataType::Int { bytes: 4, unsigned: false, width: None, zerofill: false }),
+            col(
+                "n",
+                DataType::Int {
+                    bytes: 4,
+                    unsigned: false,
+                    width: None,
+                    zerofill: false,
+                },
+            ),
         ];
         let t = table(cols);
         let row = vec![
@@ -332,7 +448,18 @@ mod tests {
             Value::Str("héllo".into()),
             Value::Bytes(vec![0, 1, 255]),
             Value::Date(DateTime::date(2024, 1, 2)),
-            Value::DateTime(DateTime { year: 2024, month: 1, day: 2, hour: 3, minute: 4, second: 5, micro: 6000 }, 3),
+            Value::DateTime(
+                DateTime {
+                    year: 2024,
+                    month: 1,
+                    day: 2,
+                    hour: 3,
+                    minute: 4,
+                    second: 5,
+                    micro: 6000,
+                },
+                3,
+            ),
             Value::Time(Time::from_micros(-3_600_000_000), 0),
             Value::Int(2024),
             Value::Str("y".into()),
@@ -346,11 +473,32 @@ mod tests {
 
     #[test]
     fn missing_columns_get_defaults() {
-        let mut t = table(vec![col("a", DataType::Int { bytes: 4, unsigned: false, width: None, zerofill: false })]);
+        let mut t = table(vec![col(
+            "a",
+            DataType::Int {
+                bytes: 4,
+                unsigned: false,
+                width: None,
+                zerofill: false,
+            },
+        )]);
         let b = encode_row(&t, &[Value::Int(1)]).unwrap();
-        let mut c = col("s", DataType::VarChar { len: 10, collation: Collation::Utf8mb4Bin });
+        let mut c = col(
+            "s",
+            DataType::VarChar {
+                len: 10,
+                collation: Collation::Utf8mb4Bin,
+            },
+        );
         c.default = Some("'it''s'".into());
-        let mut d = col("n", DataType::Decimal { precision: 5, scale: 2, unsigned: false });
+        let mut d = col(
+            "n",
+            DataType::Decimal {
+                precision: 5,
+                scale: 2,
+                unsigned: false,
+            },
+        );
         d.default = Some("1.5".into());
         let mut ts = col("ts", DataType::Timestamp { fsp: 0 });
         ts.default = Some("CURRENT_TIMESTAMP".into());
@@ -359,21 +507,55 @@ mod tests {
             c.default = Some("'2020-01-02 03:04:05'".into());
             c
         };
-        t.columns.extend([c, d, ts, dt, col("z", DataType::Int { bytes: 4, unsigned: false, width: None, zerofill: false })]);
+        t.columns.extend([
+            c,
+            d,
+            ts,
+            dt,
+            col(
+                "z",
+                DataType::Int {
+                    bytes: 4,
+                    unsigned: false,
+                    width: None,
+                    zerofill: false,
+                },
+            ),
+        ]);
         t.version = 2;
         let row = decode_row(&t, &b).unwrap();
         assert_eq!(row[0], Value::Int(1));
         assert_eq!(row[1], Value::Str("it's".into()));
         assert_eq!(row[2], Value::Decimal("1.50".parse().unwrap()));
         assert_eq!(row[3], Value::Null);
-        assert_eq!(row[4], Value::DateTime(DateTime { year: 2020, month: 1, day: 2, hour: 3, minute: 4, second: 5, micro: 0 }, 0));
+        assert_eq!(
+            row[4],
+            Value::DateTime(
+                DateTime {
+                    year: 2020,
+                    month: 1,
+                    day: 2,
+                    hour: 3,
+                    minute: 4,
+                    second: 5,
+                    micro: 0
+                },
+                0
+            )
+        );
         assert_eq!(row[5], Value::Null);
         assert_eq!(decode_row_opt(&t, &b).unwrap()[1], None);
     }
 
     #[test]
     fn corrupt_rows_error() {
-        let t = table(vec![col("s", DataType::VarChar { len: 10, collation: Collation::Utf8mb4Bin })]);
+        let t = table(vec![col(
+            "s",
+            DataType::VarChar {
+                len: 10,
+                collation: Collation::Utf8mb4Bin,
+            },
+        )]);
         let mut b = encode_row(&t, &[Value::Str("abcdef".into())]).unwrap();
         b.truncate(b.len() - 2);
         assert!(decode_row(&t, &b).is_err());

@@ -56,12 +56,19 @@ impl MemEngine {
         let _g = self.inner.data.read();
         let seq = self.inner.seq.load(Ordering::SeqCst);
         *self.inner.live.lock().entry(seq).or_insert(0) += 1;
-        MemSnapshot { inner: self.inner.clone(), seq }
+        MemSnapshot {
+            inner: self.inner.clone(),
+            seq,
+        }
     }
 }
 
 fn visible(versions: &Versions, seq: u64) -> Option<&Vec<u8>> {
-    versions.iter().rev().find(|(s, _)| *s <= seq).and_then(|(_, v)| v.as_ref())
+    versions
+        .iter()
+        .rev()
+        .find(|(s, _)| *s <= seq)
+        .and_then(|(_, v)| v.as_ref())
 }
 
 /// Drops versions no reader can see: a version survives if it is the newest, or the newest
@@ -73,7 +80,13 @@ fn prune(versions: &mut Versions, live: &BTreeMap<u64, usize>) {
     let n = versions.len();
     let mut i = 0;
     let keep: Vec<bool> = (0..n)
-        .map(|j| j + 1 == n || live.range(versions[j].0..versions[j + 1].0).next().is_some())
+        .map(|j| {
+            j + 1 == n
+                || live
+                    .range(versions[j].0..versions[j + 1].0)
+                    .next()
+                    .is_some()
+        })
         .collect();
     versions.retain(|_| {
         let k = keep[i];
@@ -85,9 +98,12 @@ fn prune(versions: &mut Versions, live: &BTreeMap<u64, usize>) {
 impl Inner {
     fn get_at(&self, cf: Cf, key: &[u8], seq: u64) -> Option<Vec<u8>> {
         let d = self.data.read();
-        d.cfs[cf.index()].get(key).and_then(|v| visible(v, seq).cloned())
+        d.cfs[cf.index()]
+            .get(key)
+            .and_then(|v| visible(v, seq).cloned())
     }
 
+    #[allow(clippy::too_many_arguments)]
     /// Up to `n` visible entries strictly after `after` (or from the range start) in direction.
     fn fetch(
         &self,
@@ -180,12 +196,25 @@ impl KvSnapshot for MemSnapshot {
     }
 
     fn multi_get(&self, cf: Cf, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
-        Ok(keys.iter().map(|k| self.inner.get_at(cf, k, self.seq)).collect())
+        Ok(keys
+            .iter()
+            .map(|k| self.inner.get_at(cf, k, self.seq))
+            .collect())
     }
 
-    fn iter(&self, cf: Cf, lower: &[u8], upper: Option<&[u8]>, reverse: bool) -> Box<dyn KvIter + '_> {
+    fn iter(
+        &self,
+        cf: Cf,
+        lower: &[u8],
+        upper: Option<&[u8]>,
+        reverse: bool,
+    ) -> Box<dyn KvIter + '_> {
         Box::new(MemIter::new(
-            MemSnapshot { inner: self.inner.clone(), seq: self.seq }.registered(),
+            MemSnapshot {
+                inner: self.inner.clone(),
+                seq: self.seq,
+            }
+            .registered(),
             cf,
             lower,
             upper,
@@ -284,14 +313,23 @@ impl KvEngine for MemEngine {
     }
 
     fn multi_get(&self, cf: Cf, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
-        Ok(keys.iter().map(|k| self.inner.get_at(cf, k, u64::MAX)).collect())
+        Ok(keys
+            .iter()
+            .map(|k| self.inner.get_at(cf, k, u64::MAX))
+            .collect())
     }
 
     fn snapshot(&self) -> MemSnapshot {
         self.snap()
     }
 
-    fn iter(&self, cf: Cf, lower: &[u8], upper: Option<&[u8]>, reverse: bool) -> Box<dyn KvIter + '_> {
+    fn iter(
+        &self,
+        cf: Cf,
+        lower: &[u8],
+        upper: Option<&[u8]>,
+        reverse: bool,
+    ) -> Box<dyn KvIter + '_> {
         Box::new(MemIter::new(self.snap(), cf, lower, upper, reverse))
     }
 
@@ -319,7 +357,10 @@ impl KvEngine for MemEngine {
                     }
                     let map = &mut d.cfs[cf.index()];
                     let keys: Vec<Vec<u8>> = map
-                        .range::<[u8], _>((Bound::Included(start.as_slice()), Bound::Excluded(end.as_slice())))
+                        .range::<[u8], _>((
+                            Bound::Included(start.as_slice()),
+                            Bound::Excluded(end.as_slice()),
+                        ))
                         .filter(|(_, vs)| vs.last().is_some_and(|(_, v)| v.is_some()))
                         .map(|(k, _)| k.clone())
                         .collect();

@@ -38,12 +38,18 @@ pub struct IndexRange {
 impl IndexRange {
     /// The whole index.
     pub fn all() -> Self {
-        IndexRange { start: Bound::Unbounded, end: Bound::Unbounded }
+        IndexRange {
+            start: Bound::Unbounded,
+            end: Bound::Unbounded,
+        }
     }
 
     /// Entries whose prefix equals `prefix`.
     pub fn eq(prefix: Vec<Value>) -> Self {
-        IndexRange { start: Bound::Included(prefix.clone()), end: Bound::Included(prefix) }
+        IndexRange {
+            start: Bound::Included(prefix.clone()),
+            end: Bound::Included(prefix),
+        }
     }
 
     /// The engine key range `[lower, upper)` of this range in index `index_no` of `t`.
@@ -51,20 +57,21 @@ impl IndexRange {
     /// # Errors
     /// A bound value that cannot be converted to its column's type.
     pub fn to_key_range(&self, t: &TableDef, index_no: usize) -> Result<(Vec<u8>, Vec<u8>)> {
-        let idx = t.indexes.get(index_no).ok_or_else(|| common::Error::internal("bad index number"))?;
+        let idx = t
+            .indexes
+            .get(index_no)
+            .ok_or_else(|| common::Error::internal("bad index number"))?;
         let (base_lo, base_hi) = key::index_range(idx.id);
         let lower = match &self.start {
             Bound::Unbounded => base_lo,
             Bound::Included(p) => key::encode_index_prefix(t, idx, p)?,
-            Bound::Excluded(p) => {
-                key::prefix_successor(&key::encode_index_prefix(t, idx, p)?).unwrap_or_else(|| base_hi.clone())
-            }
+            Bound::Excluded(p) => key::prefix_successor(&key::encode_index_prefix(t, idx, p)?)
+                .unwrap_or_else(|| base_hi.clone()),
         };
         let upper = match &self.end {
             Bound::Unbounded => base_hi,
-            Bound::Included(p) => {
-                key::prefix_successor(&key::encode_index_prefix(t, idx, p)?).unwrap_or_else(|| base_hi.clone())
-            }
+            Bound::Included(p) => key::prefix_successor(&key::encode_index_prefix(t, idx, p)?)
+                .unwrap_or_else(|| base_hi.clone()),
             Bound::Excluded(p) => key::encode_index_prefix(t, idx, p)?,
         };
         Ok((lower, upper))
@@ -111,7 +118,11 @@ impl<E: KvEngine> RowIter<E> {
         lock: LockMode,
     ) -> Result<Self> {
         let (lo, hi) = range.to_key_range(t, index_no)?;
-        let src = if lock == LockMode::None { Source::Snapshot(txn.snap()) } else { Source::Latest };
+        let src = if lock == LockMode::None {
+            Source::Snapshot(txn.snap())
+        } else {
+            Source::Latest
+        };
         Ok(RowIter {
             st: txn.st.clone(),
             src,
@@ -135,7 +146,11 @@ impl<E: KvEngine> RowIter<E> {
     fn fetch_engine(&self, n: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
         let mut it: Box<dyn KvIter + '_> = match &self.src {
             Source::Snapshot(s) => s.iter(Cf::Data, &self.lo, Some(&self.hi), self.reverse),
-            Source::Latest => self.st.engine().iter(Cf::Data, &self.lo, Some(&self.hi), self.reverse),
+            Source::Latest => {
+                self.st
+                    .engine()
+                    .iter(Cf::Data, &self.lo, Some(&self.hi), self.reverse)
+            }
         };
         let mut v = Vec::with_capacity(n.min(64));
         while it.valid() && v.len() < n {
@@ -169,12 +184,21 @@ impl<E: KvEngine> RowIter<E> {
             let own = match (exhausted, eng.last()) {
                 (false, Some((last, _))) => {
                     if self.reverse {
-                        self.own_range(Bound::Included(last.clone()), Bound::Excluded(self.hi.clone()))
+                        self.own_range(
+                            Bound::Included(last.clone()),
+                            Bound::Excluded(self.hi.clone()),
+                        )
                     } else {
-                        self.own_range(Bound::Included(self.lo.clone()), Bound::Included(last.clone()))
+                        self.own_range(
+                            Bound::Included(self.lo.clone()),
+                            Bound::Included(last.clone()),
+                        )
                     }
                 }
-                _ => self.own_range(Bound::Included(self.lo.clone()), Bound::Excluded(self.hi.clone())),
+                _ => self.own_range(
+                    Bound::Included(self.lo.clone()),
+                    Bound::Excluded(self.hi.clone()),
+                ),
             };
             if exhausted {
                 self.engine_done = true;
@@ -213,7 +237,14 @@ impl<E: KvEngine> RowIter<E> {
                         self.out.push_back((k.clone(), decode_row(&t, &v)?));
                         continue;
                     }
-                    lock_into(&self.st, self.txn, &self.held, &self.wait, &k, self.lock == LockMode::Exclusive)?;
+                    lock_into(
+                        &self.st,
+                        self.txn,
+                        &self.held,
+                        &self.wait,
+                        &k,
+                        self.lock == LockMode::Exclusive,
+                    )?;
                     if let Some(v) = self.read_latest(&k)? {
                         let row = decode_row(&t, &v)?;
                         self.out.push_back((k, row));
@@ -243,7 +274,10 @@ impl<E: KvEngine> RowIter<E> {
                     }
                 }
                 if !missing.is_empty() {
-                    for (i, v) in missing_idx.into_iter().zip(snap.multi_get(Cf::Data, &missing)?) {
+                    for (i, v) in missing_idx
+                        .into_iter()
+                        .zip(snap.multi_get(Cf::Data, &missing)?)
+                    {
                         rows[i] = v;
                     }
                 }
@@ -254,8 +288,17 @@ impl<E: KvEngine> RowIter<E> {
                 }
             } else {
                 for ((k, _), h) in entries.into_iter().zip(handles) {
-                    lock_into(&self.st, self.txn, &self.held, &self.wait, &h, self.lock == LockMode::Exclusive)?;
-                    let Some(v) = self.read_latest(&h)? else { continue };
+                    lock_into(
+                        &self.st,
+                        self.txn,
+                        &self.held,
+                        &self.wait,
+                        &h,
+                        self.lock == LockMode::Exclusive,
+                    )?;
+                    let Some(v) = self.read_latest(&h)? else {
+                        continue;
+                    };
                     let row = decode_row(&t, &v)?;
                     // The row may have changed since the entry was read: keep it only if it
                     // still has this index entry.
@@ -271,7 +314,11 @@ impl<E: KvEngine> RowIter<E> {
 
 /// Merges engine entries with own writes (both in scan direction); own writes win, own deletes
 /// hide entries.
-fn merge(eng: Vec<(Vec<u8>, Vec<u8>)>, own: Vec<(Vec<u8>, Option<Vec<u8>>)>, reverse: bool) -> Vec<(Vec<u8>, Vec<u8>)> {
+fn merge(
+    eng: Vec<(Vec<u8>, Vec<u8>)>,
+    own: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+    reverse: bool,
+) -> Vec<(Vec<u8>, Vec<u8>)> {
     if own.is_empty() {
         return eng;
     }
@@ -337,14 +384,28 @@ mod tests {
 
     #[test]
     fn merge_prefers_own_writes() {
-        let eng = vec![(b"a".to_vec(), b"1".to_vec()), (b"c".to_vec(), b"3".to_vec()), (b"e".to_vec(), b"5".to_vec())];
-        let own = vec![(b"b".to_vec(), Some(b"2".to_vec())), (b"c".to_vec(), None), (b"e".to_vec(), Some(b"E".to_vec()))];
+        let eng = vec![
+            (b"a".to_vec(), b"1".to_vec()),
+            (b"c".to_vec(), b"3".to_vec()),
+            (b"e".to_vec(), b"5".to_vec()),
+        ];
+        let own = vec![
+            (b"b".to_vec(), Some(b"2".to_vec())),
+            (b"c".to_vec(), None),
+            (b"e".to_vec(), Some(b"E".to_vec())),
+        ];
         let m = merge(eng, own, false);
         let keys: Vec<_> = m.iter().map(|(k, v)| (k[0], v[0])).collect();
         assert_eq!(keys, vec![(b'a', b'1'), (b'b', b'2'), (b'e', b'E')]);
-        let eng = vec![(b"c".to_vec(), b"3".to_vec()), (b"a".to_vec(), b"1".to_vec())];
+        let eng = vec![
+            (b"c".to_vec(), b"3".to_vec()),
+            (b"a".to_vec(), b"1".to_vec()),
+        ];
         let own = vec![(b"d".to_vec(), Some(b"4".to_vec())), (b"a".to_vec(), None)];
         let m = merge(eng, own, true);
-        assert_eq!(m.iter().map(|(k, _)| k[0]).collect::<Vec<_>>(), vec![b'd', b'c']);
+        assert_eq!(
+            m.iter().map(|(k, _)| k[0]).collect::<Vec<_>>(),
+            vec![b'd', b'c']
+        );
     }
 }

@@ -48,7 +48,11 @@ pub struct WaitCtx {
 
 impl Default for WaitCtx {
     fn default() -> Self {
-        WaitCtx { timeout: Duration::from_secs(50), killed: Arc::new(AtomicBool::new(false)), observer: None }
+        WaitCtx {
+            timeout: Duration::from_secs(50),
+            killed: Arc::new(AtomicBool::new(false)),
+            observer: None,
+        }
     }
 }
 
@@ -134,7 +138,12 @@ impl LockManager {
     /// A lock manager with `shards` shards.
     pub fn new(shards: usize) -> Self {
         LockManager {
-            shards: (0..shards.max(1)).map(|_| Shard { map: Mutex::new(HashMap::new()), cv: Condvar::new() }).collect(),
+            shards: (0..shards.max(1))
+                .map(|_| Shard {
+                    map: Mutex::new(HashMap::new()),
+                    cv: Condvar::new(),
+                })
+                .collect(),
             graph: Mutex::new(HashMap::new()),
             waits: AtomicU64::new(0),
             deadlocks: AtomicU64::new(0),
@@ -303,20 +312,46 @@ mod tests {
     use super::*;
 
     fn ctx(ms: u64) -> WaitCtx {
-        WaitCtx { timeout: Duration::from_millis(ms), ..Default::default() }
+        WaitCtx {
+            timeout: Duration::from_millis(ms),
+            ..Default::default()
+        }
     }
 
     #[test]
     fn shared_exclusive_reentrant_upgrade() {
         let m = LockManager::new(4);
-        assert_eq!(m.lock(1, b"a", Mode::Shared, &ctx(10)).unwrap(), Acquired::New);
-        assert_eq!(m.lock(2, b"a", Mode::Shared, &ctx(10)).unwrap(), Acquired::New);
-        assert_eq!(m.lock(1, b"a", Mode::Shared, &ctx(10)).unwrap(), Acquired::Already);
-        assert_eq!(m.lock(1, b"a", Mode::Exclusive, &ctx(30)).unwrap_err().num(), 1205);
+        assert_eq!(
+            m.lock(1, b"a", Mode::Shared, &ctx(10)).unwrap(),
+            Acquired::New
+        );
+        assert_eq!(
+            m.lock(2, b"a", Mode::Shared, &ctx(10)).unwrap(),
+            Acquired::New
+        );
+        assert_eq!(
+            m.lock(1, b"a", Mode::Shared, &ctx(10)).unwrap(),
+            Acquired::Already
+        );
+        assert_eq!(
+            m.lock(1, b"a", Mode::Exclusive, &ctx(30))
+                .unwrap_err()
+                .num(),
+            1205
+        );
         m.release(2, &[b"a".to_vec()]);
-        assert_eq!(m.lock(1, b"a", Mode::Exclusive, &ctx(10)).unwrap(), Acquired::Upgraded);
-        assert_eq!(m.lock(1, b"a", Mode::Shared, &ctx(10)).unwrap(), Acquired::Already);
-        assert_eq!(m.lock(2, b"a", Mode::Shared, &ctx(20)).unwrap_err().num(), 1205);
+        assert_eq!(
+            m.lock(1, b"a", Mode::Exclusive, &ctx(10)).unwrap(),
+            Acquired::Upgraded
+        );
+        assert_eq!(
+            m.lock(1, b"a", Mode::Shared, &ctx(10)).unwrap(),
+            Acquired::Already
+        );
+        assert_eq!(
+            m.lock(2, b"a", Mode::Shared, &ctx(20)).unwrap_err().num(),
+            1205
+        );
         m.release(1, &[b"a".to_vec()]);
         assert!(m.is_empty());
     }
@@ -350,6 +385,24 @@ mod tests {
     }
 
     #[test]
+    fn upgrade_deadlock_detected() {
+        let m = Arc::new(LockManager::new(4));
+        m.lock(1, b"a", Mode::Shared, &ctx(10)).unwrap();
+        m.lock(2, b"a", Mode::Shared, &ctx(10)).unwrap();
+        let m2 = m.clone();
+        let h = std::thread::spawn(move || m2.lock(1, b"a", Mode::Exclusive, &ctx(5000)));
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(
+            m.lock(2, b"a", Mode::Exclusive, &ctx(5000))
+                .unwrap_err()
+                .num(),
+            1213
+        );
+        m.release(2, &[b"a".to_vec()]);
+        assert_eq!(h.join().unwrap().unwrap(), Acquired::Upgraded);
+    }
+
+    #[test]
     fn kill_interrupts_and_observer_called() {
         struct Obs(AtomicUsize, AtomicUsize);
         impl WaitObserver for Obs {
@@ -363,7 +416,11 @@ mod tests {
         let m = Arc::new(LockManager::new(4));
         m.lock(1, b"a", Mode::Exclusive, &ctx(10)).unwrap();
         let obs = Arc::new(Obs(AtomicUsize::new(0), AtomicUsize::new(0)));
-        let c = WaitCtx { timeout: Duration::from_secs(60), killed: Arc::new(AtomicBool::new(false)), observer: Some(obs.clone()) };
+        let c = WaitCtx {
+            timeout: Duration::from_secs(60),
+            killed: Arc::new(AtomicBool::new(false)),
+            observer: Some(obs.clone()),
+        };
         let killed = c.killed.clone();
         let m2 = m.clone();
         let h = std::thread::spawn(move || m2.lock(2, b"a", Mode::Shared, &c));

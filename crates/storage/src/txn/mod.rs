@@ -18,9 +18,9 @@ use imbl::OrdMap;
 use parking_lot::Mutex;
 
 pub use self::iter::{IndexRange, RowIter};
-pub use self::lock::{WaitCtx, WaitKind, WaitObserver};
-pub use self::table::{InsertOutcome, LockMode, UpdateOutcome};
 use self::lock::{Acquired, Mode};
+pub use self::lock::{WaitCtx, WaitKind, WaitObserver};
+pub use self::table::{InsertOutcome, KeyedRow, LockMode, UpdateOutcome};
 use crate::engine::{Cf, KvEngine, KvSnapshot, WriteBatch};
 use crate::Storage;
 
@@ -70,8 +70,16 @@ impl WriteSet {
     }
 }
 
-/// Lock keys held by a transaction (shared with its scan iterators).
-pub(crate) type HeldLocks = Arc<Mutex<Vec<Vec<u8>>>>;
+/// Lock keys held by a transaction (shared with its scan iterators); `done` once it ended, so a
+/// scan iterator that outlives its transaction cannot take locks nobody would release.
+#[derive(Default)]
+pub(crate) struct Held {
+    pub(crate) keys: Vec<Vec<u8>>,
+    pub(crate) done: bool,
+}
+
+/// Shared handle to [`Held`].
+pub(crate) type HeldLocks = Arc<Mutex<Held>>;
 
 /// A transaction. Dropping it without [`Txn::commit`] rolls it back.
 pub struct Txn<E: KvEngine> {
@@ -96,7 +104,7 @@ impl<E: KvEngine> Txn<E> {
             wait: opts.wait,
             snapshot: None,
             writes: WriteSet::default(),
-            held: Arc::new(Mutex::new(Vec::new())),
+            held: Arc::new(Mutex::new(Held::default())),
             stmt: None,
             savepoints: Vec::new(),
             done: false,
@@ -130,7 +138,7 @@ impl<E: KvEngine> Txn<E> {
 
     /// Number of locks held.
     pub fn lock_count(&self) -> usize {
-        self.held.lock().len()
+        self.held.lock().keys.len()
     }
 
     /// The storage this transaction runs on.
@@ -173,15 +181,22 @@ impl<E: KvEngine> Txn<E> {
 
     /// `SAVEPOINT name` (an existing savepoint with that name is replaced).
     pub fn savepoint(&mut self, name: &str) {
-        self.savepoints.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
-        self.savepoints.push((name.to_string(), self.writes.clone()));
+        self.savepoints
+            .retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        self.savepoints
+            .push((name.to_string(), self.writes.clone()));
     }
 
     fn find_savepoint(&self, name: &str) -> Result<usize> {
         self.savepoints
             .iter()
             .rposition(|(n, _)| n.eq_ignore_ascii_case(name))
-            .ok_or_else(|| Error::new(codes::ER_SP_DOES_NOT_EXIST, format!("SAVEPOINT {name} does not exist")))
+            .ok_or_else(|| {
+                Error::new(
+                    codes::ER_SP_DOES_NOT_EXIST,
+                    format!("SAVEPOINT {name} does not exist"),
+                )
+            })
     }
 
     /// `ROLLBACK TO SAVEPOINT name`: undoes the writes made after it; later savepoints are
@@ -285,7 +300,11 @@ impl<E: KvEngine> Txn<E> {
         self.done = true;
         self.writes = WriteSet::default();
         self.snapshot = None;
-        let keys = std::mem::take(&mut *self.held.lock());
+        let keys = {
+            let mut h = self.held.lock();
+            h.done = true;
+            std::mem::take(&mut h.keys)
+        };
         self.st.locks().release(self.id, &keys);
     }
 }
@@ -305,9 +324,26 @@ pub(crate) fn lock_into<E: KvEngine>(
     key: &[u8],
     exclusive: bool,
 ) -> Result<()> {
-    let mode = if exclusive { Mode::Exclusive } else { Mode::Shared };
+    let mode = if exclusive {
+        Mode::Exclusive
+    } else {
+        Mode::Shared
+    };
+    if held.lock().done {
+        return Err(Error::internal(
+            "lock requested by a scan of a transaction that already ended",
+        ));
+    }
     if st.locks().lock(txn, key, mode, wait)? == Acquired::New {
-        held.lock().push(key.to_vec());
+        let mut h = held.lock();
+        if h.done {
+            drop(h);
+            st.locks().release(txn, &[key.to_vec()]);
+            return Err(Error::internal(
+                "lock requested by a scan of a transaction that already ended",
+            ));
+        }
+        h.keys.push(key.to_vec());
     }
     Ok(())
 }

@@ -17,6 +17,9 @@ use crate::codec::key::{self, Handle};
 use crate::codec::row::{decode_row, encode_row};
 use crate::engine::{Cf, KvEngine, KvSnapshot};
 
+/// A row with its handle, as returned by reads and scans.
+pub type KeyedRow = (Handle, Vec<Value>);
+
 /// Row locking of a read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LockMode {
@@ -81,16 +84,27 @@ impl<E: KvEngine> Txn<E> {
     ///
     /// # Errors
     /// Lock errors (1205/1213/1317), a bad key value, I/O errors.
-    pub fn get_by_pk(&mut self, t: &TableDef, pk: &[Value], lock: LockMode) -> Result<Option<(Handle, Vec<Value>)>> {
+    pub fn get_by_pk(
+        &mut self,
+        t: &TableDef,
+        pk: &[Value],
+        lock: LockMode,
+    ) -> Result<Option<(Handle, Vec<Value>)>> {
         let h = self.pk_handle(t, pk)?;
         Ok(self.read_row(t, &h, lock)?.map(|r| (h, r)))
     }
 
     fn pk_handle(&self, t: &TableDef, pk: &[Value]) -> Result<Handle> {
-        let idx = t.indexes.first().ok_or_else(|| common::Error::internal("table without primary index"))?;
+        let idx = t
+            .indexes
+            .first()
+            .ok_or_else(|| common::Error::internal("table without primary index"))?;
         let need = idx.columns.len().max(1);
         if pk.len() != need {
-            return Err(common::Error::internal(format!("{} primary key values given, {need} needed", pk.len())));
+            return Err(common::Error::internal(format!(
+                "{} primary key values given, {need} needed",
+                pk.len()
+            )));
         }
         key::encode_index_prefix(t, idx, pk)
     }
@@ -99,7 +113,12 @@ impl<E: KvEngine> Txn<E> {
     ///
     /// # Errors
     /// Lock errors, I/O errors.
-    pub fn get_by_handle(&mut self, t: &TableDef, h: &Handle, lock: LockMode) -> Result<Option<Vec<Value>>> {
+    pub fn get_by_handle(
+        &mut self,
+        t: &TableDef,
+        h: &Handle,
+        lock: LockMode,
+    ) -> Result<Option<Vec<Value>>> {
         self.read_row(t, h, lock)
     }
 
@@ -112,8 +131,11 @@ impl<E: KvEngine> Txn<E> {
         t: &TableDef,
         pks: &[Vec<Value>],
         lock: LockMode,
-    ) -> Result<Vec<Option<(Handle, Vec<Value>)>>> {
-        let handles = pks.iter().map(|pk| self.pk_handle(t, pk)).collect::<Result<Vec<_>>>()?;
+    ) -> Result<Vec<Option<KeyedRow>>> {
+        let handles = pks
+            .iter()
+            .map(|pk| self.pk_handle(t, pk))
+            .collect::<Result<Vec<_>>>()?;
         if lock != LockMode::None {
             for h in &handles {
                 self.lock_key(h, lock == LockMode::Exclusive)?;
@@ -154,7 +176,14 @@ impl<E: KvEngine> Txn<E> {
     ///
     /// # Errors
     /// A bad bound value.
-    pub fn scan(&mut self, t: &TableDef, index_no: usize, range: IndexRange, reverse: bool, lock: LockMode) -> Result<RowIter<E>> {
+    pub fn scan(
+        &mut self,
+        t: &TableDef,
+        index_no: usize,
+        range: IndexRange,
+        reverse: bool,
+        lock: LockMode,
+    ) -> Result<RowIter<E>> {
         RowIter::new(self, t, index_no, &range, reverse, lock)
     }
 
@@ -168,13 +197,23 @@ impl<E: KvEngine> Txn<E> {
 
     /// The first entry of the key range `[prefix, succ(prefix))` in the latest committed data plus
     /// own writes whose handle is not `exclude`; returns that entry's row handle.
-    fn find_unique_conflict(&self, t: &TableDef, index_no: usize, prefix: &[u8], exclude: Option<&[u8]>) -> Result<Option<Handle>> {
+    fn find_unique_conflict(
+        &self,
+        t: &TableDef,
+        index_no: usize,
+        prefix: &[u8],
+        exclude: Option<&[u8]>,
+    ) -> Result<Option<Handle>> {
         let upper = key::prefix_successor(prefix);
         let own_hi = match &upper {
             Some(u) => Bound::Excluded(u.clone()),
             None => Bound::Unbounded,
         };
-        for (k, v) in self.writes.data.range((Bound::Included(prefix.to_vec()), own_hi)) {
+        for (k, v) in self
+            .writes
+            .data
+            .range((Bound::Included(prefix.to_vec()), own_hi))
+        {
             if v.is_some() {
                 let h = key::handle_from_index_key(t, index_no, k)?;
                 if exclude != Some(h.as_slice()) {
@@ -182,7 +221,10 @@ impl<E: KvEngine> Txn<E> {
                 }
             }
         }
-        let mut it = self.st.engine().iter(Cf::Data, prefix, upper.as_deref(), false);
+        let mut it = self
+            .st
+            .engine()
+            .iter(Cf::Data, prefix, upper.as_deref(), false);
         while it.valid() {
             let k = it.key();
             if self.writes.data.get(k).is_none() {
@@ -198,7 +240,9 @@ impl<E: KvEngine> Txn<E> {
     }
 
     fn latest_row(&self, t: &TableDef, h: &[u8]) -> Result<Option<Vec<Value>>> {
-        self.kv_get_latest(Cf::Data, h)?.map(|v| decode_row(t, &v)).transpose()
+        self.kv_get_latest(Cf::Data, h)?
+            .map(|v| decode_row(t, &v))
+            .transpose()
     }
 
     /// Checks the unique secondary indexes for `row` (handle `h`); locks each unique value.
@@ -256,12 +300,20 @@ impl<E: KvEngine> Txn<E> {
             let h = key::encode_pk(t, row)?;
             self.lock_key(&h, true)?;
             if let Some(existing) = self.latest_row(t, &h)? {
-                return Ok(InsertOutcome::Duplicate { index_no: 0, handle: h, row: existing });
+                return Ok(InsertOutcome::Duplicate {
+                    index_no: 0,
+                    handle: h,
+                    row: existing,
+                });
             }
             h
         };
         if let Some((index_no, handle, row)) = self.check_uniques(t, row, &h, None)? {
-            return Ok(InsertOutcome::Duplicate { index_no, handle, row });
+            return Ok(InsertOutcome::Duplicate {
+                index_no,
+                handle,
+                row,
+            });
         }
         let mut keys = Vec::with_capacity(t.indexes.len().saturating_sub(1));
         for i in 1..t.indexes.len() {
@@ -282,19 +334,37 @@ impl<E: KvEngine> Txn<E> {
     ///
     /// # Errors
     /// Lock errors, a value that cannot be stored, I/O errors.
-    pub fn update(&mut self, t: &TableDef, h: &Handle, old: &[Value], new: &[Value]) -> Result<UpdateOutcome> {
+    pub fn update(
+        &mut self,
+        t: &TableDef,
+        h: &Handle,
+        old: &[Value],
+        new: &[Value],
+    ) -> Result<UpdateOutcome> {
         let value = encode_row(t, new)?;
         self.lock_key(h, true)?;
-        let new_h = if t.hidden_pk { h.clone() } else { key::encode_pk(t, new)? };
+        let new_h = if t.hidden_pk {
+            h.clone()
+        } else {
+            key::encode_pk(t, new)?
+        };
         let moved = new_h != *h;
         if moved {
             self.lock_key(&new_h, true)?;
             if let Some(existing) = self.latest_row(t, &new_h)? {
-                return Ok(UpdateOutcome::Duplicate { index_no: 0, handle: new_h, row: existing });
+                return Ok(UpdateOutcome::Duplicate {
+                    index_no: 0,
+                    handle: new_h,
+                    row: existing,
+                });
             }
         }
         if let Some((index_no, handle, row)) = self.check_uniques(t, new, h, Some(old))? {
-            return Ok(UpdateOutcome::Duplicate { index_no, handle, row });
+            return Ok(UpdateOutcome::Duplicate {
+                index_no,
+                handle,
+                row,
+            });
         }
         let mut ops: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::new();
         for i in 1..t.indexes.len() {

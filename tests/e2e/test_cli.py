@@ -35,6 +35,8 @@ def test_unix_socket(server):
     p = subprocess.run(["mariadb", f"--socket={server.socket}", "-uroot", "-N", "-e", "SELECT CURRENT_USER()"], capture_output=True, text=True, timeout=30)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "root@localhost"
+    p = subprocess.run(["mariadb", "-h127.0.0.1", f"-P{server.port}", "-uroot", "-N", "-e", "SELECT CURRENT_USER(), USER()"], capture_output=True, text=True, timeout=30)
+    assert p.stdout.split() == ["root@localhost", "root@127.0.0.1"], p.stdout
 
 
 def test_wrong_password_is_1045(server):

@@ -65,6 +65,9 @@ impl<E: KvEngine> protocol::Backend for Backend<E> {
             info.db.as_deref(),
         )?;
         inner.client_found_rows = info.capabilities & CLIENT_FOUND_ROWS != 0;
+        if let Some(a) = self.accounts.lookup(&info.user, &info.host) {
+            inner.account_host = a.host;
+        }
         let n = st.threads_connected.fetch_add(1, Ordering::Relaxed) + 1;
         st.max_used_connections.fetch_max(n, Ordering::Relaxed);
         Ok(Session { inner })

@@ -595,8 +595,10 @@ pub trait BindEnv {
     fn user_var(&self, name: &str) -> Value;
     /// DATABASE().
     fn database(&self) -> Option<String>;
-    /// USER() / CURRENT_USER().
+    /// USER(): the user and the client's host.
     fn user(&self) -> String;
+    /// CURRENT_USER(): the matched account.
+    fn current_user(&self) -> String;
     /// CONNECTION_ID().
     fn connection_id(&self) -> u64;
     /// LAST_INSERT_ID().
@@ -1068,7 +1070,7 @@ impl Binder<'_> {
         }
         let a = self.bind(left)?;
         let b = self.bind(right)?;
-        let text = whole.to_string();
+        let text = format!("({whole})");
         let arith = |o| Expr::Arith(o, Box::new(a.clone()), Box::new(b.clone()), text.clone());
         let cmp = |s: &Self, o| {
             let c = s.cmp_collation(&a, &b);
@@ -1234,9 +1236,8 @@ impl Binder<'_> {
             "DATABASE" | "SCHEMA" => {
                 Expr::Lit(self.env.database().map(Value::Str).unwrap_or(Value::Null))
             }
-            "USER" | "CURRENT_USER" | "SESSION_USER" | "SYSTEM_USER" => {
-                Expr::Lit(Value::Str(self.env.user()))
-            }
+            "USER" | "SESSION_USER" | "SYSTEM_USER" => Expr::Lit(Value::Str(self.env.user())),
+            "CURRENT_USER" => Expr::Lit(Value::Str(self.env.current_user())),
             "CONNECTION_ID" => Expr::Lit(Value::UInt(self.env.connection_id())),
             "VERSION" => Expr::Lit(Value::Str(crate::sysvars::SERVER_VERSION.into())),
             "FOUND_ROWS" => Expr::Lit(Value::UInt(self.env.found_rows())),

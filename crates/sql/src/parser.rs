@@ -136,11 +136,13 @@ pub struct Parsed {
 /// Tokenizes `sql` and applies the rewrites described in the module docs.
 pub fn tokenize(sql: &str) -> Result<(Vec<TokenWithSpan>, usize, Vec<String>)> {
     let dialect = MySqlDialect {};
-    let raw = Tokenizer::new(&dialect, sql)
+    let text = strip_versioned(sql);
+    let out: Vec<TokenWithSpan> = Tokenizer::new(&dialect, &text)
         .tokenize_with_location()
-        .map_err(|e| Error::parse(short_near(sql, &e.to_string())))?;
-    let mut out = Vec::with_capacity(raw.len());
-    expand_versioned(raw, &mut out)?;
+        .map_err(|e| Error::parse(short_near(sql, &e.to_string())))?
+        .into_iter()
+        .filter(|t| t.token != Token::EOF)
+        .collect();
     // rewrites
     let mut res: Vec<TokenWithSpan> = Vec::with_capacity(out.len());
     let mut params = 0usize;
@@ -262,36 +264,79 @@ fn skip_words(toks: &[TokenWithSpan], mut i: usize, n: usize) -> usize {
     i
 }
 
-/// Replaces `/*!NNNNN body */` and `/*! body */` comments by the tokens of `body`.
-fn expand_versioned(raw: Vec<TokenWithSpan>, out: &mut Vec<TokenWithSpan>) -> Result<()> {
-    for t in raw {
-        if let Token::Whitespace(Whitespace::MultiLineComment(text)) = &t.token {
-            if let Some(rest) = text.strip_prefix('!') {
-                let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
-                let version = if digits.len() >= 5 {
-                    digits[..5].parse::<u32>().unwrap_or(0)
-                } else {
-                    0
-                };
-                let body = if digits.len() >= 5 { &rest[5..] } else { rest };
-                if version <= MYSQL_VERSION_ID {
-                    let dialect = MySqlDialect {};
-                    let inner = Tokenizer::new(&dialect, body)
-                        .tokenize_with_location()
-                        .map_err(|e| Error::parse(e.to_string()))?;
-                    out.push(TokenWithSpan::wrap(Token::Whitespace(Whitespace::Space)));
-                    expand_versioned(inner, out)?;
-                    out.push(TokenWithSpan::wrap(Token::Whitespace(Whitespace::Space)));
-                }
-                continue;
+/// Handles versioned comments: `/*!NNNNN body */` and `/*! body */` become `body` when NNNNN ≤
+/// [`MYSQL_VERSION_ID`], and disappear otherwise. Markers are replaced by spaces of the same
+/// length so token positions (used for column headers) stay aligned with the original text.
+/// (sqlparser's own hint expansion ignores the version, so we do this before tokenizing.)
+pub fn strip_versioned(sql: &str) -> std::borrow::Cow<'_, str> {
+    if !sql.contains("/*!") {
+        return std::borrow::Cow::Borrowed(sql);
+    }
+    let b = sql.as_bytes();
+    let mut out = b.to_vec();
+    let blank = |out: &mut Vec<u8>, from: usize, to: usize| {
+        for c in &mut out[from..to] {
+            if *c != b'\n' {
+                *c = b' ';
             }
         }
-        if t.token == Token::EOF {
-            continue;
+    };
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'\'' | b'"' | b'`') => {
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    if b[i] == b'\\' && q != b'`' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                i += 1;
+            }
+            b'#' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'-' if b.get(i + 1) == Some(&b'-')
+                && b.get(i + 2).is_none_or(|c| c.is_ascii_whitespace()) =>
+            {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let end = sql[i + 2..].find("*/").map(|p| i + 2 + p);
+                let Some(end) = end else { break };
+                if b.get(i + 2) == Some(&b'!') {
+                    let digits = b[i + 3..end]
+                        .iter()
+                        .take_while(|c| c.is_ascii_digit())
+                        .count();
+                    let version: u32 = if digits >= 5 {
+                        sql[i + 3..i + 8].parse().unwrap_or(0)
+                    } else {
+                        0
+                    };
+                    if version <= MYSQL_VERSION_ID {
+                        let body_start = i + 3 + if digits >= 5 { 5 } else { 0 };
+                        blank(&mut out, i, body_start);
+                        blank(&mut out, end, end + 2);
+                        // the body is scanned normally (it may hold strings); the blanked closing
+                        // marker is skipped by the arm below
+                        i = body_start;
+                        continue;
+                    }
+                    blank(&mut out, i, end + 2);
+                }
+                i = end + 2;
+            }
+            b'*' if b.get(i + 1) == Some(&b'/') && out[i] == b' ' => i += 2,
+            _ => i += 1,
         }
-        out.push(t);
     }
-    Ok(())
+    std::borrow::Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| sql.to_string()))
 }
 
 /// Parses `sql` into statements (several when the text holds several `;`-separated ones).
@@ -417,6 +462,17 @@ pub fn parse_expr_tokens(tokens: Vec<Token>) -> Result<sqlparser::ast::Expr> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn versioned_comments_keep_positions() {
+        let s = "SELECT /*!50000 1 + */ 2 /*!99999 + 5 */, 'a /*!x*/'";
+        let out = strip_versioned(s);
+        assert_eq!(out.len(), s.len());
+        assert_eq!(
+            out.split_whitespace().collect::<Vec<_>>(),
+            vec!["SELECT", "1", "+", "2", ",", "'a", "/*!x*/'"]
+        );
+    }
 
     #[test]
     fn versioned_comments_are_honoured() {

@@ -162,6 +162,8 @@ pub struct Session<E: KvEngine> {
     pub user: String,
     /// Client host.
     pub host: String,
+    /// Host part of the matched account (CURRENT_USER()).
+    pub account_host: String,
     /// Current database.
     pub db: Option<String>,
     pub(crate) vars: HashMap<&'static str, Value>,
@@ -224,6 +226,7 @@ impl<E: KvEngine> Session<E> {
             conn_id,
             user: user.to_string(),
             host: host.to_string(),
+            account_host: host.to_string(),
             db: None,
             vars: HashMap::new(),
             user_vars: HashMap::new(),
@@ -1143,6 +1146,9 @@ impl<E: KvEngine> BindEnv for Session<E> {
     }
     fn user(&self) -> String {
         format!("{}@{}", self.user, self.host)
+    }
+    fn current_user(&self) -> String {
+        format!("{}@{}", self.user, self.account_host)
     }
     fn connection_id(&self) -> u64 {
         self.conn_id as u64

@@ -126,12 +126,27 @@ fn parse_filter(t: &mut Toks<'_>) -> Result<Filter> {
     Ok(Filter::None)
 }
 
+/// A text column of a SHOW result. Columns start NOT NULL; [`result`] clears the flag on
+/// columns whose rows contain NULL (the `mariadb` client pads nullable columns to 4 wide).
 fn str_meta(name: &str, len: u32) -> ColumnMeta {
-    meta_for_type(name, &ExprType::Str { max_chars: len })
+    let mut m = meta_for_type(name, &ExprType::Str { max_chars: len });
+    m.flags |= common::types::column_flags::NOT_NULL;
+    m
 }
 
 fn int_meta(name: &str) -> ColumnMeta {
-    meta_for_type(name, &ExprType::Int)
+    let mut m = meta_for_type(name, &ExprType::Int);
+    m.flags |= common::types::column_flags::NOT_NULL;
+    m
+}
+
+/// Clears NOT_NULL on columns that hold a NULL.
+fn fix_nullability(columns: &mut [ColumnMeta], rows: &[Vec<Value>]) {
+    for (i, c) in columns.iter_mut().enumerate() {
+        if rows.iter().any(|r| r.get(i).is_some_and(|v| v.is_null())) {
+            c.flags &= !common::types::column_flags::NOT_NULL;
+        }
+    }
 }
 
 fn s(v: impl Into<String>) -> Value {
@@ -145,6 +160,8 @@ fn result<E: KvEngine>(
     rows: Vec<Vec<Value>>,
     filter: Filter,
 ) -> Result<Output> {
+    let mut columns = columns;
+    fix_nullability(&mut columns, &rows);
     let rows = match filter {
         Filter::None => rows,
         Filter::Like(p) => rows
@@ -221,6 +238,14 @@ fn table_of<E: KvEngine>(
 
 /// Runs a SHOW statement given its tokens (after SHOW).
 pub fn show<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Output> {
+    let mut out = show_inner(sess, tokens)?;
+    if let Output::Rows { columns, rows } = &mut out {
+        fix_nullability(columns, rows);
+    }
+    Ok(out)
+}
+
+fn show_inner<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Output> {
     let mut t = Toks { t: tokens, i: 0 };
     let global = t.eat("GLOBAL");
     if !global {

@@ -202,46 +202,23 @@ pub fn ranges(
         let mut start = Bound::Included(vals.clone());
         let mut end = Bound::Included(vals.clone());
         if let Some(col) = next_col {
-            if let Some((e, incl)) = &path.range.0 {
-                let v = e.eval(&[], ctx)?;
-                if v.is_null() {
-                    continue;
+            match range_bound(&path.range.0, &vals, &col.ty, ctx)? {
+                RangeBound::Bound(b) => start = b,
+                RangeBound::Empty => continue,
+                RangeBound::Inexact => return Ok(None),
+                RangeBound::None if path.range.1.is_some() => {
+                    // skip NULLs, which sort first: start after the NULL prefix
+                    let mut b = vals.clone();
+                    b.push(Value::Null);
+                    start = Bound::Excluded(b);
                 }
-                match exact_key_value(&v, &col.ty, ctx) {
-                    Some(k) => {
-                        let mut b = vals.clone();
-                        b.push(k);
-                        start = if *incl {
-                            Bound::Included(b)
-                        } else {
-                            Bound::Excluded(b)
-                        };
-                    }
-                    None => return Ok(None),
-                }
-            } else if path.range.1.is_some() {
-                // skip NULLs, which sort first: start after the NULL prefix
-                let mut b = vals.clone();
-                b.push(Value::Null);
-                start = Bound::Excluded(b);
+                RangeBound::None => {}
             }
-            if let Some((e, incl)) = &path.range.1 {
-                let v = e.eval(&[], ctx)?;
-                if v.is_null() {
-                    continue;
-                }
-                match exact_key_value(&v, &col.ty, ctx) {
-                    Some(k) => {
-                        let mut b = vals.clone();
-                        b.push(k);
-                        end = if *incl {
-                            Bound::Included(b)
-                        } else {
-                            Bound::Excluded(b)
-                        };
-                    }
-                    None => return Ok(None),
-                }
+            match range_bound(&path.range.1, &vals, &col.ty, ctx)? {
+                RangeBound::Bound(b) => end = b,
+                RangeBound::Empty => continue,
+                RangeBound::Inexact => return Ok(None),
+                RangeBound::None => {}
             }
         }
         out.push((unbound_empty(start), unbound_empty(end)));
@@ -264,6 +241,45 @@ fn exact_key_value(v: &Value, ty: &common::DataType, ctx: &mut EvalCtx<'_>) -> O
         }
         _ => None,
     }
+}
+
+enum RangeBound {
+    /// No bound on this side.
+    None,
+    /// The bound, as a key prefix.
+    Bound(Bound<Vec<Value>>),
+    /// Compared with NULL: matches nothing.
+    Empty,
+    /// Not exactly representable in the column type.
+    Inexact,
+}
+
+/// One side of the range on the column after the equality prefix `vals`.
+fn range_bound(
+    side: &Option<(Expr, bool)>,
+    vals: &[Value],
+    ty: &common::DataType,
+    ctx: &mut EvalCtx<'_>,
+) -> Result<RangeBound> {
+    let Some((e, incl)) = side else {
+        return Ok(RangeBound::None);
+    };
+    let v = e.eval(&[], ctx)?;
+    if v.is_null() {
+        return Ok(RangeBound::Empty);
+    }
+    Ok(match exact_key_value(&v, ty, ctx) {
+        Some(k) => {
+            let mut b = vals.to_vec();
+            b.push(k);
+            RangeBound::Bound(if *incl {
+                Bound::Included(b)
+            } else {
+                Bound::Excluded(b)
+            })
+        }
+        None => RangeBound::Inexact,
+    })
 }
 
 fn unbound_empty(b: Bound<Vec<Value>>) -> Bound<Vec<Value>> {

@@ -597,23 +597,8 @@ fn sort_and_limit(
             keyed.push((k, h, r));
         }
         let coll = ctx.fnctx.collation;
-        keyed.sort_by(|a, b| {
-            for (i, (_, desc)) in order.iter().enumerate() {
-                let o = match (&a.0[i], &b.0[i]) {
-                    (Value::Null, Value::Null) => std::cmp::Ordering::Equal,
-                    (Value::Null, _) => std::cmp::Ordering::Less,
-                    (_, Value::Null) => std::cmp::Ordering::Greater,
-                    (x, y) => {
-                        func::compare::compare(x, y, coll).unwrap_or(std::cmp::Ordering::Equal)
-                    }
-                };
-                let o = if *desc { o.reverse() } else { o };
-                if o != std::cmp::Ordering::Equal {
-                    return o;
-                }
-            }
-            std::cmp::Ordering::Equal
-        });
+        let desc: Vec<bool> = order.iter().map(|(_, d)| *d).collect();
+        keyed.sort_by(|a, b| crate::select::compare_sort_keys(&a.0, &b.0, &desc, coll));
         rows.extend(keyed.into_iter().map(|(_, h, r)| (h, r)));
     }
     if let Some(l) = limit {

@@ -409,44 +409,25 @@ pub fn plan<E: KvEngine>(s: &mut Session<E>, q: &ast::Query, sql: &str) -> Resul
         }
     }
     let grouped = !group_by.is_empty() || !aggs.is_empty();
+    let bind_limit = |e: &ast::Expr| {
+        Binder {
+            scope: &Scope::default(),
+            env: &*s,
+            aggs: None,
+            clause: "limit",
+            agg_base: 0,
+            aliases: None,
+        }
+        .bind(e)
+    };
     let (limit, offset) = match &q.limit_clause {
         None => (None, None),
-        Some(ast::LimitClause::LimitOffset { limit, offset, .. }) => {
-            let b = |s: &Session<E>, e: &ast::Expr| {
-                Binder {
-                    scope: &Scope::default(),
-                    env: s,
-                    aggs: None,
-                    clause: "limit",
-                    agg_base: 0,
-                    aliases: None,
-                }
-                .bind(e)
-            };
-            (
-                match limit {
-                    Some(l) => Some(b(s, l)?),
-                    None => None,
-                },
-                match offset {
-                    Some(o) => Some(b(s, &o.value)?),
-                    None => None,
-                },
-            )
-        }
+        Some(ast::LimitClause::LimitOffset { limit, offset, .. }) => (
+            limit.as_ref().map(bind_limit).transpose()?,
+            offset.as_ref().map(|o| bind_limit(&o.value)).transpose()?,
+        ),
         Some(ast::LimitClause::OffsetCommaLimit { offset, limit }) => {
-            let b = |s: &Session<E>, e: &ast::Expr| {
-                Binder {
-                    scope: &Scope::default(),
-                    env: s,
-                    aggs: None,
-                    clause: "limit",
-                    agg_base: 0,
-                    aliases: None,
-                }
-                .bind(e)
-            };
-            (Some(b(s, limit)?), Some(b(s, offset)?))
+            (Some(bind_limit(limit)?), Some(bind_limit(offset)?))
         }
     };
     let lock = match q.locks.first().map(|l| &l.lock_type) {
@@ -1003,6 +984,28 @@ pub fn run_plan<E: KvEngine>(
     Ok(out)
 }
 
+/// Compares two ORDER BY key tuples: NULLs first, `desc` per key, strings under `coll`.
+pub fn compare_sort_keys(
+    a: &[Value],
+    b: &[Value],
+    desc: &[bool],
+    coll: common::Collation,
+) -> Ordering {
+    for (i, d) in desc.iter().enumerate() {
+        let o = match (&a[i], &b[i]) {
+            (Value::Null, Value::Null) => Ordering::Equal,
+            (Value::Null, _) => Ordering::Less,
+            (_, Value::Null) => Ordering::Greater,
+            (x, y) => func::compare::compare(x, y, coll).unwrap_or(Ordering::Equal),
+        };
+        let o = if *d { o.reverse() } else { o };
+        if o != Ordering::Equal {
+            return o;
+        }
+    }
+    Ordering::Equal
+}
+
 fn sort_rows(
     rows: &mut Vec<Vec<Value>>,
     keys: &[(Expr, bool)],
@@ -1017,21 +1020,8 @@ fn sort_rows(
         keyed.push((k, r));
     }
     let coll = ctx.fnctx.collation;
-    keyed.sort_by(|(a, _), (b, _)| {
-        for (i, (_, desc)) in keys.iter().enumerate() {
-            let o = match (&a[i], &b[i]) {
-                (Value::Null, Value::Null) => Ordering::Equal,
-                (Value::Null, _) => Ordering::Less,
-                (_, Value::Null) => Ordering::Greater,
-                (x, y) => func::compare::compare(x, y, coll).unwrap_or(Ordering::Equal),
-            };
-            let o = if *desc { o.reverse() } else { o };
-            if o != Ordering::Equal {
-                return o;
-            }
-        }
-        Ordering::Equal
-    });
+    let desc: Vec<bool> = keys.iter().map(|(_, d)| *d).collect();
+    keyed.sort_by(|(a, _), (b, _)| compare_sort_keys(a, b, &desc, coll));
     rows.extend(keyed.into_iter().map(|(_, r)| r));
     Ok(())
 }

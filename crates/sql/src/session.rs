@@ -1200,3 +1200,117 @@ impl<E: KvEngine> Session<E> {
         r
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use storage::mem::MemEngine;
+    use storage::StorageOptions;
+
+    use super::*;
+
+    fn session() -> Session<MemEngine> {
+        let storage = Storage::open(MemEngine::new(), StorageOptions::default()).unwrap();
+        let inst = Instance::new(storage, GlobalVars::new(&[]).unwrap());
+        Session::new(inst, 1, "root", "localhost", None).unwrap()
+    }
+
+    fn rows(s: &mut Session<MemEngine>, sql: &str) -> Vec<Vec<String>> {
+        match s.query(sql, false).pop().unwrap() {
+            Ok(Output::Rows { rows, .. }) => rows
+                .into_iter()
+                .map(|r| r.into_iter().map(|v| v.to_string()).collect())
+                .collect(),
+            other => panic!("{sql}: expected rows, got {other:?}"),
+        }
+    }
+
+    fn ok(s: &mut Session<MemEngine>, sql: &str) -> u64 {
+        match s.query(sql, true).pop().unwrap() {
+            Ok(Output::Ok { affected, .. }) => affected,
+            other => panic!("{sql}: expected OK, got {other:?}"),
+        }
+    }
+
+    fn err(s: &mut Session<MemEngine>, sql: &str) -> u16 {
+        match s.query(sql, false).pop().unwrap() {
+            Err(e) => e.num(),
+            other => panic!("{sql}: expected an error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn ddl_dml_select_on_mem_engine() {
+        let mut s = session();
+        ok(&mut s, "CREATE DATABASE d");
+        ok(&mut s, "USE d");
+        ok(
+            &mut s,
+            "CREATE TABLE t (id INT PRIMARY KEY AUTO_INCREMENT, g CHAR(1), v INT, KEY gv (g, v))",
+        );
+        assert_eq!(
+            ok(
+                &mut s,
+                "INSERT INTO t (g, v) VALUES ('a', 1), ('b', 2), ('a', 3)"
+            ),
+            3
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT g, SUM(v) FROM t GROUP BY g"),
+            vec![vec!["a", "4"], vec!["b", "2"]]
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT id FROM t WHERE g = 'A' AND v > 1"),
+            vec![vec!["3"]]
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT id FROM t ORDER BY v DESC LIMIT 1, 1"),
+            vec![vec!["2"]]
+        );
+        assert_eq!(err(&mut s, "INSERT INTO t (id, g) VALUES (1, 'x')"), 1062);
+        assert_eq!(ok(&mut s, "UPDATE t SET v = v * 10 WHERE g = 'a'"), 2);
+        assert_eq!(
+            rows(&mut s, "SELECT v FROM t WHERE id IN (1, 3)"),
+            vec![vec!["10"], vec!["30"]]
+        );
+        assert_eq!(ok(&mut s, "DELETE FROM t WHERE v >= 20"), 1);
+        assert_eq!(rows(&mut s, "SELECT COUNT(*) FROM t"), vec![vec!["2"]]);
+    }
+
+    #[test]
+    fn statement_rollback_inside_transaction() {
+        let mut s = session();
+        ok(
+            &mut s,
+            "CREATE DATABASE d; USE d; CREATE TABLE t (id INT PRIMARY KEY)",
+        );
+        ok(&mut s, "BEGIN");
+        ok(&mut s, "INSERT INTO t VALUES (1)");
+        assert_eq!(err(&mut s, "INSERT INTO t VALUES (2), (1)"), 1062);
+        ok(&mut s, "COMMIT");
+        assert_eq!(rows(&mut s, "SELECT id FROM t"), vec![vec!["1"]]);
+    }
+
+    #[test]
+    fn variables_and_warnings() {
+        let mut s = session();
+        ok(&mut s, "SET sql_mode = '', @x = 41");
+        assert_eq!(
+            rows(&mut s, "SELECT @x + 1, @@sql_mode"),
+            vec![vec!["42", ""]]
+        );
+        ok(
+            &mut s,
+            "CREATE DATABASE d; USE d; CREATE TABLE t (a TINYINT)",
+        );
+        ok(&mut s, "INSERT INTO t VALUES (999)");
+        assert_eq!(
+            rows(&mut s, "SHOW WARNINGS"),
+            vec![vec![
+                "Warning",
+                "1264",
+                "Out of range value for column 'a' at row 1"
+            ]]
+        );
+        assert_eq!(err(&mut s, "SET @@nope = 1"), 1193);
+    }
+}

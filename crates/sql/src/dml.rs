@@ -24,17 +24,7 @@ pub fn default_expr<E: KvEngine>(s: &Session<E>, col: &ColumnDef) -> Result<Opti
         .and_then(|mut p| p.parse_expr())
         .map_err(|e| Error::internal(format!("stored default '{text}' does not parse: {e}")))?;
     let scope = Scope::default();
-    Ok(Some(
-        Binder {
-            scope: &scope,
-            env: s,
-            aggs: None,
-            clause: "field list",
-            agg_base: 0,
-            aliases: None,
-        }
-        .bind(&e)?,
-    ))
+    Ok(Some(Binder::new(&scope, s, "field list").bind(&e)?))
 }
 
 /// The value MySQL uses for a NOT NULL column without a default in non-strict mode.
@@ -242,17 +232,7 @@ pub fn insert<E: KvEngine>(
                 if is_default_kw(e) {
                     b.push(None);
                 } else {
-                    b.push(Some(
-                        Binder {
-                            scope: &empty,
-                            env: &*s,
-                            aggs: None,
-                            clause: "field list",
-                            agg_base: 0,
-                            aliases: None,
-                        }
-                        .bind(e)?,
-                    ));
+                    b.push(Some(Binder::new(&empty, &*s, "field list").bind(e)?));
                 }
             }
             bound_rows.push(b);
@@ -279,15 +259,7 @@ pub fn insert<E: KvEngine>(
                     }
                     _ => return Err(Error::not_supported("tuple assignment")),
                 };
-                let e = Binder {
-                    scope: &scope,
-                    env: &*s,
-                    aggs: None,
-                    clause: "field list",
-                    agg_base: 0,
-                    aliases: None,
-                }
-                .bind(&a.value)?;
+                let e = Binder::new(&scope, &*s, "field list").bind(&a.value)?;
                 list.push((ci, e));
             }
             Some((scope, list))
@@ -565,17 +537,7 @@ fn order_limit<E: KvEngine>(
         order.push((e, matches!(o.options.sort, Some(ast::OrderBySort::Desc))));
     }
     let limit = match limit {
-        Some(l) => Some(
-            Binder {
-                scope: &Scope::default(),
-                env: s,
-                aggs: None,
-                clause: "limit",
-                agg_base: 0,
-                aliases: None,
-            }
-            .bind(l)?,
-        ),
+        Some(l) => Some(Binder::new(&Scope::default(), s, "limit").bind(l)?),
         None => None,
     };
     Ok((order, limit))
@@ -621,17 +583,7 @@ pub fn update<E: KvEngine>(
     let (t, alias) = single_table(s, &u.table)?;
     let scope = table_scope(&t, alias.as_deref());
     let filter = match &u.selection {
-        Some(w) => Some(
-            Binder {
-                scope: &scope,
-                env: &*s,
-                aggs: None,
-                clause: "where clause",
-                agg_base: 0,
-                aliases: None,
-            }
-            .bind(w)?,
-        ),
+        Some(w) => Some(Binder::new(&scope, &*s, "where clause").bind(w)?),
         None => None,
     };
     let mut assigns: Vec<(usize, Expr)> = Vec::new();
@@ -646,15 +598,7 @@ pub fn update<E: KvEngine>(
             }
             _ => return Err(Error::not_supported("tuple assignment")),
         };
-        let e = Binder {
-            scope: &scope,
-            env: &*s,
-            aggs: None,
-            clause: "field list",
-            agg_base: 0,
-            aliases: None,
-        }
-        .bind(&a.value)?;
+        let e = Binder::new(&scope, &*s, "field list").bind(&a.value)?;
         assigns.push((ci, e));
     }
     let (order, limit) = order_limit(s, &scope, &u.order_by, &u.limit)?;
@@ -726,17 +670,7 @@ pub fn delete<E: KvEngine>(
     let (t, alias) = single_table(s, &from[0])?;
     let scope = table_scope(&t, alias.as_deref());
     let filter = match &d.selection {
-        Some(w) => Some(
-            Binder {
-                scope: &scope,
-                env: &*s,
-                aggs: None,
-                clause: "where clause",
-                agg_base: 0,
-                aliases: None,
-            }
-            .bind(w)?,
-        ),
+        Some(w) => Some(Binder::new(&scope, &*s, "where clause").bind(w)?),
         None => None,
     };
     let (order, limit) = order_limit(s, &scope, &d.order_by, &d.limit)?;

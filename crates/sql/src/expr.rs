@@ -698,6 +698,20 @@ pub fn literal(v: &ast::Value) -> Result<Value> {
     })
 }
 
+impl<'a> Binder<'a> {
+    /// A binder for `clause` over `scope` with no aggregates or aliases allowed.
+    pub fn new(scope: &'a Scope, env: &'a dyn BindEnv, clause: &'static str) -> Self {
+        Binder {
+            scope,
+            env,
+            aggs: None,
+            clause,
+            agg_base: 0,
+            aliases: None,
+        }
+    }
+}
+
 impl Binder<'_> {
     fn sub(&mut self) -> Binder<'_> {
         Binder {

@@ -409,17 +409,7 @@ pub fn plan<E: KvEngine>(s: &mut Session<E>, q: &ast::Query, sql: &str) -> Resul
         }
     }
     let grouped = !group_by.is_empty() || !aggs.is_empty();
-    let bind_limit = |e: &ast::Expr| {
-        Binder {
-            scope: &Scope::default(),
-            env: &*s,
-            aggs: None,
-            clause: "limit",
-            agg_base: 0,
-            aliases: None,
-        }
-        .bind(e)
-    };
+    let bind_limit = |e: &ast::Expr| Binder::new(&Scope::default(), &*s, "limit").bind(e);
     let (limit, offset) = match &q.limit_clause {
         None => (None, None),
         Some(ast::LimitClause::LimitOffset { limit, offset, .. }) => (

@@ -836,14 +836,7 @@ impl<E: KvEngine> Session<E> {
     pub(crate) fn eval_const(&mut self, e: &ast::Expr) -> Result<Value> {
         let scope = crate::expr::Scope::default();
         let bound = {
-            let mut b = crate::expr::Binder {
-                scope: &scope,
-                env: &*self,
-                aggs: None,
-                clause: "field list",
-                agg_base: 0,
-                aliases: None,
-            };
+            let mut b = crate::expr::Binder::new(&scope, &*self, "field list");
             b.bind(e)?
         };
         let mut fnctx = self.fn_ctx();

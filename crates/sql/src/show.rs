@@ -185,15 +185,7 @@ fn result<E: KvEngine>(
                     })
                     .collect(),
             };
-            let bound = Binder {
-                scope: &scope,
-                env: &*sess,
-                aggs: None,
-                clause: "where clause",
-                agg_base: 0,
-                aliases: None,
-            }
-            .bind(&e)?;
+            let bound = Binder::new(&scope, &*sess, "where clause").bind(&e)?;
             sess.with_ctx(&[], false, |_, ctx| {
                 let mut out = Vec::new();
                 for r in rows {
@@ -351,22 +343,7 @@ fn show_inner<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Ou
         }
         "VARIABLES" => {
             let filter = parse_filter(&mut t)?;
-            let mut rows = Vec::new();
-            for (name, v) in sess.inst.globals.all() {
-                let v = if global {
-                    v
-                } else {
-                    sess.var(name).unwrap_or(v)
-                };
-                rows.push(vec![
-                    s(name),
-                    s(if v.is_null() {
-                        String::new()
-                    } else {
-                        v.to_string()
-                    }),
-                ]);
-            }
+            let rows = variable_rows(sess, global);
             result(
                 sess,
                 vec![str_meta("Variable_name", 64), str_meta("Value", 1024)],
@@ -912,6 +889,30 @@ fn collation_rows() -> Vec<Vec<Value>> {
         ]
     })
     .collect()
+}
+
+/// (name, value) rows of SHOW VARIABLES / *_VARIABLES: global values, or the session's view.
+fn variable_rows<E: KvEngine>(sess: &Session<E>, global: bool) -> Vec<Vec<Value>> {
+    sess.inst
+        .globals
+        .all()
+        .into_iter()
+        .map(|(name, v)| {
+            let v = if global {
+                v
+            } else {
+                sess.var(name).unwrap_or(v)
+            };
+            vec![
+                s(name),
+                s(if v.is_null() {
+                    String::new()
+                } else {
+                    v.to_string()
+                }),
+            ]
+        })
+        .collect()
 }
 
 fn status_rows<E: KvEngine>(sess: &Session<E>) -> Vec<Vec<Value>> {
@@ -1896,21 +1897,7 @@ pub fn system_rows<E: KvEngine>(
         }
         "SESSION_VARIABLES" | "GLOBAL_VARIABLES" => {
             let global = t.name.starts_with("GLOBAL");
-            for (name, v) in sess.inst.globals.all() {
-                let v = if global {
-                    v
-                } else {
-                    sess.var(name).unwrap_or(v)
-                };
-                rows.push(vec![
-                    s(name),
-                    s(if v.is_null() {
-                        String::new()
-                    } else {
-                        v.to_string()
-                    }),
-                ]);
-            }
+            rows = variable_rows(sess, global);
         }
         "SESSION_STATUS" | "GLOBAL_STATUS" => rows = status_rows(sess),
         _ => {}

@@ -113,6 +113,10 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
         ),
         _ => format!("can't listen on {}:{}: {e}", cfg.bind_address, cfg.port),
     })?;
+    let registry = handle.registry();
+    *inst.disconnect.write() = Some(Box::new(move |id| {
+        registry.kill(id);
+    }));
     Ok(Running { handle, inst })
 }
 

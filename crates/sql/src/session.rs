@@ -115,6 +115,8 @@ pub struct Instance<E: KvEngine> {
     pub processes: Mutex<HashMap<u32, Process>>,
     /// Server start time (for Uptime).
     pub started: Instant,
+    /// Closes a client connection (installed by the server once it listens; KILL CONNECTION).
+    pub disconnect: parking_lot::RwLock<Option<Box<dyn Fn(u32) + Send + Sync>>>,
 }
 
 impl<E: KvEngine> Instance<E> {
@@ -126,6 +128,7 @@ impl<E: KvEngine> Instance<E> {
             status: Status::default(),
             processes: Mutex::new(HashMap::new()),
             started: Instant::now(),
+            disconnect: parking_lot::RwLock::new(None),
         })
     }
 
@@ -138,6 +141,10 @@ impl<E: KvEngine> Instance<E> {
         p.kill_query.store(true, Ordering::SeqCst);
         if !query_only {
             p.kill_conn.store(true, Ordering::SeqCst);
+            drop(procs);
+            if let Some(disconnect) = self.disconnect.read().as_ref() {
+                disconnect(id);
+            }
         }
         Ok(())
     }

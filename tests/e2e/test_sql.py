@@ -331,3 +331,17 @@ def test_unicode_binary_null_roundtrip(db):
     assert q(c, "SELECT id FROM u WHERE s = %s", ("日本語 😀",)) == ((1,),)
     assert q(c, "SELECT id FROM u WHERE b = %s", (bytes(range(0, 40)),)) == ((1,),)
     assert q(c, "SELECT CHAR_LENGTH(s), LENGTH(s) FROM u WHERE id = 1") == ((5, 14),)
+
+
+def test_joins(db):
+    c, _ = db
+    q(c, "CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(20))")
+    q(c, "CREATE TABLE orders (id INT PRIMARY KEY AUTO_INCREMENT, customer_id INT, total DECIMAL(8,2), KEY cust (customer_id))")
+    q(c, "INSERT INTO customers VALUES (1, 'ann'), (2, 'bob'), (3, 'cy')")
+    q(c, "INSERT INTO orders (customer_id, total) VALUES (1, 10.50), (1, 4.50), (2, 7.00)")
+    assert q(c, "SELECT c.name, o.total FROM customers c JOIN orders o ON o.customer_id = c.id ORDER BY o.id") == (
+        ("ann", decimal.Decimal("10.50")), ("ann", decimal.Decimal("4.50")), ("bob", decimal.Decimal("7.00")))
+    assert q(c, "SELECT c.name, COUNT(o.id), SUM(o.total) FROM customers c LEFT JOIN orders o ON o.customer_id = c.id GROUP BY c.name ORDER BY c.name") == (
+        ("ann", 2, decimal.Decimal("15.00")), ("bob", 1, decimal.Decimal("7.00")), ("cy", 0, None))
+    assert q(c, "SELECT c.id FROM customers c, orders o WHERE o.customer_id = c.id AND o.total > %s", (5,)) == ((1,), (2,))
+    assert err(c, "SELECT id FROM customers JOIN orders ON customer_id = customers.id") == 1052

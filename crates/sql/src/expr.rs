@@ -262,6 +262,58 @@ impl Expr {
         }
     }
 
+    /// A copy with every column reference `Col(i)` replaced by `f(i)` (aggregate references
+    /// are kept). Used to specialise join conditions for one outer row.
+    pub fn map_cols(&self, f: &dyn Fn(usize) -> Expr) -> Expr {
+        let m = |e: &Expr| Box::new(e.map_cols(f));
+        match self {
+            Expr::Col(i) => f(*i),
+            Expr::Lit(_) | Expr::Param(_) | Expr::Agg(_) => self.clone(),
+            Expr::Arith(op, a, b, t) => Expr::Arith(*op, m(a), m(b), t.clone()),
+            Expr::Neg(a) => Expr::Neg(m(a)),
+            Expr::Cmp(op, a, b, c) => Expr::Cmp(*op, m(a), m(b), *c),
+            Expr::And(a, b) => Expr::And(m(a), m(b)),
+            Expr::Or(a, b) => Expr::Or(m(a), m(b)),
+            Expr::Xor(a, b) => Expr::Xor(m(a), m(b)),
+            Expr::Not(a) => Expr::Not(m(a)),
+            Expr::Bit(op, a, b) => Expr::Bit(op.clone(), m(a), m(b)),
+            Expr::BitNot(a) => Expr::BitNot(m(a)),
+            Expr::IsNull(a, n) => Expr::IsNull(m(a), *n),
+            Expr::IsBool(a, w, n) => Expr::IsBool(m(a), *w, *n),
+            Expr::InList(a, l, n, c) => {
+                Expr::InList(m(a), l.iter().map(|x| x.map_cols(f)).collect(), *n, *c)
+            }
+            Expr::Between(a, b, c, n, co) => Expr::Between(m(a), m(b), m(c), *n, *co),
+            Expr::Like(a, b, e, n, c) => Expr::Like(m(a), m(b), *e, *n, *c),
+            Expr::Case(o, w, e, c) => Expr::Case(
+                o.as_ref().map(|x| m(x)),
+                w.iter()
+                    .map(|(a, b)| (a.map_cols(f), b.map_cols(f)))
+                    .collect(),
+                e.as_ref().map(|x| m(x)),
+                *c,
+            ),
+            Expr::Cast(a, t) => Expr::Cast(m(a), t.clone()),
+            Expr::Func(n, args) => {
+                Expr::Func(n.clone(), args.iter().map(|x| x.map_cols(f)).collect())
+            }
+            Expr::DateAdd(a, b, u, n) => Expr::DateAdd(m(a), m(b), *u, *n),
+            Expr::Sleep(a) => Expr::Sleep(m(a)),
+            Expr::SetLastInsertId(a) => Expr::SetLastInsertId(m(a)),
+        }
+    }
+
+    /// The column offsets this expression reads.
+    pub fn columns(&self) -> Vec<usize> {
+        let mut v = Vec::new();
+        self.walk(&mut |e| {
+            if let Expr::Col(i) = e {
+                v.push(*i)
+            }
+        });
+        v
+    }
+
     /// Evaluates against `row`.
     pub fn eval(&self, row: &[Value], ctx: &mut EvalCtx<'_>) -> Result<Value> {
         Ok(match self {

@@ -51,6 +51,122 @@ pub struct Plan {
     pub lock: LockMode,
     /// SELECT ... INTO @a, @b.
     pub into_vars: Vec<String>,
+    /// For a join (two or more tables): the tables in join order with their row offsets.
+    pub joins: Vec<JoinTable>,
+}
+
+/// One table of a join.
+pub struct JoinTable {
+    /// The table.
+    pub def: Arc<TableDef>,
+    /// Offset of its first column in the joined row.
+    pub offset: usize,
+    /// LEFT JOIN (null-extended when nothing matches).
+    pub left: bool,
+    /// ON / USING condition over the joined row (None for CROSS / comma joins).
+    pub on: Option<Expr>,
+}
+
+/// Binds the FROM clause: one table (`Some`, scope) or a join (joins, scope).
+#[allow(clippy::type_complexity)]
+fn bind_from<E: KvEngine>(
+    s: &Session<E>,
+    from: &[ast::TableWithJoins],
+) -> Result<(Option<Arc<TableDef>>, Vec<JoinTable>, Scope)> {
+    let mut scope = Scope::default();
+    let mut joins: Vec<JoinTable> = Vec::new();
+    let add = |factor: &ast::TableFactor, scope: &mut Scope| -> Result<(Arc<TableDef>, usize)> {
+        match factor {
+            ast::TableFactor::Table { name, alias, .. } => {
+                let t = resolve_table(s, name)?;
+                let alias = alias.as_ref().map(|a| a.name.value.clone());
+                let offset = scope.cols.len();
+                let ts = table_scope(&t, alias.as_deref());
+                let tname = ts.cols.first().map(|c| c.table.clone()).unwrap_or_default();
+                if scope.cols.iter().any(|c| c.table == tname) {
+                    return Err(Error::new(
+                        codes::ER_NONUNIQ_TABLE,
+                        format!("Not unique table/alias: '{tname}'"),
+                    ));
+                }
+                scope.cols.extend(ts.cols);
+                Ok((t, offset))
+            }
+            _ => Err(Error::not_supported("derived tables")),
+        }
+    };
+    for twj in from {
+        let (t, offset) = add(&twj.relation, &mut scope)?;
+        joins.push(JoinTable {
+            def: t,
+            offset,
+            left: false,
+            on: None,
+        });
+        for j in &twj.joins {
+            let (left, constraint) = match &j.join_operator {
+                ast::JoinOperator::Join(c)
+                | ast::JoinOperator::Inner(c)
+                | ast::JoinOperator::CrossJoin(c) => (false, c),
+                ast::JoinOperator::Left(c) | ast::JoinOperator::LeftOuter(c) => (true, c),
+                other => {
+                    return Err(Error::not_supported(
+                        format!("{other:?}")
+                            .split('(')
+                            .next()
+                            .unwrap_or("join")
+                            .to_string()
+                            + " join",
+                    ))
+                }
+            };
+            let (t, offset) = add(&j.relation, &mut scope)?;
+            let on = match constraint {
+                ast::JoinConstraint::On(e) => Some(Binder::new(&scope, s, "on clause").bind(e)?),
+                ast::JoinConstraint::Using(cols) => {
+                    let tname = scope.cols[offset].table.clone();
+                    let mut cond: Option<Expr> = None;
+                    for c in cols {
+                        let name = c.to_string().trim_matches('`').to_string();
+                        let right = scope.resolve(&[tname.clone(), name.clone()], "from clause")?;
+                        let left_i = scope.cols[..offset]
+                            .iter()
+                            .position(|x| x.name.eq_ignore_ascii_case(&name))
+                            .ok_or_else(|| Error::bad_field(&name, "from clause"))?;
+                        let coll = scope.cols[right]
+                            .ty
+                            .as_ref()
+                            .map(|t| t.collation())
+                            .unwrap_or_default();
+                        let eq = Expr::Cmp(
+                            crate::expr::CmpOp::Eq,
+                            Box::new(Expr::Col(left_i)),
+                            Box::new(Expr::Col(right)),
+                            coll,
+                        );
+                        cond = Some(match cond {
+                            None => eq,
+                            Some(c) => Expr::And(Box::new(c), Box::new(eq)),
+                        });
+                    }
+                    cond
+                }
+                ast::JoinConstraint::None => None,
+                ast::JoinConstraint::Natural => return Err(Error::not_supported("NATURAL JOIN")),
+            };
+            joins.push(JoinTable {
+                def: t,
+                offset,
+                left,
+                on,
+            });
+        }
+    }
+    if joins.len() == 1 {
+        let jt = joins.pop().expect("one table");
+        return Ok((Some(jt.def), vec![], scope));
+    }
+    Ok((None, joins, scope))
 }
 
 /// Extracts the original text of an AST node from the statement SQL (for column headers).
@@ -250,19 +366,7 @@ pub fn plan<E: KvEngine>(s: &mut Session<E>, q: &ast::Query, sql: &str) -> Resul
         ast::SetExpr::SetOperation { .. } => return Err(Error::not_supported("UNION")),
         other => return Err(Error::not_supported(other.to_string())),
     };
-    let (table, scope) = match sel.from.as_slice() {
-        [] => (None, Scope::default()),
-        [twj] if twj.joins.is_empty() => match &twj.relation {
-            ast::TableFactor::Table { name, alias, .. } => {
-                let t = resolve_table(s, name)?;
-                let alias = alias.as_ref().map(|a| a.name.value.clone());
-                let scope = table_scope(&t, alias.as_deref());
-                (Some(t), scope)
-            }
-            _ => return Err(Error::not_supported("derived tables")),
-        },
-        _ => return Err(Error::not_supported("joins")),
-    };
+    let (table, joins, scope) = bind_from(s, &sel.from)?;
     let ncols = scope.cols.len();
     let mut aggs: Vec<AggCall> = Vec::new();
     // WHERE
@@ -447,6 +551,7 @@ pub fn plan<E: KvEngine>(s: &mut Session<E>, q: &ast::Query, sql: &str) -> Resul
         offset,
         lock,
         into_vars,
+        joins,
     })
 }
 
@@ -832,6 +937,7 @@ pub fn run_plan<E: KvEngine>(
     let limit = eval_limit(&p.limit, ctx)?;
     let offset = eval_limit(&p.offset, ctx)?.unwrap_or(0);
     let source: Vec<Vec<Value>> = match &p.table {
+        None if !p.joins.is_empty() => run_join(s, p, ctx)?,
         None => {
             let keep = match &p.filter {
                 Some(f) => f.eval_bool(&[], ctx)?,
@@ -996,6 +1102,93 @@ pub fn compare_sort_keys(
     Ordering::Equal
 }
 
+/// Which join table a column offset belongs to.
+fn table_of_col(joins: &[JoinTable], col: usize) -> usize {
+    joins.iter().rposition(|j| j.offset <= col).unwrap_or(0)
+}
+
+/// Nested-loop join: for each partial row, the next table is read through its best access path
+/// with the outer columns substituted as constants (so equality on a key becomes a point or
+/// range lookup), then LEFT JOINs null-extend when nothing matched. The full WHERE is applied
+/// to the joined rows afterwards.
+fn run_join<E: KvEngine>(
+    s: &mut Session<E>,
+    p: &Plan,
+    ctx: &mut EvalCtx<'_>,
+) -> Result<Vec<Vec<Value>>> {
+    let width = p.scope.cols.len();
+    let where_conj: Vec<&Expr> = p
+        .filter
+        .as_ref()
+        .map(crate::expr::conjuncts)
+        .unwrap_or_default();
+    let mut rows: Vec<Vec<Value>> = vec![vec![Value::Null; width]];
+    for (j, jt) in p.joins.iter().enumerate() {
+        let n = jt.def.columns.len();
+        // conditions usable while reading table j: its ON, plus (for inner tables) WHERE
+        // conjuncts that only read tables ≤ j
+        let mut conds: Vec<&Expr> = jt
+            .on
+            .as_ref()
+            .map(crate::expr::conjuncts)
+            .unwrap_or_default();
+        if !jt.left {
+            for c in &where_conj {
+                let cols = c.columns();
+                if !cols.is_empty()
+                    && cols.iter().all(|&x| table_of_col(&p.joins, x) <= j)
+                    && cols.iter().any(|&x| table_of_col(&p.joins, x) == j)
+                {
+                    conds.push(c);
+                }
+            }
+        }
+        let mut next = Vec::new();
+        for (ri, row) in rows.into_iter().enumerate() {
+            if ri % 256 == 0 && ctx.killed.load(AtOrd::Relaxed) {
+                return Err(Error::interrupted());
+            }
+            let specialised: Option<Expr> = conds
+                .iter()
+                .map(|c| {
+                    c.map_cols(&|i| {
+                        if i >= jt.offset && i < jt.offset + n {
+                            Expr::Col(i - jt.offset)
+                        } else {
+                            Expr::Lit(row[i].clone())
+                        }
+                    })
+                })
+                .reduce(|a, b| Expr::And(Box::new(a), Box::new(b)));
+            let matches = fetch(s, &jt.def, specialised.as_ref(), ctx, p.lock, None, None)?;
+            if matches.is_empty() {
+                if jt.left {
+                    next.push(row);
+                }
+                continue;
+            }
+            for (_, m) in matches {
+                let mut r = row.clone();
+                r[jt.offset..jt.offset + n].clone_from_slice(&m);
+                next.push(r);
+            }
+        }
+        rows = next;
+    }
+    match &p.filter {
+        None => Ok(rows),
+        Some(f) => {
+            let mut out = Vec::with_capacity(rows.len());
+            for r in rows {
+                if f.eval_bool(&r, ctx)? {
+                    out.push(r);
+                }
+            }
+            Ok(out)
+        }
+    }
+}
+
 fn sort_rows(
     rows: &mut Vec<Vec<Value>>,
     keys: &[(Expr, bool)],
@@ -1045,6 +1238,29 @@ pub fn explain<E: KvEngine>(
         .iter()
         .map(|n| meta_for_type(n, &ExprType::Str { max_chars: 64 }))
         .collect();
+    if !p.joins.is_empty() {
+        let rows = p
+            .joins
+            .iter()
+            .map(|jt| {
+                vec![
+                    Value::Int(1),
+                    Value::Str("SIMPLE".into()),
+                    Value::Str(jt.def.name.clone()),
+                    Value::Null,
+                    Value::Str(if jt.on.is_some() { "ref" } else { "ALL" }.into()),
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                    Value::Int(1),
+                    Value::Str("100.00".into()),
+                    Value::Str("Nested loop".into()),
+                ]
+            })
+            .collect();
+        return Ok(Output::Rows { columns, rows });
+    }
     let row = match &p.table {
         None => vec![
             Value::Int(1),

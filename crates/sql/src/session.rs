@@ -1277,6 +1277,63 @@ mod tests {
     }
 
     #[test]
+    fn joins_inner_left_cross_using() {
+        let mut s = session();
+        ok(&mut s, "CREATE DATABASE d; USE d");
+        ok(
+            &mut s,
+            "CREATE TABLE a (id INT PRIMARY KEY, name VARCHAR(10))",
+        );
+        ok(
+            &mut s,
+            "CREATE TABLE b (id INT PRIMARY KEY, a_id INT, qty INT, KEY a_id (a_id))",
+        );
+        ok(&mut s, "INSERT INTO a VALUES (1, 'x'), (2, 'y'), (3, 'z')");
+        ok(
+            &mut s,
+            "INSERT INTO b VALUES (10, 1, 5), (11, 1, 7), (12, 2, 1)",
+        );
+        assert_eq!(
+            rows(
+                &mut s,
+                "SELECT a.name, b.qty FROM a JOIN b ON b.a_id = a.id ORDER BY b.id"
+            ),
+            vec![vec!["x", "5"], vec!["x", "7"], vec!["y", "1"]]
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT a.id, b.id FROM a LEFT JOIN b ON b.a_id = a.id AND b.qty > 4 ORDER BY a.id, b.id"),
+            vec![vec!["1", "10"], vec!["1", "11"], vec!["2", "NULL"], vec!["3", "NULL"]]
+        );
+        assert_eq!(
+            rows(
+                &mut s,
+                "SELECT a.name, SUM(b.qty) FROM a, b WHERE a.id = b.a_id GROUP BY a.name"
+            ),
+            vec![vec!["x", "12"], vec!["y", "1"]]
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT COUNT(*) FROM a CROSS JOIN b"),
+            vec![vec!["9"]]
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT COUNT(*) FROM a JOIN a AS a2 USING (id)"),
+            vec![vec!["3"]]
+        );
+        assert_eq!(
+            rows(
+                &mut s,
+                "SELECT a.id FROM a LEFT JOIN b ON b.a_id = a.id WHERE b.id IS NULL"
+            ),
+            vec![vec!["3"]]
+        );
+        assert_eq!(
+            err(&mut s, "SELECT id FROM a JOIN b ON b.a_id = a.id"),
+            1052
+        );
+        assert_eq!(err(&mut s, "SELECT * FROM a JOIN a ON 1"), 1066);
+    }
+
+    #[test]
     fn statement_rollback_inside_transaction() {
         let mut s = session();
         ok(

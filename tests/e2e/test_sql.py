@@ -38,6 +38,9 @@ def test_databases(server):
     assert err(c, "DROP DATABASE e2e_dbs") == 1008
     assert err(c, "USE e2e_dbs") == 1049
     q(c, "DROP DATABASE IF EXISTS e2e_dbs")
+    assert q(c, "SHOW WARNINGS") == (("Note", 1008, "Can't drop database 'e2e_dbs'; database doesn't exist"),)
+    q(c, "CREATE SCHEMA IF NOT EXISTS information_schema")
+    assert q(c, "SHOW WARNINGS")[0][:2] == ("Note", 1007)
 
 
 def test_create_table_types_roundtrip(db):

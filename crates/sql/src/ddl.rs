@@ -58,27 +58,8 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
             ..
         } => {
             let name = obj_parts(db_name).join(".");
-            check_ident(&name, "database")?;
-            if crate::show::is_system_db(&name) || s.storage().get_database(&name)?.is_some() {
-                if *if_not_exists {
-                    s.warnings.push(common::Warning::note(
-                        codes::ER_DB_CREATE_EXISTS,
-                        format!("Can't create database '{name}'; database exists"),
-                    ));
-                    return Ok(Output::ok(1));
-                }
-                return Err(Error::new(
-                    codes::ER_DB_CREATE_EXISTS,
-                    format!("Can't create database '{name}'; database exists"),
-                ));
-            }
-            let coll = collation_of(default_charset.as_deref(), default_collation.as_deref())?
-                .unwrap_or_default();
-            s.storage().create_database(storage::catalog::DatabaseDef {
-                name: name.clone(),
-                collation: coll,
-            })?;
-            Ok(Output::ok(1))
+            let coll = collation_of(default_charset.as_deref(), default_collation.as_deref())?;
+            create_database(s, &name, *if_not_exists, coll.unwrap_or_default())
         }
         Statement::CreateSchema {
             schema_name,
@@ -86,21 +67,7 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
             ..
         } => {
             let name = schema_name.to_string().trim_matches('`').to_string();
-            check_ident(&name, "database")?;
-            if crate::show::is_system_db(&name) || s.storage().get_database(&name)?.is_some() {
-                if *if_not_exists {
-                    return Ok(Output::ok(1));
-                }
-                return Err(Error::new(
-                    codes::ER_DB_CREATE_EXISTS,
-                    format!("Can't create database '{name}'; database exists"),
-                ));
-            }
-            s.storage().create_database(storage::catalog::DatabaseDef {
-                name: name.clone(),
-                collation: Collation::default(),
-            })?;
-            Ok(Output::ok(1))
+            create_database(s, &name, *if_not_exists, Collation::default())
         }
         Statement::CreateTable(ct) => create_table(s, ct),
         Statement::CreateIndex(ci) => {
@@ -184,17 +151,11 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
                     ));
                 }
                 if s.storage().get_database(&name)?.is_none() {
-                    if *if_exists {
-                        s.warnings.push(common::Warning::note(
-                            codes::ER_DB_DROP_EXISTS,
-                            format!("Can't drop database '{name}'; database doesn't exist"),
-                        ));
-                        return Ok(Output::ok(0));
-                    }
-                    return Err(Error::new(
+                    let e = Error::new(
                         codes::ER_DB_DROP_EXISTS,
                         format!("Can't drop database '{name}'; database doesn't exist"),
-                    ));
+                    );
+                    return note_if(s, *if_exists, e, 0);
                 }
                 let n = s.storage().list_tables(&name)?.len();
                 s.storage().drop_database(&name)?;
@@ -239,6 +200,43 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
         Statement::AlterTable(at) => alter_table(s, at),
         other => Err(Error::not_supported(other.to_string())),
     }
+}
+
+/// `IF [NOT] EXISTS` semantics: with the clause the error becomes a Note and the statement
+/// succeeds with `affected` rows; without it the error is returned.
+fn note_if<E: KvEngine>(
+    s: &mut Session<E>,
+    clause: bool,
+    e: Error,
+    affected: u64,
+) -> Result<Output> {
+    if !clause {
+        return Err(e);
+    }
+    s.warnings.push(common::Warning::note(e.code, e.msg));
+    Ok(Output::ok(affected))
+}
+
+/// CREATE DATABASE / CREATE SCHEMA.
+fn create_database<E: KvEngine>(
+    s: &mut Session<E>,
+    name: &str,
+    if_not_exists: bool,
+    collation: Collation,
+) -> Result<Output> {
+    check_ident(name, "database")?;
+    if crate::show::is_system_db(name) || s.storage().get_database(name)?.is_some() {
+        let e = Error::new(
+            codes::ER_DB_CREATE_EXISTS,
+            format!("Can't create database '{name}'; database exists"),
+        );
+        return note_if(s, if_not_exists, e, 1);
+    }
+    s.storage().create_database(storage::catalog::DatabaseDef {
+        name: name.to_string(),
+        collation,
+    })?;
+    Ok(Output::ok(1))
 }
 
 fn drop_index<E: KvEngine>(s: &mut Session<E>, db: &str, tname: &str, iname: &str) -> Result<()> {
@@ -655,14 +653,7 @@ fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Resul
         ));
     }
     if s.storage().get_table(&db, &name)?.is_some() {
-        if ct.if_not_exists {
-            s.warnings.push(common::Warning::note(
-                codes::ER_TABLE_EXISTS_ERROR,
-                format!("Table '{name}' already exists"),
-            ));
-            return Ok(Output::ok(0));
-        }
-        return Err(Error::table_exists(&name));
+        return note_if(s, ct.if_not_exists, Error::table_exists(&name), 0);
     }
     if ct.query.is_some() || ct.like.is_some() {
         return Err(Error::not_supported("CREATE TABLE ... SELECT / LIKE"));

@@ -85,6 +85,18 @@ impl<'a> Toks<'a> {
         }
         Ok((None, a))
     }
+    /// `{FROM | IN} [db.]t [{FROM | IN} db]`, resolved to the table.
+    fn from_table<E: KvEngine>(&mut self, sess: &Session<E>) -> Result<Arc<TableDef>> {
+        if !(self.eat("FROM") || self.eat("IN")) {
+            return Err(Error::parse("SHOW: expected FROM"));
+        }
+        let (mut db, name) = self.qualified()?;
+        if self.eat("FROM") || self.eat("IN") {
+            db = Some(self.name()?);
+        }
+        table_of(sess, db, &name)
+    }
+
     fn rest(&self) -> Vec<Token> {
         self.t[self.i.min(self.t.len())..].to_vec()
     }
@@ -431,26 +443,12 @@ fn show_inner<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Ou
             Err(Error::parse("SHOW COUNT"))
         }
         "COLUMNS" | "FIELDS" => {
-            if !(t.eat("FROM") || t.eat("IN")) {
-                return Err(Error::parse("SHOW COLUMNS"));
-            }
-            let (mut db, name) = t.qualified()?;
-            if t.eat("FROM") || t.eat("IN") {
-                db = Some(t.name()?);
-            }
-            let tb = table_of(sess, db, &name)?;
+            let tb = t.from_table(sess)?;
             let filter = parse_filter(&mut t)?;
             describe_rows(sess, &tb, full, filter)
         }
         "INDEX" | "INDEXES" | "KEYS" => {
-            if !(t.eat("FROM") || t.eat("IN")) {
-                return Err(Error::parse("SHOW INDEX"));
-            }
-            let (mut db, name) = t.qualified()?;
-            if t.eat("FROM") || t.eat("IN") {
-                db = Some(t.name()?);
-            }
-            let tb = table_of(sess, db, &name)?;
+            let tb = t.from_table(sess)?;
             let filter = parse_filter(&mut t)?;
             let (cols, rows) = index_rows(sess, &tb);
             result(sess, cols, rows, filter)

@@ -180,6 +180,9 @@ pub fn ranges(
 ) -> Result<Option<Vec<KeyRange>>> {
     let idx = &t.indexes[path.index];
     let mut out = Vec::with_capacity(path.eq_prefixes.len());
+    // `IN (1, 1, 2)` must not read key 1 twice: remember the prefixes already used
+    let mut seen = std::collections::HashSet::new();
+    let mut keyed: Vec<(Vec<Value>, KeyRange)> = Vec::new();
     for pre in &path.eq_prefixes {
         let mut vals = Vec::with_capacity(pre.len() + 1);
         for (i, e) in pre.iter().enumerate() {
@@ -197,6 +200,17 @@ pub fn ranges(
         }
         if vals.len() != pre.len() {
             continue;
+        }
+        if path.eq_prefixes.len() > 1 {
+            let mut k = Vec::new();
+            for (i, v) in vals.iter().enumerate() {
+                let coll = t.columns[idx.columns[i].col].ty.collation();
+                func::compare::hash_key(v, coll, &mut k);
+                k.push(0xFE);
+            }
+            if !seen.insert(k) {
+                continue;
+            }
         }
         let next_col = idx.columns.get(pre.len()).map(|c| &t.columns[c.col]);
         let mut start = Bound::Included(vals.clone());
@@ -221,8 +235,22 @@ pub fn ranges(
                 RangeBound::None => {}
             }
         }
-        out.push((unbound_empty(start), unbound_empty(end)));
+        keyed.push((vals, (unbound_empty(start), unbound_empty(end))));
     }
+    // read the ranges in key order, as an index scan would
+    if keyed.len() > 1 {
+        keyed.sort_by(|a, b| {
+            for (i, (x, y)) in a.0.iter().zip(&b.0).enumerate() {
+                let coll = t.columns[idx.columns[i].col].ty.collation();
+                match func::compare::compare(x, y, coll) {
+                    Some(std::cmp::Ordering::Equal) | None => {}
+                    Some(o) => return o,
+                }
+            }
+            std::cmp::Ordering::Equal
+        });
+    }
+    out.extend(keyed.into_iter().map(|(_, r)| r));
     Ok(Some(out))
 }
 

@@ -111,12 +111,16 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
             table,
             ..
         } => match object_type {
+            ast::ObjectType::View => crate::view::drop(s, names, *if_exists),
             ast::ObjectType::Table => {
                 let mut missing = Vec::new();
                 let mut targets = Vec::new();
                 for n in names {
                     let (db, t) = qualify(s, n)?;
-                    if s.storage().get_table(&db, &t)?.is_some() {
+                    if s.storage()
+                        .get_table(&db, &t)?
+                        .is_some_and(|d| d.options.view.is_none())
+                    {
                         targets.push((db, t));
                     } else {
                         missing.push(format!("{db}.{t}"));

@@ -153,6 +153,7 @@ pub fn insert<E: KvEngine>(
     params: &[Value],
 ) -> Result<Output> {
     let t = resolve_table(s, &table_name(ins)?)?;
+    not_a_view(&t, "INSERT")?;
     let ignore = ins.ignore;
     let replace = ins.replace_into;
     let strict = s.strict() && !ignore;
@@ -289,7 +290,7 @@ pub fn insert<E: KvEngine>(
                     Some(src_rows[ri][k].clone())
                 } else {
                     match bound_rows[ri].get(k).and_then(|e| e.as_ref()) {
-                        Some(e) => Some(e.eval(&[], ctx)?),
+                        Some(e) => Some(crate::query::eval(s, e, &[], ctx)?),
                         None => None,
                     }
                 };
@@ -500,6 +501,52 @@ fn apply_on_update(
     Ok(())
 }
 
+/// Rows of `t` matching a WHERE that may contain subqueries, locked for writing: uncorrelated
+/// subqueries run first, correlated conjuncts are checked per row after the keyed read.
+fn fetch_where<E: KvEngine>(
+    s: &mut Session<E>,
+    t: &TableDef,
+    filter: Option<&Expr>,
+    ctx: &mut EvalCtx<'_>,
+) -> Result<Vec<(Vec<u8>, Vec<Value>)>> {
+    let Some(f) = filter else {
+        return fetch(s, t, None, ctx, LockMode::Exclusive, None, None);
+    };
+    if !f.has_subquery() {
+        return fetch(s, t, Some(f), ctx, LockMode::Exclusive, None, None);
+    }
+    let f = crate::query::resolve(s, f, None, ctx)?;
+    let (plain, correlated): (Vec<&Expr>, Vec<&Expr>) = crate::expr::conjuncts(&f)
+        .into_iter()
+        .partition(|c| !c.has_subquery());
+    let plain = plain
+        .into_iter()
+        .cloned()
+        .reduce(|a, b| Expr::And(Box::new(a), Box::new(b)));
+    let rows = fetch(s, t, plain.as_ref(), ctx, LockMode::Exclusive, None, None)?;
+    let mut out = Vec::with_capacity(rows.len());
+    'rows: for (h, r) in rows {
+        for c in &correlated {
+            if !crate::query::eval_bool(s, c, &r, ctx)? {
+                continue 'rows;
+            }
+        }
+        out.push((h, r));
+    }
+    Ok(out)
+}
+
+/// Error 1288 when a write names a view.
+fn not_a_view(t: &TableDef, what: &str) -> Result<()> {
+    if t.options.view.is_some() {
+        return Err(Error::new(
+            codes::ER_NON_UPDATABLE_TABLE,
+            format!("The target table {} of the {what} is not updatable", t.name),
+        ));
+    }
+    Ok(())
+}
+
 fn single_table<E: KvEngine>(
     s: &Session<E>,
     twj: &ast::TableWithJoins,
@@ -581,6 +628,7 @@ pub fn update<E: KvEngine>(
         return Err(Error::not_supported("UPDATE ... FROM"));
     }
     let (t, alias) = single_table(s, &u.table)?;
+    not_a_view(&t, "UPDATE")?;
     let scope = table_scope(&t, alias.as_deref());
     let filter = match &u.selection {
         Some(w) => Some(Binder::new(&scope, &*s, "where clause").bind(w)?),
@@ -609,14 +657,14 @@ pub fn update<E: KvEngine>(
     let strict_div = strict && s.mode("ERROR_FOR_DIVISION_BY_ZERO");
     let found_rows = s.client_found_rows;
     let (matched, changed) = s.with_ctx(params, strict_div, |s, ctx| {
-        let mut rows = fetch(s, &t, filter.as_ref(), ctx, LockMode::Exclusive, None, None)?;
+        let mut rows = fetch_where(s, &t, filter.as_ref(), ctx)?;
         sort_and_limit(&mut rows, &order, &limit, ctx)?;
         let mut changed = 0u64;
         let matched = rows.len() as u64;
         for (ri, (h, old)) in rows.into_iter().enumerate() {
             let mut new = old.clone();
             for (ci, e) in &assigns {
-                let v = e.eval(&new, ctx)?;
+                let v = crate::query::eval(s, e, &new, ctx)?;
                 // single-table UPDATE: later assignments see earlier ones
                 new[*ci] = convert_col(&t, *ci, v, strict, ri as u64 + 1, true, ctx)?;
             }
@@ -668,6 +716,7 @@ pub fn delete<E: KvEngine>(
         return Err(Error::not_supported("multi-table DELETE"));
     }
     let (t, alias) = single_table(s, &from[0])?;
+    not_a_view(&t, "DELETE")?;
     let scope = table_scope(&t, alias.as_deref());
     let filter = match &d.selection {
         Some(w) => Some(Binder::new(&scope, &*s, "where clause").bind(w)?),
@@ -675,7 +724,7 @@ pub fn delete<E: KvEngine>(
     };
     let (order, limit) = order_limit(s, &scope, &d.order_by, &d.limit)?;
     let affected = s.with_ctx(params, false, |s, ctx| {
-        let mut rows = fetch(s, &t, filter.as_ref(), ctx, LockMode::Exclusive, None, None)?;
+        let mut rows = fetch_where(s, &t, filter.as_ref(), ctx)?;
         sort_and_limit(&mut rows, &order, &limit, ctx)?;
         let n = rows.len() as u64;
         let txn = s.ensure_txn();

@@ -4,12 +4,15 @@
 
 use std::cmp::Ordering;
 use std::sync::atomic::{AtomicBool, Ordering as AtOrd};
+use std::sync::Arc;
 
 use common::{codes, Collation, DataType, Error, Result, Value, Warning};
 use func::arith::{ArithCtx, ArithOp};
 use func::convert::CastTarget;
 use func::types::ExprType;
 use sqlparser::ast::{self, BinaryOperator, UnaryOperator};
+
+use crate::query::SubQuery;
 
 /// Comparison operators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,6 +151,15 @@ pub enum Expr {
     Sleep(Box<Expr>),
     /// LAST_INSERT_ID(expr): sets the session value.
     SetLastInsertId(Box<Expr>),
+    /// A column of an enclosing query block: (levels up, offset in that block's row). Replaced
+    /// by a literal before a correlated subquery runs for one outer row.
+    Outer(usize, usize),
+    /// A scalar subquery `(SELECT ...)`.
+    Subquery(Arc<SubQuery>),
+    /// `EXISTS (SELECT ...)`.
+    Exists(Arc<SubQuery>),
+    /// `expr [NOT] IN (SELECT ...)`.
+    InSubquery(Box<Expr>, Arc<SubQuery>, bool, Collation),
 }
 
 /// What evaluation needs from the statement and session.
@@ -173,7 +185,14 @@ impl Expr {
     pub fn is_const(&self) -> bool {
         match self {
             Expr::Lit(_) | Expr::Param(_) => true,
-            Expr::Col(_) | Expr::Agg(_) | Expr::Sleep(_) | Expr::SetLastInsertId(_) => false,
+            Expr::Col(_)
+            | Expr::Agg(_)
+            | Expr::Sleep(_)
+            | Expr::SetLastInsertId(_)
+            | Expr::Outer(..)
+            | Expr::Subquery(_)
+            | Expr::Exists(_)
+            | Expr::InSubquery(..) => false,
             Expr::Func(name, args) => {
                 !matches!(name.as_str(), "RAND" | "UUID" | "UUID_SHORT" | "SYSDATE")
                     && args.iter().all(|a| a.is_const())
@@ -217,7 +236,14 @@ impl Expr {
     pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
         f(self);
         match self {
-            Expr::Lit(_) | Expr::Col(_) | Expr::Param(_) | Expr::Agg(_) => {}
+            Expr::Lit(_)
+            | Expr::Col(_)
+            | Expr::Param(_)
+            | Expr::Agg(_)
+            | Expr::Outer(..)
+            | Expr::Subquery(_)
+            | Expr::Exists(_) => {}
+            Expr::InSubquery(a, ..) => a.walk(f),
             Expr::Arith(_, a, b, _)
             | Expr::Cmp(_, a, b, _)
             | Expr::And(a, b)
@@ -262,45 +288,91 @@ impl Expr {
         }
     }
 
+    /// A copy where every node for which `f` returns `Some` is replaced (pre-order: the
+    /// replacement is not visited again). Subquery bodies are not entered.
+    pub fn rewrite(&self, f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> Expr {
+        if let Some(e) = f(self) {
+            return e;
+        }
+        fn b(e: &Expr, f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> Box<Expr> {
+            Box::new(e.rewrite(f))
+        }
+        fn v(l: &[Expr], f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> Vec<Expr> {
+            l.iter().map(|x| x.rewrite(f)).collect()
+        }
+        match self {
+            Expr::Lit(_)
+            | Expr::Col(_)
+            | Expr::Param(_)
+            | Expr::Agg(_)
+            | Expr::Outer(..)
+            | Expr::Subquery(_)
+            | Expr::Exists(_) => self.clone(),
+            Expr::Arith(op, x, y, t) => Expr::Arith(*op, b(x, f), b(y, f), t.clone()),
+            Expr::Neg(x) => Expr::Neg(b(x, f)),
+            Expr::Cmp(op, x, y, c) => Expr::Cmp(*op, b(x, f), b(y, f), *c),
+            Expr::And(x, y) => Expr::And(b(x, f), b(y, f)),
+            Expr::Or(x, y) => Expr::Or(b(x, f), b(y, f)),
+            Expr::Xor(x, y) => Expr::Xor(b(x, f), b(y, f)),
+            Expr::Not(x) => Expr::Not(b(x, f)),
+            Expr::Bit(op, x, y) => Expr::Bit(op.clone(), b(x, f), b(y, f)),
+            Expr::BitNot(x) => Expr::BitNot(b(x, f)),
+            Expr::IsNull(x, n) => Expr::IsNull(b(x, f), *n),
+            Expr::IsBool(x, w, n) => Expr::IsBool(b(x, f), *w, *n),
+            Expr::InList(x, l, n, c) => Expr::InList(b(x, f), v(l, f), *n, *c),
+            Expr::Between(x, y, z, n, co) => Expr::Between(b(x, f), b(y, f), b(z, f), *n, *co),
+            Expr::Like(x, y, e, n, c) => Expr::Like(b(x, f), b(y, f), *e, *n, *c),
+            Expr::Case(o, w, e, c) => {
+                let o = o.as_ref().map(|x| b(x, f));
+                let w = w
+                    .iter()
+                    .map(|(x, y)| (x.rewrite(f), y.rewrite(f)))
+                    .collect();
+                let e = e.as_ref().map(|x| b(x, f));
+                Expr::Case(o, w, e, *c)
+            }
+            Expr::Cast(x, t) => Expr::Cast(b(x, f), t.clone()),
+            Expr::Func(n, args) => Expr::Func(n.clone(), v(args, f)),
+            Expr::DateAdd(x, y, u, n) => Expr::DateAdd(b(x, f), b(y, f), *u, *n),
+            Expr::Sleep(x) => Expr::Sleep(b(x, f)),
+            Expr::SetLastInsertId(x) => Expr::SetLastInsertId(b(x, f)),
+            Expr::InSubquery(x, q, n, c) => Expr::InSubquery(b(x, f), q.clone(), *n, *c),
+        }
+    }
+
     /// A copy with every column reference `Col(i)` replaced by `f(i)` (aggregate references
     /// are kept). Used to specialise join conditions for one outer row.
     pub fn map_cols(&self, f: &dyn Fn(usize) -> Expr) -> Expr {
-        let m = |e: &Expr| Box::new(e.map_cols(f));
-        match self {
-            Expr::Col(i) => f(*i),
-            Expr::Lit(_) | Expr::Param(_) | Expr::Agg(_) => self.clone(),
-            Expr::Arith(op, a, b, t) => Expr::Arith(*op, m(a), m(b), t.clone()),
-            Expr::Neg(a) => Expr::Neg(m(a)),
-            Expr::Cmp(op, a, b, c) => Expr::Cmp(*op, m(a), m(b), *c),
-            Expr::And(a, b) => Expr::And(m(a), m(b)),
-            Expr::Or(a, b) => Expr::Or(m(a), m(b)),
-            Expr::Xor(a, b) => Expr::Xor(m(a), m(b)),
-            Expr::Not(a) => Expr::Not(m(a)),
-            Expr::Bit(op, a, b) => Expr::Bit(op.clone(), m(a), m(b)),
-            Expr::BitNot(a) => Expr::BitNot(m(a)),
-            Expr::IsNull(a, n) => Expr::IsNull(m(a), *n),
-            Expr::IsBool(a, w, n) => Expr::IsBool(m(a), *w, *n),
-            Expr::InList(a, l, n, c) => {
-                Expr::InList(m(a), l.iter().map(|x| x.map_cols(f)).collect(), *n, *c)
+        self.rewrite(&mut |e| match e {
+            Expr::Col(i) => Some(f(*i)),
+            _ => None,
+        })
+    }
+
+    /// True if a subquery appears anywhere inside (outside of other subqueries' bodies).
+    pub fn has_subquery(&self) -> bool {
+        let mut found = false;
+        self.walk(&mut |e| {
+            if matches!(
+                e,
+                Expr::Subquery(_) | Expr::Exists(_) | Expr::InSubquery(..)
+            ) {
+                found = true
             }
-            Expr::Between(a, b, c, n, co) => Expr::Between(m(a), m(b), m(c), *n, *co),
-            Expr::Like(a, b, e, n, c) => Expr::Like(m(a), m(b), *e, *n, *c),
-            Expr::Case(o, w, e, c) => Expr::Case(
-                o.as_ref().map(|x| m(x)),
-                w.iter()
-                    .map(|(a, b)| (a.map_cols(f), b.map_cols(f)))
-                    .collect(),
-                e.as_ref().map(|x| m(x)),
-                *c,
-            ),
-            Expr::Cast(a, t) => Expr::Cast(m(a), t.clone()),
-            Expr::Func(n, args) => {
-                Expr::Func(n.clone(), args.iter().map(|x| x.map_cols(f)).collect())
+        });
+        found
+    }
+
+    /// True if a correlated subquery appears inside.
+    pub fn has_correlated(&self) -> bool {
+        let mut found = false;
+        self.walk(&mut |e| match e {
+            Expr::Subquery(q) | Expr::Exists(q) | Expr::InSubquery(_, q, ..) if q.correlated => {
+                found = true
             }
-            Expr::DateAdd(a, b, u, n) => Expr::DateAdd(m(a), m(b), *u, *n),
-            Expr::Sleep(a) => Expr::Sleep(m(a)),
-            Expr::SetLastInsertId(a) => Expr::SetLastInsertId(m(a)),
-        }
+            _ => {}
+        });
+        found
     }
 
     /// The column offsets this expression reads.
@@ -536,6 +608,11 @@ impl Expr {
                 ctx.set_last_insert_id = Some(n);
                 Value::UInt(n)
             }
+            Expr::Outer(..) | Expr::Subquery(_) | Expr::Exists(_) | Expr::InSubquery(..) => {
+                return Err(Error::internal(
+                    "subquery or outer reference evaluated before it was resolved",
+                ))
+            }
         })
     }
 
@@ -591,6 +668,8 @@ pub struct ScopeCol {
     pub nullable: bool,
     /// Extra column flags for metadata (PRI_KEY etc.).
     pub flags: u16,
+    /// Static type of a derived column (a derived table's or view's output), when `ty` is None.
+    pub ety: Option<ExprType>,
 }
 
 /// The columns an expression can refer to, with the row offsets they live at.
@@ -598,6 +677,10 @@ pub struct ScopeCol {
 pub struct Scope {
     /// Columns in row order.
     pub cols: Vec<ScopeCol>,
+    /// The enclosing query block's scope, for correlated references from a subquery.
+    pub outer: Option<Arc<Scope>>,
+    /// Common table expressions visible here (WITH), innermost last.
+    pub ctes: Vec<Arc<crate::query::Cte>>,
 }
 
 impl Scope {
@@ -661,6 +744,8 @@ pub trait BindEnv {
     fn row_count(&self) -> i64;
     /// The connection collation (for literals).
     fn collation(&self) -> Collation;
+    /// Plans a subquery whose correlated references resolve in `outer`.
+    fn subquery(&self, q: &ast::Query, outer: &Scope) -> Result<Arc<SubQuery>>;
 }
 
 /// Binds sqlparser expressions within a scope.
@@ -1038,8 +1123,29 @@ impl Binder<'_> {
             E::Function(f) => self.bind_function(f)?,
             E::Interval(_) => return Err(Error::parse("INTERVAL")),
             E::Tuple(items) if items.len() == 1 => self.bind(&items[0])?,
-            E::Subquery(_) | E::InSubquery { .. } | E::Exists { .. } => {
-                return Err(Error::not_supported("subqueries"))
+            E::Subquery(q) => {
+                let sq = self.env.subquery(q, self.scope)?;
+                sq.require_columns(1)?;
+                Expr::Subquery(sq)
+            }
+            E::Exists { subquery, negated } => {
+                let e = Expr::Exists(self.env.subquery(subquery, self.scope)?);
+                if *negated {
+                    Expr::Not(Box::new(e))
+                } else {
+                    e
+                }
+            }
+            E::InSubquery {
+                expr,
+                subquery,
+                negated,
+            } => {
+                let a = self.bind(expr)?;
+                let sq = self.env.subquery(subquery, self.scope)?;
+                sq.require_columns(1)?;
+                let c = self.cmp_collation(&a, &a);
+                Expr::InSubquery(Box::new(a), sq, *negated, c)
             }
             other => return Err(Error::not_supported(format!("expression {other}"))),
         })
@@ -1093,7 +1199,25 @@ impl Binder<'_> {
                 _ => {}
             }
         }
-        Ok(Expr::Col(self.scope.resolve(&parts, self.clause)?))
+        match self.scope.resolve(&parts, self.clause) {
+            Ok(i) => Ok(Expr::Col(i)),
+            Err(e) if e.code.num == codes::ER_BAD_FIELD_ERROR.num => {
+                // a correlated reference to an enclosing query block
+                let mut depth = 1;
+                let mut outer = self.scope.outer.as_deref();
+                while let Some(o) = outer {
+                    match o.resolve(&parts, self.clause) {
+                        Ok(i) => return Ok(Expr::Outer(depth, i)),
+                        Err(e2) if e2.code.num == codes::ER_BAD_FIELD_ERROR.num => {}
+                        Err(e2) => return Err(e2),
+                    }
+                    depth += 1;
+                    outer = o.outer.as_deref();
+                }
+                Err(e)
+            }
+            Err(e) => Err(e),
+        }
     }
 
     fn cmp_collation(&self, a: &Expr, b: &Expr) -> Collation {
@@ -1407,10 +1531,23 @@ fn char_len(len: &Option<ast::CharacterLength>) -> Option<u32> {
 pub fn expr_type(e: &Expr, scope: &Scope, aggs: &[AggCall], agg_base: usize) -> ExprType {
     match e {
         Expr::Lit(v) => func::types::type_of_value(v),
-        Expr::Col(i) => match scope.cols.get(*i).and_then(|c| c.ty.as_ref()) {
-            Some(t) => func::types::type_of_column(t),
-            None => ExprType::Str { max_chars: 255 },
+        Expr::Col(i) => match scope.cols.get(*i) {
+            Some(ScopeCol { ty: Some(t), .. }) => func::types::type_of_column(t),
+            Some(ScopeCol { ety: Some(t), .. }) => t.clone(),
+            _ => ExprType::Str { max_chars: 255 },
         },
+        Expr::Outer(depth, i) => {
+            let mut sc = Some(scope);
+            for _ in 0..*depth {
+                sc = sc.and_then(|s| s.outer.as_deref());
+            }
+            match sc {
+                Some(s) => expr_type(&Expr::Col(*i), s, &[], usize::MAX),
+                None => ExprType::Str { max_chars: 255 },
+            }
+        }
+        Expr::Subquery(q) => q.first_type.clone(),
+        Expr::Exists(_) | Expr::InSubquery(..) => ExprType::Int,
         Expr::Param(_) => ExprType::Str { max_chars: 255 },
         Expr::Agg(i) => {
             let Some(a) = aggs.get(i - agg_base) else {

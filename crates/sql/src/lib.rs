@@ -14,9 +14,11 @@ pub mod ddl;
 pub mod dml;
 pub mod expr;
 pub mod parser;
+pub mod query;
 pub mod select;
 pub mod session;
 pub mod show;
 pub mod sysvars;
+pub mod view;
 
 pub use session::{Instance, Output, Session};

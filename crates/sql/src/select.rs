@@ -1,5 +1,6 @@
-//! SELECT: binding a single-table (or table-less) query block into a plan, choosing an access
-//! path, then filter → group/aggregate → having → order → distinct → limit → project.
+//! SELECT blocks: binding one block (FROM sources and joins, WHERE, GROUP BY, HAVING, select
+//! list, ORDER BY, LIMIT) into a [`Plan`], choosing access paths and join order, then
+//! filter → join → group/aggregate → having → order → distinct → limit → project.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -16,13 +17,17 @@ use storage::txn::{IndexRange, LockMode};
 use storage::Handle;
 
 use crate::access;
-use crate::expr::{self, AggCall, AggFunc, Binder, EvalCtx, Expr, Scope, ScopeCol};
+use crate::expr::{self, AggCall, AggFunc, Binder, CmpOp, EvalCtx, Expr, Scope, ScopeCol};
+use crate::query::{self, CteBody, Query};
 use crate::session::{Output, Session};
 
-/// A bound single-block SELECT.
+/// A bound SELECT block.
+#[derive(Debug, Clone)]
 pub struct Plan {
-    /// The table read (None for SELECT without FROM).
-    pub table: Option<Arc<TableDef>>,
+    /// The FROM sources in execution order (empty for SELECT without FROM).
+    pub from: Vec<JoinTable>,
+    /// STRAIGHT_JOIN: keep the written join order.
+    pub straight: bool,
     /// Columns visible to expressions.
     pub scope: Scope,
     /// WHERE.
@@ -39,6 +44,8 @@ pub struct Plan {
     pub items: Vec<Expr>,
     /// Output metadata.
     pub columns: Vec<ColumnMeta>,
+    /// Output types.
+    pub types: Vec<ExprType>,
     /// ORDER BY (expression, descending).
     pub order: Vec<(Expr, bool)>,
     /// DISTINCT.
@@ -51,122 +58,411 @@ pub struct Plan {
     pub lock: LockMode,
     /// SELECT ... INTO @a, @b.
     pub into_vars: Vec<String>,
-    /// For a join (two or more tables): the tables in join order with their row offsets.
-    pub joins: Vec<JoinTable>,
 }
 
-/// One table of a join.
+/// Where a FROM item's rows come from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// A base table (or a system table).
+    Table(Arc<TableDef>),
+    /// A derived table, view or CTE: a query materialised once per execution.
+    Derived(Box<Query>),
+    /// The previous iteration of a recursive CTE.
+    Work(usize),
+}
+
+/// One FROM item of a block.
+#[derive(Debug, Clone)]
 pub struct JoinTable {
-    /// The table.
-    pub def: Arc<TableDef>,
+    /// Its rows.
+    pub source: Source,
+    /// Name or alias (for EXPLAIN).
+    pub name: String,
     /// Offset of its first column in the joined row.
     pub offset: usize,
+    /// Number of columns.
+    pub width: usize,
     /// LEFT JOIN (null-extended when nothing matches).
     pub left: bool,
     /// ON / USING condition over the joined row (None for CROSS / comma joins).
     pub on: Option<Expr>,
 }
 
-/// Binds the FROM clause: one table (`Some`, scope) or a join (joins, scope).
-#[allow(clippy::type_complexity)]
+impl Plan {
+    /// The base table when the block reads exactly one (not outer-joined) table.
+    pub fn single_table(&self) -> Option<&Arc<TableDef>> {
+        match self.from.as_slice() {
+            [JoinTable {
+                source: Source::Table(t),
+                left: false,
+                ..
+            }] => Some(t),
+            _ => None,
+        }
+    }
+
+    /// A copy with every expression rewritten by `f` (see [`Query::map_exprs`]).
+    pub fn map_exprs(&self, depth: usize, f: &dyn Fn(&Expr, usize) -> Option<Expr>) -> Plan {
+        let m = |e: &Expr| query::map_expr_deep(e, depth, f);
+        let mo = |e: &Option<Expr>| e.as_ref().map(m);
+        Plan {
+            from: self
+                .from
+                .iter()
+                .map(|jt| JoinTable {
+                    source: match &jt.source {
+                        // derived tables see the same enclosing blocks as this block
+                        Source::Derived(q) => Source::Derived(Box::new(q.map_exprs(depth, f))),
+                        other => other.clone(),
+                    },
+                    on: mo(&jt.on),
+                    ..jt.clone()
+                })
+                .collect(),
+            filter: mo(&self.filter),
+            aggs: self
+                .aggs
+                .iter()
+                .map(|a| AggCall {
+                    arg: mo(&a.arg),
+                    ..a.clone()
+                })
+                .collect(),
+            group_by: self.group_by.iter().map(m).collect(),
+            having: mo(&self.having),
+            items: self.items.iter().map(m).collect(),
+            order: self.order.iter().map(|(e, d)| (m(e), *d)).collect(),
+            limit: mo(&self.limit),
+            offset: mo(&self.offset),
+            ..self.clone()
+        }
+    }
+
+    fn has_subquery(&self) -> bool {
+        let any = |e: &Option<Expr>| e.as_ref().is_some_and(|e| e.has_subquery());
+        any(&self.filter)
+            || any(&self.having)
+            || self.items.iter().any(|e| e.has_subquery())
+            || self.group_by.iter().any(|e| e.has_subquery())
+            || self.order.iter().any(|(e, _)| e.has_subquery())
+            || self.aggs.iter().any(|a| any(&a.arg))
+            || self.from.iter().any(|j| any(&j.on))
+    }
+}
+
+/// Scope columns of a derived source.
+fn derived_scope(alias: &str, q: &Query) -> Vec<ScopeCol> {
+    q.columns()
+        .iter()
+        .zip(q.types())
+        .map(|(c, t)| ScopeCol {
+            db: String::new(),
+            table: alias.to_string(),
+            org_table: alias.to_string(),
+            name: c.name.clone(),
+            ty: None,
+            nullable: true,
+            flags: 0,
+            ety: Some(*t),
+        })
+        .collect()
+}
+
+fn check_unique_alias(scope: &Scope, tname: &str) -> Result<()> {
+    if scope.cols.iter().any(|c| c.table == tname) {
+        return Err(Error::new(
+            codes::ER_NONUNIQ_TABLE,
+            format!("Not unique table/alias: '{tname}'"),
+        ));
+    }
+    Ok(())
+}
+
+/// Binds one FROM factor, appending its columns to `scope` and its sources to `out`.
+fn bind_factor<E: KvEngine>(
+    s: &Session<E>,
+    factor: &ast::TableFactor,
+    sql: &str,
+    env: &Scope,
+    scope: &mut Scope,
+    out: &mut Vec<JoinTable>,
+) -> Result<()> {
+    let offset = scope.cols.len();
+    match factor {
+        ast::TableFactor::Table { name, alias, .. } => {
+            let alias = alias.as_ref().map(|a| a.name.value.clone());
+            // a CTE name (unqualified) shadows tables
+            if name.0.len() == 1 {
+                let n = name.0[0].to_string().trim_matches('`').to_string();
+                if let Some(cte) = env.ctes.iter().rev().find(|c| c.name == n) {
+                    let tname = alias.unwrap_or(n);
+                    check_unique_alias(scope, &tname)?;
+                    let (source, cols) = match &cte.body {
+                        CteBody::Query(q) => (
+                            Source::Derived(Box::new(q.clone())),
+                            derived_scope(&tname, q),
+                        ),
+                        CteBody::Work { id, columns, types } => (
+                            Source::Work(*id),
+                            columns
+                                .iter()
+                                .zip(types)
+                                .map(|(c, t)| ScopeCol {
+                                    db: String::new(),
+                                    table: tname.clone(),
+                                    org_table: tname.clone(),
+                                    name: c.name.clone(),
+                                    ty: None,
+                                    nullable: true,
+                                    flags: 0,
+                                    ety: Some(*t),
+                                })
+                                .collect(),
+                        ),
+                    };
+                    let width = cols.len();
+                    scope.cols.extend(cols);
+                    out.push(JoinTable {
+                        source,
+                        name: tname,
+                        offset,
+                        width,
+                        left: false,
+                        on: None,
+                    });
+                    return Ok(());
+                }
+            }
+            let t = resolve_table(s, name)?;
+            if let Some(view_sql) = crate::view::definition(&t) {
+                let q = crate::view::plan_view(s, &t, view_sql)?;
+                let tname = alias.unwrap_or_else(|| t.name.clone());
+                check_unique_alias(scope, &tname)?;
+                let mut cols = derived_scope(&tname, &q);
+                for c in cols.iter_mut() {
+                    c.db = t.db.clone();
+                    c.org_table = t.name.clone();
+                }
+                let width = cols.len();
+                scope.cols.extend(cols);
+                out.push(JoinTable {
+                    source: Source::Derived(Box::new(q)),
+                    name: tname,
+                    offset,
+                    width,
+                    left: false,
+                    on: None,
+                });
+                return Ok(());
+            }
+            let ts = table_scope(&t, alias.as_deref());
+            let tname = ts.cols.first().map(|c| c.table.clone()).unwrap_or_default();
+            check_unique_alias(scope, &tname)?;
+            let width = ts.cols.len();
+            scope.cols.extend(ts.cols);
+            out.push(JoinTable {
+                source: Source::Table(t),
+                name: tname,
+                offset,
+                width,
+                left: false,
+                on: None,
+            });
+        }
+        ast::TableFactor::Derived {
+            subquery, alias, ..
+        } => {
+            let Some(alias) = alias else {
+                return Err(Error::new(
+                    codes::ER_DERIVED_MUST_HAVE_ALIAS,
+                    "Every derived table must have its own alias",
+                ));
+            };
+            let mut q = query::plan_query(s, subquery, sql, env)?;
+            if !alias.columns.is_empty() {
+                let names: Vec<String> =
+                    alias.columns.iter().map(|c| c.name.value.clone()).collect();
+                q.rename_columns(&names)?;
+            }
+            let tname = alias.name.value.clone();
+            check_unique_alias(scope, &tname)?;
+            let cols = derived_scope(&tname, &q);
+            let width = cols.len();
+            scope.cols.extend(cols);
+            out.push(JoinTable {
+                source: Source::Derived(Box::new(q)),
+                name: tname,
+                offset,
+                width,
+                left: false,
+                on: None,
+            });
+        }
+        ast::TableFactor::NestedJoin {
+            table_with_joins, ..
+        } => {
+            // (a JOIN b ON ..) is flattened into the enclosing join list
+            bind_join_list(s, table_with_joins, sql, env, scope, out)?;
+        }
+        other => {
+            return Err(Error::not_supported(format!(
+                "FROM item {}",
+                other.to_string().chars().take(40).collect::<String>()
+            )))
+        }
+    }
+    Ok(())
+}
+
+/// `a = b AND ...` over the columns two sides have in common (USING / NATURAL).
+fn using_condition(
+    scope: &Scope,
+    left_end: usize,
+    right: usize,
+    names: &[String],
+) -> Result<Option<Expr>> {
+    let mut cond: Option<Expr> = None;
+    for name in names {
+        let tname = scope.cols[right].table.clone();
+        let r = scope.resolve(&[tname, name.clone()], "from clause")?;
+        let l = scope.cols[..left_end]
+            .iter()
+            .position(|x| x.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| Error::bad_field(name, "from clause"))?;
+        let coll = scope.cols[r]
+            .ty
+            .as_ref()
+            .map(|t| t.collation())
+            .unwrap_or_default();
+        let eq = Expr::Cmp(
+            CmpOp::Eq,
+            Box::new(Expr::Col(l)),
+            Box::new(Expr::Col(r)),
+            coll,
+        );
+        cond = Some(match cond {
+            None => eq,
+            Some(c) => Expr::And(Box::new(c), Box::new(eq)),
+        });
+    }
+    Ok(cond)
+}
+
+fn bind_join_list<E: KvEngine>(
+    s: &Session<E>,
+    twj: &ast::TableWithJoins,
+    sql: &str,
+    env: &Scope,
+    scope: &mut Scope,
+    out: &mut Vec<JoinTable>,
+) -> Result<()> {
+    let first = out.len();
+    bind_factor(s, &twj.relation, sql, env, scope, out)?;
+    for j in &twj.joins {
+        enum Kind {
+            Inner,
+            Left,
+            Right,
+        }
+        let (kind, constraint) = match &j.join_operator {
+            ast::JoinOperator::Join(c)
+            | ast::JoinOperator::Inner(c)
+            | ast::JoinOperator::CrossJoin(c)
+            | ast::JoinOperator::StraightJoin(c) => (Kind::Inner, c),
+            ast::JoinOperator::Left(c) | ast::JoinOperator::LeftOuter(c) => (Kind::Left, c),
+            ast::JoinOperator::Right(c) | ast::JoinOperator::RightOuter(c) => (Kind::Right, c),
+            other => {
+                return Err(Error::not_supported(
+                    format!("{other:?}")
+                        .split('(')
+                        .next()
+                        .unwrap_or("join")
+                        .to_string()
+                        + " join",
+                ))
+            }
+        };
+        let left_end = scope.cols.len();
+        let before = out.len();
+        bind_factor(s, &j.relation, sql, env, scope, out)?;
+        if out.len() != before + 1 && !matches!(kind, Kind::Inner) {
+            return Err(Error::not_supported("outer join with a parenthesised join"));
+        }
+        let on = match constraint {
+            ast::JoinConstraint::On(e) => Some(Binder::new(scope, s, "on clause").bind(e)?),
+            ast::JoinConstraint::Using(cols) => {
+                let names: Vec<String> = cols
+                    .iter()
+                    .map(|c| c.to_string().trim_matches('`').to_string())
+                    .collect();
+                using_condition(scope, left_end, left_end, &names)?
+            }
+            ast::JoinConstraint::Natural => {
+                let names: Vec<String> = scope.cols[left_end..]
+                    .iter()
+                    .filter(|c| {
+                        scope.cols[..left_end]
+                            .iter()
+                            .any(|l| l.name.eq_ignore_ascii_case(&c.name))
+                    })
+                    .map(|c| c.name.clone())
+                    .collect();
+                using_condition(scope, left_end, left_end, &names)?
+            }
+            ast::JoinConstraint::None => None,
+        };
+        match kind {
+            Kind::Inner => {
+                if let Some(on) = on {
+                    let last = out.len() - 1;
+                    out[last].on = Some(match out[last].on.take() {
+                        Some(prev) => Expr::And(Box::new(prev), Box::new(on)),
+                        None => on,
+                    });
+                }
+            }
+            Kind::Left => {
+                let last = out.len() - 1;
+                out[last].left = true;
+                out[last].on = on;
+            }
+            Kind::Right => {
+                // a RIGHT JOIN b == b LEFT JOIN a: read b first, null-extend a
+                if out.len() - first != 2 {
+                    return Err(Error::not_supported(
+                        "RIGHT JOIN whose left side is itself a join",
+                    ));
+                }
+                let b = out.pop().expect("right table");
+                let mut a = out.pop().expect("left table");
+                a.left = true;
+                a.on = on;
+                out.push(b);
+                out.push(a);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Binds the FROM clause of a block: its sources (in written order, RIGHT JOINs turned into
+/// LEFT JOINs) and the scope of their columns.
 fn bind_from<E: KvEngine>(
     s: &Session<E>,
     from: &[ast::TableWithJoins],
-) -> Result<(Option<Arc<TableDef>>, Vec<JoinTable>, Scope)> {
-    let mut scope = Scope::default();
-    let mut joins: Vec<JoinTable> = Vec::new();
-    let add = |factor: &ast::TableFactor, scope: &mut Scope| -> Result<(Arc<TableDef>, usize)> {
-        match factor {
-            ast::TableFactor::Table { name, alias, .. } => {
-                let t = resolve_table(s, name)?;
-                let alias = alias.as_ref().map(|a| a.name.value.clone());
-                let offset = scope.cols.len();
-                let ts = table_scope(&t, alias.as_deref());
-                let tname = ts.cols.first().map(|c| c.table.clone()).unwrap_or_default();
-                if scope.cols.iter().any(|c| c.table == tname) {
-                    return Err(Error::new(
-                        codes::ER_NONUNIQ_TABLE,
-                        format!("Not unique table/alias: '{tname}'"),
-                    ));
-                }
-                scope.cols.extend(ts.cols);
-                Ok((t, offset))
-            }
-            _ => Err(Error::not_supported("derived tables")),
-        }
+    sql: &str,
+    env: &Scope,
+) -> Result<(Vec<JoinTable>, Scope)> {
+    let mut scope = Scope {
+        cols: vec![],
+        outer: env.outer.clone(),
+        ctes: env.ctes.clone(),
     };
+    let mut out = Vec::new();
     for twj in from {
-        let (t, offset) = add(&twj.relation, &mut scope)?;
-        joins.push(JoinTable {
-            def: t,
-            offset,
-            left: false,
-            on: None,
-        });
-        for j in &twj.joins {
-            let (left, constraint) = match &j.join_operator {
-                ast::JoinOperator::Join(c)
-                | ast::JoinOperator::Inner(c)
-                | ast::JoinOperator::CrossJoin(c) => (false, c),
-                ast::JoinOperator::Left(c) | ast::JoinOperator::LeftOuter(c) => (true, c),
-                other => {
-                    return Err(Error::not_supported(
-                        format!("{other:?}")
-                            .split('(')
-                            .next()
-                            .unwrap_or("join")
-                            .to_string()
-                            + " join",
-                    ))
-                }
-            };
-            let (t, offset) = add(&j.relation, &mut scope)?;
-            let on = match constraint {
-                ast::JoinConstraint::On(e) => Some(Binder::new(&scope, s, "on clause").bind(e)?),
-                ast::JoinConstraint::Using(cols) => {
-                    let tname = scope.cols[offset].table.clone();
-                    let mut cond: Option<Expr> = None;
-                    for c in cols {
-                        let name = c.to_string().trim_matches('`').to_string();
-                        let right = scope.resolve(&[tname.clone(), name.clone()], "from clause")?;
-                        let left_i = scope.cols[..offset]
-                            .iter()
-                            .position(|x| x.name.eq_ignore_ascii_case(&name))
-                            .ok_or_else(|| Error::bad_field(&name, "from clause"))?;
-                        let coll = scope.cols[right]
-                            .ty
-                            .as_ref()
-                            .map(|t| t.collation())
-                            .unwrap_or_default();
-                        let eq = Expr::Cmp(
-                            crate::expr::CmpOp::Eq,
-                            Box::new(Expr::Col(left_i)),
-                            Box::new(Expr::Col(right)),
-                            coll,
-                        );
-                        cond = Some(match cond {
-                            None => eq,
-                            Some(c) => Expr::And(Box::new(c), Box::new(eq)),
-                        });
-                    }
-                    cond
-                }
-                ast::JoinConstraint::None => None,
-                ast::JoinConstraint::Natural => return Err(Error::not_supported("NATURAL JOIN")),
-            };
-            joins.push(JoinTable {
-                def: t,
-                offset,
-                left,
-                on,
-            });
-        }
+        bind_join_list(s, twj, sql, env, &mut scope, &mut out)?;
     }
-    if joins.len() == 1 {
-        let jt = joins.pop().expect("one table");
-        return Ok((Some(jt.def), vec![], scope));
-    }
-    Ok((None, joins, scope))
+    Ok((out, scope))
 }
 
 /// Extracts the original text of an AST node from the statement SQL (for column headers).
@@ -315,16 +611,21 @@ pub fn table_scope(t: &TableDef, alias: Option<&str>) -> Scope {
             ty: Some(c.ty.clone()),
             nullable: c.nullable,
             flags,
+            ety: None,
         });
     }
-    Scope { cols }
+    Scope {
+        cols,
+        ..Default::default()
+    }
 }
 
 fn column_meta(scope: &Scope, i: usize, alias: &str) -> ColumnMeta {
     let c = &scope.cols[i];
-    let mut m = match &c.ty {
-        Some(t) => ColumnMeta::for_type(&c.name, t),
-        None => meta_for_type(&c.name, &ExprType::Str { max_chars: 255 }),
+    let mut m = match (&c.ty, &c.ety) {
+        (Some(t), _) => ColumnMeta::for_type(&c.name, t),
+        (None, Some(t)) => meta_for_type(&c.name, t),
+        (None, None) => meta_for_type(&c.name, &ExprType::Str { max_chars: 255 }),
     };
     m.flags |= c.flags;
     m.schema = c.db.clone();
@@ -355,18 +656,19 @@ pub fn resolve_table<E: KvEngine>(s: &Session<E>, name: &ast::ObjectName) -> Res
         .ok_or_else(|| Error::no_such_table(&db, &tbl))
 }
 
-/// Binds a query into a plan.
-pub fn plan<E: KvEngine>(s: &mut Session<E>, q: &ast::Query, sql: &str) -> Result<Plan> {
-    if q.with.is_some() {
-        return Err(Error::not_supported("WITH (common table expressions)"));
-    }
-    let sel = match q.body.as_ref() {
-        ast::SetExpr::Select(sel) => sel,
-        ast::SetExpr::Query(inner) => return plan(s, inner, sql),
-        ast::SetExpr::SetOperation { .. } => return Err(Error::not_supported("UNION")),
-        other => return Err(Error::not_supported(other.to_string())),
-    };
-    let (table, joins, scope) = bind_from(s, &sel.from)?;
+/// Binds one SELECT block; `env` carries the enclosing scope (for correlated references)
+/// and the visible CTEs.
+#[allow(clippy::too_many_arguments)]
+pub fn plan_block<E: KvEngine>(
+    s: &Session<E>,
+    sel: &ast::Select,
+    order_by: Option<&ast::OrderBy>,
+    limit_clause: &Option<ast::LimitClause>,
+    locks: &[ast::LockClause],
+    sql: &str,
+    env: &Scope,
+) -> Result<Plan> {
+    let (from, scope) = bind_from(s, &sel.from, sql, env)?;
     let ncols = scope.cols.len();
     let mut aggs: Vec<AggCall> = Vec::new();
     // WHERE
@@ -374,7 +676,7 @@ pub fn plan<E: KvEngine>(s: &mut Session<E>, q: &ast::Query, sql: &str) -> Resul
         Some(w) => Some(
             Binder {
                 scope: &scope,
-                env: &*s,
+                env: s,
                 aggs: None,
                 clause: "where clause",
                 agg_base: ncols,
@@ -425,7 +727,7 @@ pub fn plan<E: KvEngine>(s: &mut Session<E>, q: &ast::Query, sql: &str) -> Resul
             ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
                 let bound = Binder {
                     scope: &scope,
-                    env: &*s,
+                    env: s,
                     aggs: Some(&mut aggs),
                     clause: "field list",
                     agg_base: ncols,
@@ -483,7 +785,7 @@ pub fn plan<E: KvEngine>(s: &mut Session<E>, q: &ast::Query, sql: &str) -> Resul
         Some(h) => Some(
             Binder {
                 scope: &scope,
-                env: &*s,
+                env: s,
                 aggs: Some(&mut aggs),
                 clause: "having clause",
                 agg_base: ncols,
@@ -495,7 +797,7 @@ pub fn plan<E: KvEngine>(s: &mut Session<E>, q: &ast::Query, sql: &str) -> Resul
     };
     // ORDER BY
     let mut order = Vec::new();
-    if let Some(ob) = &q.order_by {
+    if let Some(ob) = order_by {
         if let ast::OrderByKind::Expressions(list) = &ob.kind {
             for o in list {
                 let e = bind_order_expr(
@@ -513,18 +815,8 @@ pub fn plan<E: KvEngine>(s: &mut Session<E>, q: &ast::Query, sql: &str) -> Resul
         }
     }
     let grouped = !group_by.is_empty() || !aggs.is_empty();
-    let bind_limit = |e: &ast::Expr| Binder::new(&Scope::default(), &*s, "limit").bind(e);
-    let (limit, offset) = match &q.limit_clause {
-        None => (None, None),
-        Some(ast::LimitClause::LimitOffset { limit, offset, .. }) => (
-            limit.as_ref().map(bind_limit).transpose()?,
-            offset.as_ref().map(|o| bind_limit(&o.value)).transpose()?,
-        ),
-        Some(ast::LimitClause::OffsetCommaLimit { offset, limit }) => {
-            (Some(bind_limit(limit)?), Some(bind_limit(offset)?))
-        }
-    };
-    let lock = match q.locks.first().map(|l| &l.lock_type) {
+    let (limit, offset) = bind_limit_clause(s, limit_clause)?;
+    let lock = match locks.first().map(|l| &l.lock_type) {
         Some(ast::LockType::Update) => LockMode::Exclusive,
         Some(ast::LockType::Share) => LockMode::Shared,
         None => LockMode::None,
@@ -535,8 +827,22 @@ pub fn plan<E: KvEngine>(s: &mut Session<E>, q: &ast::Query, sql: &str) -> Resul
             into_vars.push(t.to_string());
         }
     }
+    let types = items
+        .iter()
+        .map(|e| expr::expr_type(e, &scope, &aggs, ncols))
+        .collect();
+    let straight = sel
+        .select_modifiers
+        .as_ref()
+        .is_some_and(|m| m.straight_join)
+        || sel.from.iter().any(|t| {
+            t.joins
+                .iter()
+                .any(|j| matches!(j.join_operator, ast::JoinOperator::StraightJoin(_)))
+        });
     Ok(Plan {
-        table,
+        from,
+        straight,
         scope,
         filter,
         aggs,
@@ -545,13 +851,31 @@ pub fn plan<E: KvEngine>(s: &mut Session<E>, q: &ast::Query, sql: &str) -> Resul
         having,
         items,
         columns,
+        types,
         order,
         distinct: matches!(sel.distinct, Some(ast::Distinct::Distinct)),
         limit,
         offset,
         lock,
         into_vars,
-        joins,
+    })
+}
+
+/// Binds LIMIT / OFFSET (constants or parameters).
+pub fn bind_limit_clause<E: KvEngine>(
+    s: &Session<E>,
+    clause: &Option<ast::LimitClause>,
+) -> Result<(Option<Expr>, Option<Expr>)> {
+    let bind_limit = |e: &ast::Expr| Binder::new(&Scope::default(), s, "limit").bind(e);
+    Ok(match clause {
+        None => (None, None),
+        Some(ast::LimitClause::LimitOffset { limit, offset, .. }) => (
+            limit.as_ref().map(bind_limit).transpose()?,
+            offset.as_ref().map(|o| bind_limit(&o.value)).transpose()?,
+        ),
+        Some(ast::LimitClause::OffsetCommaLimit { offset, limit }) => {
+            (Some(bind_limit(limit)?), Some(bind_limit(offset)?))
+        }
     })
 }
 
@@ -592,7 +916,7 @@ pub fn describe<E: KvEngine>(
     q: &ast::Query,
     sql: &str,
 ) -> Result<Vec<ColumnMeta>> {
-    Ok(plan(s, q, sql)?.columns)
+    Ok(query::plan(s, q, sql)?.columns().to_vec())
 }
 
 /// Fetches the rows of `t` matching `filter` through the best access path.
@@ -859,45 +1183,19 @@ fn finish_state(st: AggState, a: &AggCall) -> Value {
     }
 }
 
-/// Runs a SELECT.
+/// Runs a SELECT statement.
 pub fn execute<E: KvEngine>(
     s: &mut Session<E>,
     q: &ast::Query,
     params: &[Value],
     sql: &str,
 ) -> Result<Output> {
-    let p = plan(s, q, sql)?;
-    let mut fnctx = s.fn_ctx();
-    let killed = s.killed.clone();
-    let mut warnings = std::mem::take(&mut s.warnings);
-    let div = s
-        .var("div_precision_increment")
-        .and_then(|v| {
-            if let Value::Int(i) = v {
-                Some(i as u8)
-            } else {
-                None
-            }
-        })
-        .unwrap_or(4);
-    let mut ctx = EvalCtx {
-        params,
-        warnings: &mut warnings,
-        fnctx: &mut fnctx,
-        killed: &killed,
-        div_precision: div,
-        strict_div_zero: false,
-        set_last_insert_id: None,
-    };
-    let r = run_plan(s, &p, &mut ctx);
-    let set_lid = ctx.set_last_insert_id;
-    s.warnings = warnings;
-    if let Some(id) = set_lid {
-        s.last_insert_id = id;
-    }
-    let rows = r?;
+    let q = query::plan(s, q, sql)?;
+    let into_vars = q.first_block().into_vars.clone();
+    let columns = q.columns().to_vec();
+    let rows = s.with_ctx(params, false, |s, ctx| query::run(s, &q, ctx))?;
     s.found_rows = rows.len() as u64;
-    if !p.into_vars.is_empty() {
+    if !into_vars.is_empty() {
         if rows.len() > 1 {
             return Err(Error::new(
                 codes::ER_TOO_MANY_ROWS,
@@ -905,20 +1203,18 @@ pub fn execute<E: KvEngine>(
             ));
         }
         if let Some(row) = rows.first() {
-            for (name, v) in p.into_vars.iter().zip(row.iter()) {
+            for (name, v) in into_vars.iter().zip(row.iter()) {
                 s.user_vars
                     .insert(name.trim_start_matches('@').to_ascii_lowercase(), v.clone());
             }
         }
         return Ok(Output::ok(rows.len() as u64));
     }
-    Ok(Output::Rows {
-        columns: p.columns,
-        rows,
-    })
+    Ok(Output::Rows { columns, rows })
 }
 
-fn eval_limit(e: &Option<Expr>, ctx: &mut EvalCtx<'_>) -> Result<Option<u64>> {
+/// Evaluates LIMIT / OFFSET.
+pub fn eval_limit(e: &Option<Expr>, ctx: &mut EvalCtx<'_>) -> Result<Option<u64>> {
     match e {
         None => Ok(None),
         Some(e) => {
@@ -928,18 +1224,69 @@ fn eval_limit(e: &Option<Expr>, ctx: &mut EvalCtx<'_>) -> Result<Option<u64>> {
     }
 }
 
-/// Executes a plan, returning the projected rows.
+/// Executes a block, returning the projected rows.
 pub fn run_plan<E: KvEngine>(
     s: &mut Session<E>,
     p: &Plan,
     ctx: &mut EvalCtx<'_>,
 ) -> Result<Vec<Vec<Value>>> {
+    // Uncorrelated subqueries run once, here; correlated ones per row below.
+    let resolved;
+    let p = if p.has_subquery() {
+        let mut err = None;
+        let mut res = |e: &Expr| match query::resolve(s, e, None, ctx) {
+            Ok(r) => r,
+            Err(x) => {
+                err.get_or_insert(x);
+                e.clone()
+            }
+        };
+        let mo = |e: &Option<Expr>, res: &mut dyn FnMut(&Expr) -> Expr| e.as_ref().map(res);
+        resolved = Plan {
+            filter: mo(&p.filter, &mut res),
+            having: mo(&p.having, &mut res),
+            items: p.items.iter().map(&mut res).collect(),
+            group_by: p.group_by.iter().map(&mut res).collect(),
+            order: p.order.iter().map(|(e, d)| (res(e), *d)).collect(),
+            aggs: p
+                .aggs
+                .iter()
+                .map(|a| AggCall {
+                    arg: a.arg.as_ref().map(&mut res),
+                    ..a.clone()
+                })
+                .collect(),
+            from: p
+                .from
+                .iter()
+                .map(|j| JoinTable {
+                    on: j.on.as_ref().map(&mut res),
+                    ..j.clone()
+                })
+                .collect(),
+            ..p.clone()
+        };
+        if let Some(e) = err {
+            return Err(e);
+        }
+        &resolved
+    } else {
+        p
+    };
     let limit = eval_limit(&p.limit, ctx)?;
     let offset = eval_limit(&p.offset, ctx)?.unwrap_or(0);
-    let source: Vec<Vec<Value>> = match &p.table {
-        None if !p.joins.is_empty() => run_join(s, p, ctx)?,
-        None => {
-            let keep = match &p.filter {
+    // WHERE conjuncts with correlated subqueries are applied after the rows are read
+    let (plain, correlated): (Vec<&Expr>, Vec<&Expr>) = p
+        .filter
+        .as_ref()
+        .map(expr::conjuncts)
+        .unwrap_or_default()
+        .into_iter()
+        .partition(|c| !c.has_subquery());
+    let plain_filter = and_all(&plain);
+    let source: Vec<Vec<Value>> = match (p.single_table(), p.from.is_empty()) {
+        (_, true) => {
+            let keep = match &plain_filter {
                 Some(f) => f.eval_bool(&[], ctx)?,
                 None => true,
             };
@@ -949,8 +1296,8 @@ pub fn run_plan<E: KvEngine>(
                 vec![]
             }
         }
-        Some(t) => {
-            let simple = !p.grouped && !p.distinct;
+        (Some(t), _) => {
+            let simple = !p.grouped && !p.distinct && correlated.is_empty();
             let order_hint = match p.order.as_slice() {
                 [] => None,
                 [(Expr::Col(c), desc)] => Some((*c, *desc)),
@@ -963,11 +1310,38 @@ pub fn run_plan<E: KvEngine>(
                 None
             };
             let order_hint = if simple { order_hint } else { None };
-            fetch(s, t, p.filter.as_ref(), ctx, p.lock, order_hint, limit_hint)?
-                .into_iter()
-                .map(|(_, r)| r)
-                .collect()
+            fetch(
+                s,
+                t,
+                plain_filter.as_ref(),
+                ctx,
+                p.lock,
+                order_hint,
+                limit_hint,
+            )?
+            .into_iter()
+            .map(|(_, r)| r)
+            .collect()
         }
+        (None, false) => run_join(s, p, &plain, ctx)?,
+    };
+    let source = if correlated.is_empty() {
+        source
+    } else {
+        let mut kept = Vec::with_capacity(source.len());
+        for r in source {
+            let mut ok = true;
+            for c in &correlated {
+                if !query::eval_bool(s, c, &r, ctx)? {
+                    ok = false;
+                    break;
+                }
+            }
+            if ok {
+                kept.push(r);
+            }
+        }
+        kept
     };
     // grouping
     let mut rows: Vec<Vec<Value>> = if p.grouped {
@@ -980,7 +1354,7 @@ pub fn run_plan<E: KvEngine>(
         for row in source {
             let mut key = Vec::new();
             for g in &p.group_by {
-                let v = g.eval(&row, ctx)?;
+                let v = query::eval(s, g, &row, ctx)?;
                 func::compare::hash_key(&v, ctx.fnctx.collation, &mut key);
                 key.push(0xFE);
             }
@@ -999,7 +1373,7 @@ pub fn run_plan<E: KvEngine>(
             let g = &mut groups[gi];
             for (ai, a) in p.aggs.iter().enumerate() {
                 let v = match &a.arg {
-                    Some(e) => e.eval(&row, ctx)?,
+                    Some(e) => query::eval(s, e, &row, ctx)?,
                     None => Value::Int(1),
                 };
                 if a.distinct && !v.is_null() {
@@ -1031,7 +1405,7 @@ pub fn run_plan<E: KvEngine>(
         if p.order.is_empty() && !p.group_by.is_empty() {
             // MySQL 5.7 / MariaDB order groups by the GROUP BY expressions; keep that.
             let keys: Vec<(Expr, bool)> = p.group_by.iter().map(|g| (g.clone(), false)).collect();
-            sort_rows(&mut out, &keys, ctx)?;
+            sort_rows(s, &mut out, &keys, ctx)?;
         }
         out
     } else {
@@ -1040,23 +1414,26 @@ pub fn run_plan<E: KvEngine>(
     if let Some(h) = &p.having {
         let mut kept = Vec::with_capacity(rows.len());
         for r in rows {
-            if h.eval_bool(&r, ctx)? {
+            if query::eval_bool(s, h, &r, ctx)? {
                 kept.push(r);
             }
         }
         rows = kept;
     }
     if !p.order.is_empty() {
-        sort_rows(&mut rows, &p.order, ctx)?;
+        sort_rows(s, &mut rows, &p.order, ctx)?;
     }
     // project
     let mut out = Vec::with_capacity(rows.len());
     let mut seen = std::collections::HashSet::new();
     let mut skipped = 0u64;
     for r in &rows {
+        if limit.is_some_and(|l| out.len() as u64 >= l) {
+            break;
+        }
         let mut o = Vec::with_capacity(p.items.len());
         for e in &p.items {
-            o.push(e.eval(r, ctx)?);
+            o.push(query::eval(s, e, r, ctx)?);
         }
         if p.distinct {
             let mut k = Vec::new();
@@ -1072,12 +1449,16 @@ pub fn run_plan<E: KvEngine>(
             skipped += 1;
             continue;
         }
-        if limit.is_some_and(|l| out.len() as u64 >= l) {
-            break;
-        }
         out.push(o);
     }
     Ok(out)
+}
+
+fn and_all(conds: &[&Expr]) -> Option<Expr> {
+    conds
+        .iter()
+        .map(|c| (*c).clone())
+        .reduce(|a, b| Expr::And(Box::new(a), Box::new(b)))
 }
 
 /// Compares two ORDER BY key tuples: NULLs first, `desc` per key, strings under `coll`.
@@ -1102,94 +1483,368 @@ pub fn compare_sort_keys(
     Ordering::Equal
 }
 
-/// Which join table a column offset belongs to.
-fn table_of_col(joins: &[JoinTable], col: usize) -> usize {
-    joins.iter().rposition(|j| j.offset <= col).unwrap_or(0)
+/// Which FROM item a column offset belongs to.
+fn table_of_col(from: &[JoinTable], col: usize) -> usize {
+    from.iter()
+        .position(|j| col >= j.offset && col < j.offset + j.width)
+        .unwrap_or(0)
 }
 
-/// Nested-loop join: for each partial row, the next table is read through its best access path
-/// with the outer columns substituted as constants (so equality on a key becomes a point or
-/// range lookup), then LEFT JOINs null-extend when nothing matched. The full WHERE is applied
-/// to the joined rows afterwards.
+/// The FROM items an expression reads.
+fn tables_of(from: &[JoinTable], e: &Expr) -> Vec<usize> {
+    let mut t: Vec<usize> = e.columns().iter().map(|&c| table_of_col(from, c)).collect();
+    t.sort_unstable();
+    t.dedup();
+    t
+}
+
+/// Greedy join order for inner joins: start from a table with a constant equality (ideally
+/// on a key), then repeatedly add a table connected by an equality to the ones placed (a key
+/// lookup when the column leads an index), so each step is filtered by what precedes it.
+fn join_order(p: &Plan, conds: &[&Expr]) -> Vec<usize> {
+    let n = p.from.len();
+    if p.straight || p.from.iter().any(|j| j.left) {
+        return (0..n).collect();
+    }
+    let leads_index = |t: usize, col: usize| match &p.from[t].source {
+        Source::Table(def) => def.indexes.iter().any(|i| {
+            i.columns
+                .first()
+                .is_some_and(|c| c.col + p.from[t].offset == col)
+        }),
+        _ => false,
+    };
+    // equality conditions: (table, column) = expression over other tables
+    let mut eqs: Vec<(usize, usize, Vec<usize>)> = Vec::new();
+    for c in conds {
+        if let Expr::Cmp(CmpOp::Eq, a, b, _) = c {
+            for (x, y) in [(a, b), (b, a)] {
+                if let Expr::Col(col) = **x {
+                    let t = table_of_col(&p.from, col);
+                    let others = tables_of(&p.from, y);
+                    if !others.contains(&t) {
+                        eqs.push((t, col, others));
+                    }
+                }
+            }
+        }
+    }
+    let mut placed: Vec<usize> = Vec::with_capacity(n);
+    let mut done = vec![false; n];
+    while placed.len() < n {
+        let mut best = (0u32, usize::MAX);
+        for t in 0..n {
+            if done[t] {
+                continue;
+            }
+            let mut score = 0u32;
+            for (et, col, others) in &eqs {
+                if *et == t && others.iter().all(|o| done[*o]) {
+                    let s = if leads_index(t, *col) { 4 } else { 3 };
+                    score = score.max(s);
+                }
+            }
+            if score == 0
+                && conds.iter().any(|c| {
+                    let ts = tables_of(&p.from, c);
+                    ts.contains(&t) && ts.len() > 1 && ts.iter().all(|x| *x == t || done[*x])
+                })
+            {
+                score = 1;
+            }
+            if score > best.0 || best.1 == usize::MAX {
+                best = (score, t);
+            }
+        }
+        done[best.1] = true;
+        placed.push(best.1);
+    }
+    placed
+}
+
+/// How a join step reads its table.
+enum StepRows {
+    /// Index nested loop: one keyed read per outer row.
+    Lookup,
+    /// Materialised once; probed through a hash on equi-join keys (or scanned when none).
+    Hashed {
+        rows: Arc<Vec<Vec<Value>>>,
+        /// (column inside the table, expression over earlier tables, collation)
+        keys: Vec<(usize, Expr, common::Collation)>,
+        table: HashMap<Vec<u8>, Vec<usize>>,
+    },
+}
+
+fn type_class(t: &ExprType) -> u8 {
+    if t.is_numeric() {
+        1
+    } else if t.is_string() {
+        2
+    } else {
+        0
+    }
+}
+
+/// Hashable key of one probe/build value; None for NULL (never equal).
+fn push_key(v: &Value, coll: common::Collation, out: &mut Vec<u8>) -> bool {
+    if v.is_null() {
+        return false;
+    }
+    func::compare::hash_key(v, coll, out);
+    out.push(0xFE);
+    true
+}
+
+/// Joins the FROM items: in a greedy order for inner joins, each table read either through
+/// its keys with the outer row's values substituted (index nested loop), or materialised once
+/// and probed by a hash on its equi-join columns (hash join); LEFT JOINs null-extend. The
+/// plain WHERE conjuncts are pushed to the first step where all their tables are available.
 fn run_join<E: KvEngine>(
     s: &mut Session<E>,
     p: &Plan,
+    where_conj: &[&Expr],
     ctx: &mut EvalCtx<'_>,
 ) -> Result<Vec<Vec<Value>>> {
     let width = p.scope.cols.len();
-    let where_conj: Vec<&Expr> = p
-        .filter
-        .as_ref()
-        .map(crate::expr::conjuncts)
-        .unwrap_or_default();
+    let mut all_inner: Vec<&Expr> = where_conj.to_vec();
+    if !p.from.iter().any(|j| j.left) {
+        for jt in &p.from {
+            if let Some(on) = &jt.on {
+                all_inner.extend(expr::conjuncts(on));
+            }
+        }
+    }
+    let order = join_order(p, &all_inner);
     let mut rows: Vec<Vec<Value>> = vec![vec![Value::Null; width]];
-    for (j, jt) in p.joins.iter().enumerate() {
-        let n = jt.def.columns.len();
-        // conditions usable while reading table j: its ON, plus (for inner tables) WHERE
-        // conjuncts that only read tables ≤ j
-        let mut conds: Vec<&Expr> = jt
-            .on
-            .as_ref()
-            .map(crate::expr::conjuncts)
-            .unwrap_or_default();
-        if !jt.left {
-            for c in &where_conj {
-                let cols = c.columns();
-                if !cols.is_empty()
-                    && cols.iter().all(|&x| table_of_col(&p.joins, x) <= j)
-                    && cols.iter().any(|&x| table_of_col(&p.joins, x) == j)
-                {
+    let mut placed: Vec<bool> = vec![false; p.from.len()];
+    let mut used = vec![false; all_inner.len()];
+    for &j in &order {
+        let jt = &p.from[j];
+        let (lo, hi) = (jt.offset, jt.offset + jt.width);
+        placed[j] = true;
+        // conditions evaluated while reading j
+        let mut conds: Vec<&Expr> = Vec::new();
+        if jt.left {
+            if let Some(on) = &jt.on {
+                conds.extend(expr::conjuncts(on));
+            }
+        } else {
+            let any_left = p.from.iter().any(|x| x.left);
+            if any_left {
+                if let Some(on) = &jt.on {
+                    conds.extend(expr::conjuncts(on));
+                }
+            }
+            for (ci, c) in all_inner.iter().enumerate() {
+                if used[ci] {
+                    continue;
+                }
+                let ts = tables_of(&p.from, c);
+                if ts.iter().all(|t| placed[*t]) && (ts.contains(&j) || ts.is_empty()) {
+                    used[ci] = true;
                     conds.push(c);
                 }
             }
         }
+        let local = |i: usize| i >= lo && i < hi;
+        // choose the strategy once
+        let mut strategy = StepRows::Lookup;
+        let probe_filter = conds
+            .iter()
+            .map(|c| {
+                c.map_cols(&|i| {
+                    if local(i) {
+                        Expr::Col(i - lo)
+                    } else {
+                        Expr::Lit(Value::Int(0))
+                    }
+                })
+            })
+            .reduce(|a, b| Expr::And(Box::new(a), Box::new(b)));
+        let keyed = match &jt.source {
+            Source::Table(t) => {
+                t.id != 0 && !access::choose(t, probe_filter.as_ref()).is_full_scan()
+            }
+            _ => false,
+        };
+        if !keyed || rows.len() == 1 {
+            // materialise, filtered by the conditions on this table alone
+            let local_conds: Vec<Expr> = conds
+                .iter()
+                .filter(|c| c.columns().iter().all(|&i| local(i)) && !c.columns().is_empty())
+                .map(|c| c.map_cols(&|i| Expr::Col(i - lo)))
+                .collect();
+            let local_filter = local_conds
+                .into_iter()
+                .reduce(|a, b| Expr::And(Box::new(a), Box::new(b)));
+            let mat: Vec<Vec<Value>> = match &jt.source {
+                Source::Table(t) if rows.len() != 1 || !keyed => {
+                    fetch(s, t, local_filter.as_ref(), ctx, p.lock, None, None)?
+                        .into_iter()
+                        .map(|(_, r)| r)
+                        .collect()
+                }
+                Source::Table(_) => Vec::new(), // single outer row: keyed read below
+                other => {
+                    let all = query::source_rows(s, other, ctx)?;
+                    match &local_filter {
+                        None => all.as_ref().clone(),
+                        Some(f) => {
+                            let mut v = Vec::new();
+                            for r in all.iter() {
+                                if f.eval_bool(r, ctx)? {
+                                    v.push(r.clone());
+                                }
+                            }
+                            v
+                        }
+                    }
+                }
+            };
+            if !(keyed && rows.len() == 1) {
+                let mut keys = Vec::new();
+                for c in &conds {
+                    if let Expr::Cmp(CmpOp::Eq, a, b, coll) = c {
+                        for (x, y) in [(a, b), (b, a)] {
+                            if let Expr::Col(col) = **x {
+                                if !local(col) || y.columns().iter().any(|&i| local(i)) {
+                                    continue;
+                                }
+                                let tx = expr::expr_type(x, &p.scope, &p.aggs, width);
+                                let ty = expr::expr_type(y, &p.scope, &p.aggs, width);
+                                let cls = type_class(&tx);
+                                if cls != 0 && cls == type_class(&ty) {
+                                    keys.push((col - lo, (**y).clone(), *coll));
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                }
+                let mut table: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
+                if !keys.is_empty() {
+                    'rows: for (ri, r) in mat.iter().enumerate() {
+                        let mut k = Vec::new();
+                        for (c, _, coll) in &keys {
+                            if !push_key(&r[*c], *coll, &mut k) {
+                                continue 'rows;
+                            }
+                        }
+                        table.entry(k).or_default().push(ri);
+                    }
+                }
+                strategy = StepRows::Hashed {
+                    rows: Arc::new(mat),
+                    keys,
+                    table,
+                };
+            }
+        }
+        let cond_all = |r: &[Value], ctx: &mut EvalCtx<'_>| -> Result<bool> {
+            for c in &conds {
+                if !c.eval_bool(r, ctx)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        };
         let mut next = Vec::new();
         for (ri, row) in rows.into_iter().enumerate() {
             if ri % 256 == 0 && ctx.killed.load(AtOrd::Relaxed) {
                 return Err(Error::interrupted());
             }
-            let specialised: Option<Expr> = conds
-                .iter()
-                .map(|c| {
-                    c.map_cols(&|i| {
-                        if i >= jt.offset && i < jt.offset + n {
-                            Expr::Col(i - jt.offset)
-                        } else {
-                            Expr::Lit(row[i].clone())
-                        }
-                    })
-                })
-                .reduce(|a, b| Expr::And(Box::new(a), Box::new(b)));
-            let matches = fetch(s, &jt.def, specialised.as_ref(), ctx, p.lock, None, None)?;
-            if matches.is_empty() {
-                if jt.left {
-                    next.push(row);
+            let mut matched = false;
+            match &strategy {
+                StepRows::Lookup => {
+                    let Source::Table(t) = &jt.source else {
+                        return Err(Error::internal("keyed join step on a derived table"));
+                    };
+                    let specialised = conds
+                        .iter()
+                        .map(|c| {
+                            c.map_cols(&|i| {
+                                if local(i) {
+                                    Expr::Col(i - lo)
+                                } else {
+                                    Expr::Lit(row[i].clone())
+                                }
+                            })
+                        })
+                        .reduce(|a, b| Expr::And(Box::new(a), Box::new(b)));
+                    for (_, m) in fetch(s, t, specialised.as_ref(), ctx, p.lock, None, None)? {
+                        let mut r = row.clone();
+                        r[lo..hi].clone_from_slice(&m);
+                        next.push(r);
+                        matched = true;
+                    }
                 }
-                continue;
+                StepRows::Hashed {
+                    rows: mat,
+                    keys,
+                    table,
+                } => {
+                    let candidates: Box<dyn Iterator<Item = usize>> = if keys.is_empty() {
+                        Box::new(0..mat.len())
+                    } else {
+                        let mut k = Vec::new();
+                        let mut ok = true;
+                        for (_, e, coll) in keys {
+                            let v = e.eval(&row, ctx)?;
+                            if !push_key(&v, *coll, &mut k) {
+                                ok = false;
+                                break;
+                            }
+                        }
+                        match table.get(&k) {
+                            Some(list) if ok => Box::new(list.clone().into_iter()),
+                            _ => Box::new(std::iter::empty()),
+                        }
+                    };
+                    for ci in candidates {
+                        let mut r = row.clone();
+                        r[lo..hi].clone_from_slice(&mat[ci]);
+                        if cond_all(&r, ctx)? {
+                            next.push(r);
+                            matched = true;
+                        }
+                    }
+                }
             }
-            for (_, m) in matches {
-                let mut r = row.clone();
-                r[jt.offset..jt.offset + n].clone_from_slice(&m);
-                next.push(r);
+            if !matched && jt.left {
+                next.push(row);
             }
         }
         rows = next;
     }
-    match &p.filter {
-        None => Ok(rows),
-        Some(f) => {
-            let mut out = Vec::with_capacity(rows.len());
-            for r in rows {
-                if f.eval_bool(&r, ctx)? {
-                    out.push(r);
-                }
-            }
-            Ok(out)
-        }
+    // everything not consumed by a step (and, with outer joins, all of WHERE) applies here
+    let rest: Vec<&Expr> = if p.from.iter().any(|j| j.left) {
+        where_conj.to_vec()
+    } else {
+        all_inner
+            .iter()
+            .zip(&used)
+            .filter(|(_, u)| !**u)
+            .map(|(c, _)| *c)
+            .collect()
+    };
+    if rest.is_empty() {
+        return Ok(rows);
     }
+    let mut out = Vec::with_capacity(rows.len());
+    'outer: for r in rows {
+        for c in &rest {
+            if !c.eval_bool(&r, ctx)? {
+                continue 'outer;
+            }
+        }
+        out.push(r);
+    }
+    Ok(out)
 }
 
-fn sort_rows(
+/// Sorts rows by ORDER BY keys (evaluated once per row).
+pub fn sort_rows<E: KvEngine>(
+    s: &mut Session<E>,
     rows: &mut Vec<Vec<Value>>,
     keys: &[(Expr, bool)],
     ctx: &mut EvalCtx<'_>,
@@ -1198,7 +1853,7 @@ fn sort_rows(
     for r in rows.drain(..) {
         let mut k = Vec::with_capacity(keys.len());
         for (e, _) in keys {
-            k.push(e.eval(&r, ctx)?);
+            k.push(query::eval(s, e, &r, ctx)?);
         }
         keyed.push((k, r));
     }
@@ -1209,7 +1864,206 @@ fn sort_rows(
     Ok(())
 }
 
-/// EXPLAIN for a single-table SELECT (MySQL's traditional tabular format).
+/// One EXPLAIN row.
+#[allow(clippy::too_many_arguments)]
+fn explain_row(
+    id: i64,
+    select_type: &str,
+    table: Option<&str>,
+    ty: Option<&str>,
+    key: Option<&str>,
+    rows: Option<u64>,
+    extra: Option<&str>,
+) -> Vec<Value> {
+    let s = |x: Option<&str>| x.map(|v| Value::Str(v.to_string())).unwrap_or(Value::Null);
+    vec![
+        Value::Int(id),
+        Value::Str(select_type.into()),
+        s(table),
+        Value::Null,
+        s(ty),
+        s(key),
+        s(key),
+        Value::Null,
+        Value::Null,
+        rows.map(|r| Value::Int(r as i64)).unwrap_or(Value::Null),
+        if table.is_some() {
+            Value::Str("100.00".into())
+        } else {
+            Value::Null
+        },
+        s(extra),
+    ]
+}
+
+fn explain_query<E: KvEngine>(
+    s: &Session<E>,
+    q: &Query,
+    select_type: &str,
+    next_id: &mut i64,
+    out: &mut Vec<Vec<Value>>,
+) {
+    match q {
+        Query::Select(p) => explain_block(s, p, select_type, next_id, out),
+        Query::SetOp(op) => {
+            explain_query(
+                s,
+                &op.left,
+                if select_type == "SIMPLE" {
+                    "PRIMARY"
+                } else {
+                    select_type
+                },
+                next_id,
+                out,
+            );
+            if let Some(r) = &op.right {
+                explain_query(s, r, "UNION", next_id, out);
+                out.push(explain_row(
+                    0,
+                    "UNION RESULT",
+                    Some("<union>"),
+                    Some("ALL"),
+                    None,
+                    None,
+                    Some("Using temporary"),
+                ));
+            }
+        }
+        Query::Recursive(r) => {
+            explain_query(s, &r.anchor, "DERIVED", next_id, out);
+            explain_query(s, &r.step, "UNION", next_id, out);
+        }
+    }
+}
+
+fn explain_block<E: KvEngine>(
+    s: &Session<E>,
+    p: &Plan,
+    select_type: &str,
+    next_id: &mut i64,
+    out: &mut Vec<Vec<Value>>,
+) {
+    let id = *next_id;
+    *next_id += 1;
+    let subqueries: Vec<Arc<query::SubQuery>> = {
+        let mut v = Vec::new();
+        let mut visit = |e: &Expr| {
+            e.walk(&mut |x| match x {
+                Expr::Subquery(q) | Expr::Exists(q) | Expr::InSubquery(_, q, ..) => {
+                    v.push(q.clone())
+                }
+                _ => {}
+            })
+        };
+        p.filter
+            .iter()
+            .chain(p.items.iter())
+            .chain(p.having.iter())
+            .for_each(&mut visit);
+        v
+    };
+    let select_type = if select_type == "SIMPLE" && !subqueries.is_empty() {
+        "PRIMARY"
+    } else {
+        select_type
+    };
+    if p.from.is_empty() {
+        out.push(explain_row(
+            id,
+            select_type,
+            None,
+            None,
+            None,
+            None,
+            Some("No tables used"),
+        ));
+    }
+    let conds: Vec<&Expr> = p.filter.as_ref().map(expr::conjuncts).unwrap_or_default();
+    let order = join_order(p, &conds);
+    for &j in &order {
+        let jt = &p.from[j];
+        match &jt.source {
+            Source::Table(t) => {
+                let filter = if p.from.len() == 1 {
+                    p.filter.as_ref()
+                } else {
+                    None
+                };
+                let path = access::choose(t, filter);
+                let idx = &t.indexes[path.index];
+                let (ty, key) = if p.from.len() > 1 && j != order[0] {
+                    if jt.on.is_some() || !conds.is_empty() {
+                        ("eq_ref", None)
+                    } else {
+                        ("ALL", None)
+                    }
+                } else if path.is_full_scan() {
+                    ("ALL", None)
+                } else if path.unique_point && path.eq_prefixes.len() == 1 {
+                    ("const", Some(idx.name.as_str()))
+                } else if path.range.0.is_some()
+                    || path.range.1.is_some()
+                    || path.eq_prefixes.len() > 1
+                {
+                    ("range", Some(idx.name.as_str()))
+                } else {
+                    ("ref", Some(idx.name.as_str()))
+                };
+                let ty = if ty == "eq_ref" { "ALL" } else { ty };
+                let (rows, _, _) = s.storage().table_stats(t).unwrap_or((0, 0, 0));
+                let extra = if p.filter.is_some() {
+                    Some("Using where")
+                } else {
+                    None
+                };
+                out.push(explain_row(
+                    id,
+                    select_type,
+                    Some(&jt.name),
+                    Some(ty),
+                    key,
+                    Some(rows.max(1)),
+                    extra,
+                ));
+            }
+            Source::Derived(q) => {
+                let derived = format!("<derived{}>", *next_id);
+                out.push(explain_row(
+                    id,
+                    select_type,
+                    Some(&derived),
+                    Some("ALL"),
+                    None,
+                    None,
+                    None,
+                ));
+                explain_query(s, q, "DERIVED", next_id, out);
+            }
+            Source::Work(_) => {
+                out.push(explain_row(
+                    id,
+                    select_type,
+                    Some(&jt.name),
+                    Some("ALL"),
+                    None,
+                    None,
+                    Some("Recursive"),
+                ));
+            }
+        }
+    }
+    for q in subqueries {
+        let st = if q.correlated {
+            "DEPENDENT SUBQUERY"
+        } else {
+            "SUBQUERY"
+        };
+        explain_query(s, &q.query, st, next_id, out);
+    }
+}
+
+/// EXPLAIN (MySQL's traditional tabular format).
 pub fn explain<E: KvEngine>(
     s: &mut Session<E>,
     stmt: &ast::Statement,
@@ -1219,7 +2073,7 @@ pub fn explain<E: KvEngine>(
         ast::Statement::Query(q) => q,
         _ => return Err(Error::not_supported("EXPLAIN of this statement")),
     };
-    let p = plan(s, q, sql)?;
+    let q = query::plan(s, q, sql)?;
     let names = [
         "id",
         "select_type",
@@ -1238,80 +2092,13 @@ pub fn explain<E: KvEngine>(
         .iter()
         .map(|n| meta_for_type(n, &ExprType::Str { max_chars: 64 }))
         .collect();
-    if !p.joins.is_empty() {
-        let rows = p
-            .joins
-            .iter()
-            .map(|jt| {
-                vec![
-                    Value::Int(1),
-                    Value::Str("SIMPLE".into()),
-                    Value::Str(jt.def.name.clone()),
-                    Value::Null,
-                    Value::Str(if jt.on.is_some() { "ref" } else { "ALL" }.into()),
-                    Value::Null,
-                    Value::Null,
-                    Value::Null,
-                    Value::Null,
-                    Value::Int(1),
-                    Value::Str("100.00".into()),
-                    Value::Str("Nested loop".into()),
-                ]
-            })
-            .collect();
-        return Ok(Output::Rows { columns, rows });
-    }
-    let row = match &p.table {
-        None => vec![
-            Value::Int(1),
-            Value::Str("SIMPLE".into()),
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Null,
-            Value::Str("No tables used".into()),
-        ],
-        Some(t) => {
-            let path = access::choose(t, p.filter.as_ref());
-            let idx = &t.indexes[path.index];
-            let (ty, key) = if path.is_full_scan() {
-                ("ALL", Value::Null)
-            } else if path.unique_point && path.eq_prefixes.len() == 1 {
-                ("const", Value::Str(idx.name.clone()))
-            } else if path.range.0.is_some() || path.range.1.is_some() || path.eq_prefixes.len() > 1
-            {
-                ("range", Value::Str(idx.name.clone()))
-            } else {
-                ("ref", Value::Str(idx.name.clone()))
-            };
-            let (rows, _, _) = s.storage().table_stats(t).unwrap_or((0, 0, 0));
-            vec![
-                Value::Int(1),
-                Value::Str("SIMPLE".into()),
-                Value::Str(t.name.clone()),
-                Value::Null,
-                Value::Str(ty.into()),
-                key.clone(),
-                key,
-                Value::Null,
-                Value::Null,
-                Value::Int(rows.max(1) as i64),
-                Value::Str("100.00".into()),
-                if p.filter.is_some() {
-                    Value::Str("Using where".into())
-                } else {
-                    Value::Null
-                },
-            ]
+    let mut rows = Vec::new();
+    let mut next_id = 1;
+    explain_query(s, &q, "SIMPLE", &mut next_id, &mut rows);
+    for r in rows.iter_mut() {
+        if r[0] == Value::Int(0) {
+            r[0] = Value::Null;
         }
-    };
-    Ok(Output::Rows {
-        columns,
-        rows: vec![row],
-    })
+    }
+    Ok(Output::Rows { columns, rows })
 }

@@ -196,6 +196,8 @@ pub struct Session<E: KvEngine> {
     pub(crate) stmt_now: Option<(common::time::DateTime, i64)>,
     /// SQL statements prepared with PREPARE name FROM ...
     sql_prepared: HashMap<String, u32>,
+    /// Working tables of recursive CTEs being evaluated (by id).
+    pub(crate) work_tables: HashMap<usize, Arc<Vec<Vec<Value>>>>,
 }
 
 /// Session status flags (protocol SERVER_STATUS_*).
@@ -250,6 +252,7 @@ impl<E: KvEngine> Session<E> {
             kill_conn: kill_conn.clone(),
             client_found_rows: false,
             stmt_now: None,
+            work_tables: HashMap::new(),
             sql_prepared: HashMap::new(),
         };
         if let Some(d) = db {
@@ -824,6 +827,7 @@ impl<E: KvEngine> Session<E> {
             | Statement::Truncate(_)
             | Statement::RenameTable(_)
             | Statement::AlterTable(_) => crate::ddl::execute(self, stmt),
+            Statement::CreateView(cv) => crate::view::create(self, cv),
             Statement::LockTables { .. } | Statement::UnlockTables => Ok(Output::ok(0)),
             Statement::Flush { .. } => Ok(Output::ok(0)),
             Statement::Analyze { .. } | Statement::OptimizeTable { .. } => {
@@ -846,21 +850,7 @@ impl<E: KvEngine> Session<E> {
             let mut b = crate::expr::Binder::new(&scope, &*self, "field list");
             b.bind(e)?
         };
-        let mut fnctx = self.fn_ctx();
-        let killed = self.killed.clone();
-        let mut warnings = std::mem::take(&mut self.warnings);
-        let mut ctx = EvalCtx {
-            params: &[],
-            warnings: &mut warnings,
-            fnctx: &mut fnctx,
-            killed: &killed,
-            div_precision: 4,
-            strict_div_zero: false,
-            set_last_insert_id: None,
-        };
-        let r = bound.eval(&[], &mut ctx);
-        self.warnings = warnings;
-        r
+        self.with_ctx(&[], false, |s, ctx| crate::query::eval(s, &bound, &[], ctx))
     }
 
     fn exec_set(&mut self, s: &ast::Set, params: &[Value]) -> Result<Output> {
@@ -1100,6 +1090,7 @@ fn classify(s: &Statement) -> Class {
         Statement::CreateDatabase { .. }
         | Statement::CreateSchema { .. }
         | Statement::CreateTable(_)
+        | Statement::CreateView(_)
         | Statement::CreateIndex(_)
         | Statement::Drop { .. }
         | Statement::Truncate(_)
@@ -1164,6 +1155,13 @@ impl<E: KvEngine> BindEnv for Session<E> {
     }
     fn collation(&self) -> Collation {
         Session::collation(self)
+    }
+    fn subquery(
+        &self,
+        q: &ast::Query,
+        outer: &crate::expr::Scope,
+    ) -> Result<Arc<crate::query::SubQuery>> {
+        crate::query::plan_subquery(self, q, outer)
     }
 }
 
@@ -1331,6 +1329,162 @@ mod tests {
             1052
         );
         assert_eq!(err(&mut s, "SELECT * FROM a JOIN a ON 1"), 1066);
+    }
+
+    #[test]
+    fn subqueries_unions_ctes_views() {
+        let mut s = session();
+        ok(&mut s, "CREATE DATABASE d; USE d");
+        ok(&mut s, "CREATE TABLE t (a INT PRIMARY KEY, b INT)");
+        ok(&mut s, "CREATE TABLE u (x INT, y VARCHAR(5))");
+        ok(&mut s, "INSERT INTO t VALUES (1, 10), (2, 20), (3, NULL)");
+        ok(
+            &mut s,
+            "INSERT INTO u VALUES (1, 'p'), (1, 'q'), (4, 'r'), (NULL, 's')",
+        );
+        // scalar, correlated, EXISTS, IN / NOT IN with NULL semantics
+        assert_eq!(
+            rows(&mut s, "SELECT (SELECT MAX(b) FROM t)"),
+            vec![vec!["20"]]
+        );
+        assert_eq!(
+            rows(
+                &mut s,
+                "SELECT a, (SELECT COUNT(*) FROM u WHERE u.x = t.a) FROM t ORDER BY a"
+            ),
+            vec![vec!["1", "2"], vec!["2", "0"], vec!["3", "0"]]
+        );
+        assert_eq!(
+            rows(
+                &mut s,
+                "SELECT a FROM t WHERE EXISTS (SELECT 1 FROM u WHERE x = a)"
+            ),
+            vec![vec!["1"]]
+        );
+        assert_eq!(
+            rows(
+                &mut s,
+                "SELECT a FROM t WHERE NOT EXISTS (SELECT 1 FROM u WHERE x = a) ORDER BY a"
+            ),
+            vec![vec!["2"], vec!["3"]]
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT a FROM t WHERE a IN (SELECT x FROM u)"),
+            vec![vec!["1"]]
+        );
+        // NOT IN over a set containing NULL is never true
+        assert_eq!(
+            rows(&mut s, "SELECT a FROM t WHERE a NOT IN (SELECT x FROM u)").len(),
+            0
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT 2 IN (SELECT x FROM u), 1 IN (SELECT x FROM u), 5 IN (SELECT x FROM u WHERE 0)"),
+            vec![vec!["NULL", "1", "0"]]
+        );
+        assert_eq!(err(&mut s, "SELECT (SELECT x FROM u)"), 1242);
+        assert_eq!(err(&mut s, "SELECT (SELECT x, y FROM u)"), 1241);
+        // derived tables
+        assert_eq!(
+            rows(&mut s, "SELECT d.n FROM (SELECT COUNT(*) AS n FROM u) AS d"),
+            vec![vec!["4"]]
+        );
+        assert_eq!(err(&mut s, "SELECT * FROM (SELECT 1)"), 1248);
+        assert_eq!(
+            rows(&mut s, "SELECT t.a, d.c FROM t JOIN (SELECT x, COUNT(*) AS c FROM u GROUP BY x) d ON d.x = t.a"),
+            vec![vec!["1", "2"]]
+        );
+        // set operations
+        assert_eq!(
+            rows(&mut s, "SELECT a FROM t UNION SELECT x FROM u ORDER BY 1"),
+            vec![vec!["NULL"], vec!["1"], vec!["2"], vec!["3"], vec!["4"]]
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT x FROM u UNION ALL SELECT a FROM t").len(),
+            7
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT a FROM t EXCEPT SELECT x FROM u ORDER BY a"),
+            vec![vec!["2"], vec!["3"]]
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT a FROM t INTERSECT SELECT x FROM u"),
+            vec![vec!["1"]]
+        );
+        assert_eq!(
+            rows(
+                &mut s,
+                "(SELECT a FROM t ORDER BY a DESC LIMIT 1) UNION (SELECT 9) ORDER BY a LIMIT 5"
+            ),
+            vec![vec!["3"], vec!["9"]]
+        );
+        assert_eq!(err(&mut s, "SELECT 1 UNION SELECT 1, 2"), 1222);
+        // CTEs, incl. recursive
+        assert_eq!(
+            rows(
+                &mut s,
+                "WITH c AS (SELECT a FROM t WHERE a > 1) SELECT COUNT(*) FROM c"
+            ),
+            vec![vec!["2"]]
+        );
+        assert_eq!(
+            rows(&mut s, "WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 5) SELECT SUM(n) FROM r"),
+            vec![vec!["15"]]
+        );
+        assert_eq!(
+            err(
+                &mut s,
+                "WITH RECURSIVE r (n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT * FROM r"
+            ),
+            3636
+        );
+        // RIGHT / NATURAL joins
+        assert_eq!(
+            rows(
+                &mut s,
+                "SELECT t.a, u.y FROM t RIGHT JOIN u ON u.x = t.a ORDER BY u.y"
+            ),
+            vec![
+                vec!["1", "p"],
+                vec!["1", "q"],
+                vec!["NULL", "r"],
+                vec!["NULL", "s"]
+            ]
+        );
+        ok(&mut s, "CREATE TABLE v2 (a INT, z INT)");
+        ok(&mut s, "INSERT INTO v2 VALUES (2, 7)");
+        assert_eq!(
+            rows(&mut s, "SELECT t.b, v2.z FROM t NATURAL JOIN v2"),
+            vec![vec!["20", "7"]]
+        );
+        // views
+        ok(
+            &mut s,
+            "CREATE VIEW vw AS SELECT a, b * 2 AS bb FROM t WHERE b IS NOT NULL",
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT bb FROM vw WHERE a = 2"),
+            vec![vec!["40"]]
+        );
+        ok(&mut s, "USE mysql");
+        assert_eq!(rows(&mut s, "SELECT COUNT(*) FROM d.vw"), vec![vec!["2"]]);
+        ok(&mut s, "USE d");
+        assert_eq!(err(&mut s, "CREATE VIEW vw AS SELECT 1"), 1050);
+        ok(&mut s, "CREATE OR REPLACE VIEW vw (one) AS SELECT 1");
+        assert_eq!(rows(&mut s, "SELECT one FROM vw"), vec![vec!["1"]]);
+        assert_eq!(err(&mut s, "DROP TABLE vw"), 1051);
+        assert_eq!(err(&mut s, "DROP VIEW t"), 1347);
+        ok(&mut s, "DROP VIEW vw");
+        assert_eq!(err(&mut s, "SELECT * FROM vw"), 1146);
+        // subqueries in DML and SET
+        ok(&mut s, "DELETE FROM u WHERE x IN (SELECT a FROM t)");
+        assert_eq!(rows(&mut s, "SELECT COUNT(*) FROM u"), vec![vec!["2"]]);
+        ok(
+            &mut s,
+            "UPDATE t SET b = (SELECT COUNT(*) FROM u) WHERE a = 3",
+        );
+        assert_eq!(rows(&mut s, "SELECT b FROM t WHERE a = 3"), vec![vec!["2"]]);
+        ok(&mut s, "SET @m = (SELECT MAX(a) FROM t)");
+        assert_eq!(rows(&mut s, "SELECT @m"), vec![vec!["3"]]);
     }
 
     #[test]

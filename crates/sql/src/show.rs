@@ -194,8 +194,10 @@ fn result<E: KvEngine>(
                         ty: None,
                         nullable: true,
                         flags: 0,
+                        ety: None,
                     })
                     .collect(),
+                ..Default::default()
             };
             let bound = Binder::new(&scope, &*sess, "where clause").bind(&e)?;
             sess.with_ctx(&[], false, |_, ctx| {

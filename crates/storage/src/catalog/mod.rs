@@ -104,6 +104,26 @@ pub struct TableOptions {
     /// Other options as given (ROW_FORMAT, KEY_BLOCK_SIZE, COMPRESSION, …).
     #[serde(default)]
     pub extra: Vec<(String, String)>,
+    /// For a view: its definition. A view is a catalog entry that never holds rows.
+    #[serde(default)]
+    pub view: Option<ViewDef>,
+}
+
+/// The definition of a view.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ViewDef {
+    /// The SELECT statement, as written.
+    pub select: String,
+    /// Explicit column names (`CREATE VIEW v (a, b) AS ...`), empty if none.
+    pub column_names: Vec<String>,
+    /// ALGORITHM (UNDEFINED / MERGE / TEMPTABLE).
+    pub algorithm: String,
+    /// SQL SECURITY (DEFINER / INVOKER).
+    pub security: String,
+    /// DEFINER account.
+    pub definer: String,
+    /// WITH CHECK OPTION: "", "CASCADED" or "LOCAL".
+    pub check_option: String,
 }
 
 fn one() -> u64 {
@@ -118,6 +138,7 @@ impl Default for TableOptions {
             comment: String::new(),
             auto_increment: 1,
             extra: Vec::new(),
+            view: None,
         }
     }
 }

@@ -1,0 +1,834 @@
+//! Query expressions above a single SELECT block: set operations (UNION / EXCEPT / INTERSECT),
+//! common table expressions (incl. RECURSIVE), subqueries in expressions (scalar, EXISTS, IN)
+//! and their correlation with the enclosing block.
+//!
+//! Uncorrelated subqueries run once per statement execution and are replaced by their result
+//! (a literal or a literal IN-list); correlated ones run once per outer row after the outer
+//! references (`Expr::Outer`) have been replaced by that row's values.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering as AtOrd};
+use std::sync::Arc;
+
+use common::{codes, ColumnMeta, Error, Result, Value};
+use func::types::ExprType;
+use sqlparser::ast;
+use storage::engine::KvEngine;
+
+use crate::expr::{Binder, EvalCtx, Expr, Scope, ScopeCol};
+use crate::select::{self, meta_for_type, Plan, Source};
+use crate::session::Session;
+
+/// A bound query: one SELECT block, or a tree of them.
+#[derive(Debug, Clone)]
+pub enum Query {
+    /// A single SELECT block.
+    Select(Box<Plan>),
+    /// A set operation, or a parenthesised query with its own ORDER BY / LIMIT.
+    SetOp(Box<SetOp>),
+    /// WITH RECURSIVE: anchor rows, then the recursive step until it adds nothing.
+    Recursive(Box<RecursiveCte>),
+}
+
+/// Kinds of set operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetKind {
+    /// UNION
+    Union,
+    /// EXCEPT
+    Except,
+    /// INTERSECT
+    Intersect,
+    /// `(query) ORDER BY .. LIMIT ..`: one input, no set operation.
+    Paren,
+}
+
+/// `left <op> right [ORDER BY ..] [LIMIT ..]`.
+#[derive(Debug, Clone)]
+pub struct SetOp {
+    /// Which operation.
+    pub kind: SetKind,
+    /// ALL (keep duplicates).
+    pub all: bool,
+    /// Left input.
+    pub left: Query,
+    /// Right input (None for `Paren`).
+    pub right: Option<Query>,
+    /// ORDER BY over the output columns.
+    pub order: Vec<(Expr, bool)>,
+    /// LIMIT.
+    pub limit: Option<Expr>,
+    /// OFFSET.
+    pub offset: Option<Expr>,
+    /// Output metadata.
+    pub columns: Vec<ColumnMeta>,
+    /// Output types.
+    pub types: Vec<ExprType>,
+}
+
+/// A recursive common table expression.
+#[derive(Debug, Clone)]
+pub struct RecursiveCte {
+    /// Working-table id the step reads.
+    pub id: usize,
+    /// The non-recursive part.
+    pub anchor: Query,
+    /// The recursive part (reads the previous iteration through `Source::Work(id)`).
+    pub step: Query,
+    /// UNION DISTINCT between iterations.
+    pub distinct: bool,
+    /// Output metadata.
+    pub columns: Vec<ColumnMeta>,
+    /// Output types.
+    pub types: Vec<ExprType>,
+}
+
+/// A named common table expression visible to FROM clauses.
+#[derive(Debug, Clone)]
+pub struct Cte {
+    /// Name.
+    pub name: String,
+    /// Definition.
+    pub body: CteBody,
+}
+
+/// What a CTE name stands for.
+#[derive(Debug, Clone)]
+pub enum CteBody {
+    /// A query (planned once, run where referenced).
+    Query(Query),
+    /// Inside its own recursive step: the previous iteration's rows.
+    Work {
+        /// Working-table id.
+        id: usize,
+        /// Columns.
+        columns: Vec<ColumnMeta>,
+        /// Types.
+        types: Vec<ExprType>,
+    },
+}
+
+/// A subquery used inside an expression.
+#[derive(Debug)]
+pub struct SubQuery {
+    /// The query.
+    pub query: Query,
+    /// True if it references columns of an enclosing block.
+    pub correlated: bool,
+    /// Type of its first column (for a scalar subquery's metadata).
+    pub first_type: ExprType,
+}
+
+impl SubQuery {
+    /// Error 1241 unless the subquery returns exactly `n` columns.
+    pub fn require_columns(&self, n: usize) -> Result<()> {
+        if self.query.columns().len() != n {
+            return Err(Error::new(
+                codes::ER_OPERAND_COLUMNS,
+                format!("Operand should contain {n} column(s)"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+static NEXT_WORK_ID: AtomicUsize = AtomicUsize::new(1);
+
+impl Query {
+    /// Output column metadata.
+    pub fn columns(&self) -> &[ColumnMeta] {
+        match self {
+            Query::Select(p) => &p.columns,
+            Query::SetOp(s) => &s.columns,
+            Query::Recursive(r) => &r.columns,
+        }
+    }
+
+    /// Output column types.
+    pub fn types(&self) -> &[ExprType] {
+        match self {
+            Query::Select(p) => &p.types,
+            Query::SetOp(s) => &s.types,
+            Query::Recursive(r) => &r.types,
+        }
+    }
+
+    /// The first SELECT block (where INTO and locking live).
+    pub fn first_block(&self) -> &Plan {
+        match self {
+            Query::Select(p) => p,
+            Query::SetOp(s) => s.left.first_block(),
+            Query::Recursive(r) => r.anchor.first_block(),
+        }
+    }
+
+    /// Renames the output columns (derived-table / CTE column lists).
+    pub fn rename_columns(&mut self, names: &[String]) -> Result<()> {
+        let cols = match self {
+            Query::Select(p) => &mut p.columns,
+            Query::SetOp(s) => &mut s.columns,
+            Query::Recursive(r) => &mut r.columns,
+        };
+        if names.len() != cols.len() {
+            return Err(Error::new(
+                codes::ER_VIEW_WRONG_LIST,
+                "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts",
+            ));
+        }
+        for (c, n) in cols.iter_mut().zip(names) {
+            c.name = n.clone();
+        }
+        Ok(())
+    }
+
+    /// A copy with the expressions of this query (and of every nested query) rewritten by `f`,
+    /// which receives the nesting depth relative to this query (0 = this query's own blocks).
+    pub fn map_exprs(&self, depth: usize, f: &dyn Fn(&Expr, usize) -> Option<Expr>) -> Query {
+        match self {
+            Query::Select(p) => Query::Select(Box::new(p.map_exprs(depth, f))),
+            Query::SetOp(s) => Query::SetOp(Box::new(SetOp {
+                left: s.left.map_exprs(depth, f),
+                right: s.right.as_ref().map(|r| r.map_exprs(depth, f)),
+                ..(**s).clone()
+            })),
+            Query::Recursive(r) => Query::Recursive(Box::new(RecursiveCte {
+                anchor: r.anchor.map_exprs(depth, f),
+                step: r.step.map_exprs(depth, f),
+                ..(**r).clone()
+            })),
+        }
+    }
+
+    /// True if anything inside refers to a block `depth` or more levels above this query.
+    pub fn references_outer(&self, depth: usize) -> bool {
+        let found = std::cell::Cell::new(false);
+        self.map_exprs(depth, &|e, d| {
+            e.walk(&mut |x| {
+                if let Expr::Outer(level, _) = x {
+                    if *level >= d {
+                        found.set(true)
+                    }
+                }
+            });
+            None
+        });
+        found.get()
+    }
+}
+
+/// Rewrites `e` at nesting `depth` with `f`, descending into subqueries at `depth + 1`.
+pub fn map_expr_deep(e: &Expr, depth: usize, f: &dyn Fn(&Expr, usize) -> Option<Expr>) -> Expr {
+    if let Some(r) = f(e, depth) {
+        return r;
+    }
+    e.rewrite(&mut |x| {
+        if let Some(r) = f(x, depth) {
+            return Some(r);
+        }
+        let sub = |q: &Arc<SubQuery>| {
+            Arc::new(SubQuery {
+                query: q.query.map_exprs(depth + 1, f),
+                correlated: q.correlated,
+                first_type: q.first_type.clone(),
+            })
+        };
+        match x {
+            Expr::Subquery(q) => Some(Expr::Subquery(sub(q))),
+            Expr::Exists(q) => Some(Expr::Exists(sub(q))),
+            Expr::InSubquery(a, q, n, c) => Some(Expr::InSubquery(
+                Box::new(map_expr_deep(a, depth, f)),
+                sub(q),
+                *n,
+                *c,
+            )),
+            _ => None,
+        }
+    })
+}
+
+/// Replaces the references to the block `depth` levels up with the values of `row`.
+fn bind_outer_row(q: &Query, row: &[Value]) -> Query {
+    q.map_exprs(1, &|e, d| match e {
+        Expr::Outer(level, i) if *level == d => {
+            Some(Expr::Lit(row.get(*i).cloned().unwrap_or(Value::Null)))
+        }
+        _ => None,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Planning
+
+/// Plans a top-level query.
+pub fn plan<E: KvEngine>(s: &Session<E>, q: &ast::Query, sql: &str) -> Result<Query> {
+    plan_query(s, q, sql, &Scope::default())
+}
+
+/// Plans a query whose FROM clauses see the CTEs of `env` and whose correlated references
+/// resolve in `env.outer`.
+pub fn plan_query<E: KvEngine>(
+    s: &Session<E>,
+    q: &ast::Query,
+    sql: &str,
+    env: &Scope,
+) -> Result<Query> {
+    let mut env = Scope {
+        cols: vec![],
+        outer: env.outer.clone(),
+        ctes: env.ctes.clone(),
+    };
+    if let Some(with) = &q.with {
+        for cte in &with.cte_tables {
+            let name = cte.alias.name.value.clone();
+            let names: Vec<String> = cte
+                .alias
+                .columns
+                .iter()
+                .map(|c| c.name.value.clone())
+                .collect();
+            let mut body = if with.recursive {
+                plan_recursive(s, &name, &cte.query, sql, &env, &names)?
+            } else {
+                plan_query(s, &cte.query, sql, &env)?
+            };
+            if !names.is_empty() {
+                body.rename_columns(&names)?;
+            }
+            env.ctes.push(Arc::new(Cte {
+                name,
+                body: CteBody::Query(body),
+            }));
+        }
+    }
+    plan_body(
+        s,
+        &q.body,
+        q.order_by.as_ref(),
+        &q.limit_clause,
+        &q.locks,
+        sql,
+        &env,
+    )
+}
+
+fn plan_recursive<E: KvEngine>(
+    s: &Session<E>,
+    name: &str,
+    q: &ast::Query,
+    sql: &str,
+    env: &Scope,
+    names: &[String],
+) -> Result<Query> {
+    let (left, right, all) = match q.body.as_ref() {
+        ast::SetExpr::SetOperation {
+            op: ast::SetOperator::Union,
+            set_quantifier,
+            left,
+            right,
+        } if mentions_table(right, name) => (
+            left,
+            right,
+            matches!(set_quantifier, ast::SetQuantifier::All),
+        ),
+        // not actually recursive
+        _ => return plan_query(s, q, sql, env),
+    };
+    let mut anchor = plan_body(s, left, None, &None, &[], sql, env)?;
+    if !names.is_empty() {
+        anchor.rename_columns(names)?;
+    }
+    let id = NEXT_WORK_ID.fetch_add(1, AtOrd::Relaxed);
+    let mut step_env = env.clone();
+    step_env.ctes.push(Arc::new(Cte {
+        name: name.to_string(),
+        body: CteBody::Work {
+            id,
+            columns: anchor.columns().to_vec(),
+            types: anchor.types().to_vec(),
+        },
+    }));
+    let step = plan_body(s, right, None, &None, &[], sql, &step_env)?;
+    if step.columns().len() != anchor.columns().len() {
+        return Err(wrong_column_count());
+    }
+    Ok(Query::Recursive(Box::new(RecursiveCte {
+        id,
+        columns: anchor.columns().to_vec(),
+        types: anchor.types().to_vec(),
+        anchor,
+        step,
+        distinct: !all,
+    })))
+}
+
+fn mentions_table(e: &ast::SetExpr, name: &str) -> bool {
+    // A textual check is enough to decide whether the CTE refers to itself.
+    let text = e.to_string().to_ascii_lowercase();
+    let n = name.to_ascii_lowercase();
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+        .any(|w| w == n)
+}
+
+fn wrong_column_count() -> Error {
+    Error::new(
+        codes::ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT,
+        "The used SELECT statements have a different number of columns",
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn plan_body<E: KvEngine>(
+    s: &Session<E>,
+    body: &ast::SetExpr,
+    order_by: Option<&ast::OrderBy>,
+    limit: &Option<ast::LimitClause>,
+    locks: &[ast::LockClause],
+    sql: &str,
+    env: &Scope,
+) -> Result<Query> {
+    match body {
+        ast::SetExpr::Select(sel) => Ok(Query::Select(Box::new(select::plan_block(
+            s, sel, order_by, limit, locks, sql, env,
+        )?))),
+        ast::SetExpr::Query(inner) => {
+            let q = plan_query(s, inner, sql, env)?;
+            if order_by.is_none() && limit.is_none() {
+                return Ok(q);
+            }
+            finish_setop(s, SetKind::Paren, true, q, None, order_by, limit, env)
+        }
+        ast::SetExpr::SetOperation {
+            op,
+            set_quantifier,
+            left,
+            right,
+        } => {
+            let kind = match op {
+                ast::SetOperator::Union => SetKind::Union,
+                ast::SetOperator::Except | ast::SetOperator::Minus => SetKind::Except,
+                ast::SetOperator::Intersect => SetKind::Intersect,
+            };
+            let all = matches!(set_quantifier, ast::SetQuantifier::All);
+            let l = plan_body(s, left, None, &None, &[], sql, env)?;
+            let r = plan_body(s, right, None, &None, &[], sql, env)?;
+            if l.columns().len() != r.columns().len() {
+                return Err(wrong_column_count());
+            }
+            finish_setop(s, kind, all, l, Some(r), order_by, limit, env)
+        }
+        other => Err(Error::not_supported(format!(
+            "query body {}",
+            other.to_string().split_whitespace().next().unwrap_or("")
+        ))),
+    }
+}
+
+/// Binds ORDER BY / LIMIT over the output columns of a set operation.
+#[allow(clippy::too_many_arguments)]
+fn finish_setop<E: KvEngine>(
+    s: &Session<E>,
+    kind: SetKind,
+    all: bool,
+    left: Query,
+    right: Option<Query>,
+    order_by: Option<&ast::OrderBy>,
+    limit: &Option<ast::LimitClause>,
+    env: &Scope,
+) -> Result<Query> {
+    let mut columns = left.columns().to_vec();
+    let mut types = left.types().to_vec();
+    if let Some(r) = &right {
+        for (i, (t, rt)) in types.iter_mut().zip(r.types()).enumerate() {
+            if t != rt {
+                *t = func::types::merge(t, rt);
+                let name = columns[i].name.clone();
+                columns[i] = meta_for_type(&name, t);
+            }
+        }
+        for c in columns.iter_mut() {
+            // the result of a set operation belongs to no table
+            c.table.clear();
+            c.org_table.clear();
+            c.org_name.clear();
+            c.schema.clear();
+        }
+    }
+    let out_scope = Scope {
+        cols: columns
+            .iter()
+            .zip(&types)
+            .map(|(c, t)| ScopeCol {
+                db: String::new(),
+                table: String::new(),
+                org_table: String::new(),
+                name: c.name.clone(),
+                ty: None,
+                nullable: true,
+                flags: 0,
+                ety: Some(t.clone()),
+            })
+            .collect(),
+        outer: env.outer.clone(),
+        ctes: env.ctes.clone(),
+    };
+    let mut order = Vec::new();
+    if let Some(ob) = order_by {
+        if let ast::OrderByKind::Expressions(list) = &ob.kind {
+            for o in list {
+                let e = match &o.expr {
+                    ast::Expr::Value(v) if matches!(v.value, ast::Value::Number(..)) => {
+                        let n = v.value.to_string();
+                        let pos: usize = n.parse().map_err(|_| Error::parse(&n))?;
+                        if pos == 0 || pos > columns.len() {
+                            return Err(Error::bad_field(&n, "order clause"));
+                        }
+                        Expr::Col(pos - 1)
+                    }
+                    e => Binder::new(&out_scope, s, "order clause").bind(e)?,
+                };
+                order.push((e, matches!(o.options.sort, Some(ast::OrderBySort::Desc))));
+            }
+        }
+    }
+    let (limit, offset) = select::bind_limit_clause(s, limit)?;
+    Ok(Query::SetOp(Box::new(SetOp {
+        kind,
+        all,
+        left,
+        right,
+        order,
+        limit,
+        offset,
+        columns,
+        types,
+    })))
+}
+
+/// Plans a subquery appearing in an expression bound in `outer`.
+pub fn plan_subquery<E: KvEngine>(
+    s: &Session<E>,
+    q: &ast::Query,
+    outer: &Scope,
+) -> Result<Arc<SubQuery>> {
+    let env = Scope {
+        cols: vec![],
+        outer: Some(Arc::new(outer.clone())),
+        ctes: outer.ctes.clone(),
+    };
+    let query = plan_query(s, q, "", &env)?;
+    let correlated = query.references_outer(1);
+    let first_type = query.types().first().cloned().unwrap_or(ExprType::Null);
+    Ok(Arc::new(SubQuery {
+        query,
+        correlated,
+        first_type,
+    }))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Execution
+
+/// Runs a query, returning its rows.
+pub fn run<E: KvEngine>(
+    s: &mut Session<E>,
+    q: &Query,
+    ctx: &mut EvalCtx<'_>,
+) -> Result<Vec<Vec<Value>>> {
+    match q {
+        Query::Select(p) => select::run_plan(s, p, ctx),
+        Query::SetOp(op) => run_setop(s, op, ctx),
+        Query::Recursive(r) => run_recursive(s, r, ctx),
+    }
+}
+
+fn row_key(row: &[Value], coll: common::Collation) -> Vec<u8> {
+    let mut k = Vec::new();
+    for v in row {
+        func::compare::hash_key(v, coll, &mut k);
+        k.push(0xFE);
+    }
+    k
+}
+
+fn run_setop<E: KvEngine>(
+    s: &mut Session<E>,
+    op: &SetOp,
+    ctx: &mut EvalCtx<'_>,
+) -> Result<Vec<Vec<Value>>> {
+    let coll = ctx.fnctx.collation;
+    let left = run(s, &op.left, ctx)?;
+    let mut rows = match &op.right {
+        None => left,
+        Some(r) => {
+            let right = run(s, r, ctx)?;
+            match op.kind {
+                SetKind::Union | SetKind::Paren => {
+                    let mut out = left;
+                    out.extend(right);
+                    if !op.all {
+                        let mut seen = HashSet::new();
+                        out.retain(|r| seen.insert(row_key(r, coll)));
+                    }
+                    out
+                }
+                SetKind::Except | SetKind::Intersect => {
+                    let mut rset = std::collections::HashMap::new();
+                    for r in &right {
+                        *rset.entry(row_key(r, coll)).or_insert(0usize) += 1;
+                    }
+                    let mut seen = HashSet::new();
+                    let mut out = Vec::new();
+                    for r in left {
+                        let k = row_key(&r, coll);
+                        let n = rset.get_mut(&k);
+                        let keep = match (op.kind, n) {
+                            (SetKind::Except, None) => true,
+                            (SetKind::Except, Some(c)) => {
+                                if op.all && *c == 0 {
+                                    true
+                                } else {
+                                    if op.all {
+                                        *c -= 1;
+                                    }
+                                    false
+                                }
+                            }
+                            (_, Some(c)) if *c > 0 => {
+                                if op.all {
+                                    *c -= 1;
+                                }
+                                true
+                            }
+                            _ => false,
+                        };
+                        if keep && (op.all || seen.insert(k)) {
+                            out.push(r);
+                        }
+                    }
+                    out
+                }
+            }
+        }
+    };
+    if !op.order.is_empty() {
+        select::sort_rows(s, &mut rows, &op.order, ctx)?;
+    }
+    let limit = select::eval_limit(&op.limit, ctx)?;
+    let offset = select::eval_limit(&op.offset, ctx)?.unwrap_or(0) as usize;
+    if offset > 0 || limit.is_some() {
+        let end = limit
+            .map(|l| offset.saturating_add(l as usize))
+            .unwrap_or(usize::MAX);
+        rows = rows
+            .into_iter()
+            .skip(offset)
+            .take(end.saturating_sub(offset))
+            .collect();
+    }
+    Ok(rows)
+}
+
+fn run_recursive<E: KvEngine>(
+    s: &mut Session<E>,
+    r: &RecursiveCte,
+    ctx: &mut EvalCtx<'_>,
+) -> Result<Vec<Vec<Value>>> {
+    let coll = ctx.fnctx.collation;
+    let max_depth = s
+        .var("cte_max_recursion_depth")
+        .and_then(|v| match v {
+            Value::Int(i) => Some(i as u64),
+            Value::UInt(u) => Some(u),
+            _ => None,
+        })
+        .unwrap_or(1000);
+    let mut seen = HashSet::new();
+    let mut out = run(s, &r.anchor, ctx)?;
+    if r.distinct {
+        out.retain(|row| seen.insert(row_key(row, coll)));
+    }
+    let mut work = out.clone();
+    let mut depth = 0u64;
+    while !work.is_empty() {
+        depth += 1;
+        if depth > max_depth {
+            s.work_tables.remove(&r.id);
+            return Err(Error::new(
+                codes::ER_CTE_MAX_RECURSION_DEPTH,
+                format!(
+                    "Recursive query aborted after {} iterations. Try increasing @@cte_max_recursion_depth to a larger value.",
+                    depth
+                ),
+            ));
+        }
+        s.work_tables
+            .insert(r.id, Arc::new(std::mem::take(&mut work)));
+        let res = run(s, &r.step, ctx);
+        let mut next = match res {
+            Ok(n) => n,
+            Err(e) => {
+                s.work_tables.remove(&r.id);
+                return Err(e);
+            }
+        };
+        if r.distinct {
+            next.retain(|row| seen.insert(row_key(row, coll)));
+        }
+        out.extend(next.iter().cloned());
+        work = next;
+    }
+    s.work_tables.remove(&r.id);
+    Ok(out)
+}
+
+/// Runs a subquery (its outer references already bound) and folds its result into an
+/// expression node.
+fn fold_subquery<E: KvEngine>(
+    s: &mut Session<E>,
+    e: &Expr,
+    q: &Query,
+    lhs: Option<Expr>,
+    ctx: &mut EvalCtx<'_>,
+) -> Result<Expr> {
+    let rows = run(s, q, ctx)?;
+    Ok(match e {
+        Expr::Subquery(_) => {
+            if rows.len() > 1 {
+                return Err(Error::new(
+                    codes::ER_SUBQUERY_NO_1_ROW,
+                    "Subquery returns more than 1 row",
+                ));
+            }
+            Expr::Lit(
+                rows.into_iter()
+                    .next()
+                    .and_then(|r| r.into_iter().next())
+                    .unwrap_or(Value::Null),
+            )
+        }
+        Expr::Exists(_) => Expr::Lit(Value::Int(!rows.is_empty() as i64)),
+        Expr::InSubquery(_, _, neg, coll) => {
+            let list = rows
+                .into_iter()
+                .map(|r| Expr::Lit(r.into_iter().next().unwrap_or(Value::Null)))
+                .collect::<Vec<_>>();
+            if list.is_empty() {
+                // x IN (empty set) is false even for NULL x
+                Expr::Lit(Value::Int(*neg as i64))
+            } else {
+                Expr::InList(
+                    Box::new(lhs.unwrap_or(Expr::Lit(Value::Null))),
+                    list,
+                    *neg,
+                    *coll,
+                )
+            }
+        }
+        _ => return Err(Error::internal("fold_subquery on a non-subquery")),
+    })
+}
+
+/// Replaces subqueries in `e` by their results: uncorrelated ones always, correlated ones only
+/// when `row` (the enclosing block's current row) is given.
+pub fn resolve<E: KvEngine>(
+    s: &mut Session<E>,
+    e: &Expr,
+    row: Option<&[Value]>,
+    ctx: &mut EvalCtx<'_>,
+) -> Result<Expr> {
+    if !e.has_subquery() {
+        return Ok(e.clone());
+    }
+    let mut err = None;
+    let out = e.rewrite(&mut |x| {
+        if err.is_some() {
+            return None;
+        }
+        let (q, lhs) = match x {
+            Expr::Subquery(q) | Expr::Exists(q) => (q, None),
+            Expr::InSubquery(a, q, ..) => (q, Some(a)),
+            _ => return None,
+        };
+        if q.correlated && row.is_none() {
+            // keep the node, but still resolve what the left-hand side contains
+            if let Some(a) = lhs {
+                if let Expr::InSubquery(_, q2, n, c) = x {
+                    return match resolve(s, a, row, ctx) {
+                        Ok(a2) => Some(Expr::InSubquery(Box::new(a2), q2.clone(), *n, *c)),
+                        Err(e) => {
+                            err = Some(e);
+                            None
+                        }
+                    };
+                }
+            }
+            return None;
+        }
+        let lhs = match lhs.map(|a| resolve(s, a, row, ctx)).transpose() {
+            Ok(l) => l,
+            Err(e) => {
+                err = Some(e);
+                return None;
+            }
+        };
+        let r = if q.correlated {
+            let bound = bind_outer_row(&q.query, row.unwrap_or(&[]));
+            fold_subquery(s, x, &bound, lhs, ctx)
+        } else {
+            fold_subquery(s, x, &q.query, lhs, ctx)
+        };
+        match r {
+            Ok(v) => Some(v),
+            Err(e) => {
+                err = Some(e);
+                None
+            }
+        }
+    });
+    match err {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}
+
+/// Evaluates `e` for `row`, running correlated subqueries for that row first.
+pub fn eval<E: KvEngine>(
+    s: &mut Session<E>,
+    e: &Expr,
+    row: &[Value],
+    ctx: &mut EvalCtx<'_>,
+) -> Result<Value> {
+    if e.has_subquery() {
+        resolve(s, e, Some(row), ctx)?.eval(row, ctx)
+    } else {
+        e.eval(row, ctx)
+    }
+}
+
+/// `eval` as a condition.
+pub fn eval_bool<E: KvEngine>(
+    s: &mut Session<E>,
+    e: &Expr,
+    row: &[Value],
+    ctx: &mut EvalCtx<'_>,
+) -> Result<bool> {
+    let v = eval(s, e, row, ctx)?;
+    Ok(crate::expr::truth(&v, ctx) == Some(true))
+}
+
+/// Materialises a FROM source that isn't a base table.
+pub fn source_rows<E: KvEngine>(
+    s: &mut Session<E>,
+    src: &Source,
+    ctx: &mut EvalCtx<'_>,
+) -> Result<Arc<Vec<Vec<Value>>>> {
+    match src {
+        Source::Derived(q) => Ok(Arc::new(run(s, q, ctx)?)),
+        Source::Work(id) => s
+            .work_tables
+            .get(id)
+            .cloned()
+            .ok_or_else(|| Error::internal("recursive CTE working table missing")),
+        Source::Table(_) => Err(Error::internal("source_rows on a base table")),
+    }
+}

@@ -641,6 +641,142 @@ fn fsp(args: &[u32], col: &str) -> Result<u8> {
     Ok(f as u8)
 }
 
+/// CREATE TABLE new LIKE old: the same columns, indexes and options, no rows.
+fn create_table_like<E: KvEngine>(
+    s: &mut Session<E>,
+    db: &str,
+    name: &str,
+    src: &ast::ObjectName,
+) -> Result<Output> {
+    let (sdb, sname) = qualify(s, src)?;
+    let t = s
+        .storage()
+        .get_table(&sdb, &sname)?
+        .ok_or_else(|| Error::no_such_table(&sdb, &sname))?;
+    if t.options.view.is_some() || t.id == 0 {
+        return Err(Error::new(
+            codes::ER_WRONG_OBJECT,
+            format!("'{sdb}.{sname}' is not BASE TABLE"),
+        ));
+    }
+    let mut def = (*t).clone();
+    def.id = 0;
+    def.db = db.to_string();
+    def.name = name.to_string();
+    def.version = 1;
+    def.options.auto_increment = 1;
+    if def.hidden_pk {
+        def.indexes.remove(0);
+    }
+    for idx in def.indexes.iter_mut() {
+        idx.id = 0;
+    }
+    s.storage().create_table(def)?;
+    Ok(Output::ok(0))
+}
+
+/// CREATE TABLE ... [AS] SELECT: columns from the explicit definitions plus the select list
+/// (a select column keeps its source column's type), then the rows through INSERT ... SELECT.
+/// On failure the new table is dropped again, so the statement is all or nothing.
+fn create_table_select<E: KvEngine>(
+    s: &mut Session<E>,
+    ct: &ast::CreateTable,
+    db: &str,
+    name: &str,
+    q: &ast::Query,
+) -> Result<Output> {
+    let sql = q.to_string();
+    let planned = crate::query::plan(s, q, &sql)?;
+    let types = crate::view::output_column_types(&planned);
+    let explicit = !ct.columns.is_empty() || !ct.constraints.is_empty();
+    if explicit {
+        let mut base = ct.clone();
+        base.query = None;
+        create_table(s, &base)?;
+    }
+    let mut new_cols = Vec::new();
+    let existing = if explicit {
+        s.storage().get_table(db, name)?
+    } else {
+        None
+    };
+    for (c, ty) in planned.columns().iter().zip(types) {
+        if existing
+            .as_ref()
+            .is_some_and(|t| t.column_index(&c.name).is_some())
+            || new_cols
+                .iter()
+                .any(|x: &ColumnDef| x.name.eq_ignore_ascii_case(&c.name))
+        {
+            if !explicit {
+                return Err(Error::new(
+                    codes::ER_DUP_FIELDNAME,
+                    format!("Duplicate column name '{}'", c.name),
+                ));
+            }
+            continue;
+        }
+        new_cols.push(ColumnDef {
+            name: c.name.clone(),
+            ty,
+            nullable: c.flags & common::types::column_flags::NOT_NULL == 0,
+            default: None,
+            auto_increment: false,
+            on_update: None,
+            comment: String::new(),
+        });
+    }
+    match existing {
+        Some(t) => {
+            let mut def = (*t).clone();
+            def.columns.extend(new_cols);
+            s.storage().alter_table(def)?;
+        }
+        None => {
+            s.storage().create_table(TableDef {
+                id: 0,
+                db: db.to_string(),
+                name: name.to_string(),
+                columns: new_cols,
+                indexes: vec![],
+                hidden_pk: true,
+                version: 1,
+                options: TableOptions::default(),
+            })?;
+        }
+    }
+    let cols: Vec<String> = planned
+        .columns()
+        .iter()
+        .map(|c| format!("`{}`", c.name.replace('`', "``")))
+        .collect();
+    let insert_sql = format!(
+        "INSERT INTO `{}`.`{}` ({}) {}",
+        db.replace('`', "``"),
+        name.replace('`', "``"),
+        cols.join(", "),
+        sql
+    );
+    let result = (|| {
+        let parsed = crate::parser::parse(&insert_sql)?;
+        match parsed.into_iter().next().map(|p| p.stmt) {
+            Some(crate::parser::Stmt::Ast(ast::Statement::Insert(ins))) => {
+                crate::dml::insert(s, &ins, &[])
+            }
+            _ => Err(Error::internal(
+                "CREATE TABLE ... SELECT: bad generated INSERT",
+            )),
+        }
+    })();
+    match result {
+        Ok(out) => Ok(out),
+        Err(e) => {
+            let _ = s.storage().drop_table(db, name);
+            Err(e)
+        }
+    }
+}
+
 fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Result<Output> {
     let (db, name) = qualify(s, &ct.name)?;
     check_ident(&name, "table")?;
@@ -659,8 +795,13 @@ fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Resul
     if s.storage().get_table(&db, &name)?.is_some() {
         return note_if(s, ct.if_not_exists, Error::table_exists(&name), 0);
     }
-    if ct.query.is_some() || ct.like.is_some() {
-        return Err(Error::not_supported("CREATE TABLE ... SELECT / LIKE"));
+    if let Some(like) = &ct.like {
+        let (ast::CreateTableLikeKind::Parenthesized(l) | ast::CreateTableLikeKind::Plain(l)) =
+            like;
+        return create_table_like(s, &db, &name, &l.name);
+    }
+    if let Some(q) = &ct.query {
+        return create_table_select(s, ct, &db, &name, q);
     }
     // table options
     let mut opts = TableOptions::default();

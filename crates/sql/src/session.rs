@@ -1485,6 +1485,32 @@ mod tests {
         assert_eq!(rows(&mut s, "SELECT b FROM t WHERE a = 3"), vec![vec!["2"]]);
         ok(&mut s, "SET @m = (SELECT MAX(a) FROM t)");
         assert_eq!(rows(&mut s, "SELECT @m"), vec![vec!["3"]]);
+        // CREATE TABLE ... SELECT / LIKE
+        ok(
+            &mut s,
+            "CREATE TABLE c1 AS SELECT a, b + 1 AS b1 FROM t WHERE a < 3",
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT a, b1 FROM c1 ORDER BY a"),
+            vec![vec!["1", "11"], vec!["2", "21"]]
+        );
+        ok(
+            &mut s,
+            "CREATE TABLE c2 (id INT PRIMARY KEY) SELECT a AS id FROM t",
+        );
+        assert_eq!(rows(&mut s, "SELECT COUNT(*) FROM c2"), vec![vec!["3"]]);
+        assert_eq!(
+            err(
+                &mut s,
+                "CREATE TABLE c3 (id INT PRIMARY KEY) SELECT 1 AS id UNION ALL SELECT 1"
+            ),
+            1062
+        );
+        assert_eq!(err(&mut s, "SELECT * FROM c3"), 1146);
+        ok(&mut s, "CREATE TABLE c4 LIKE t");
+        assert_eq!(rows(&mut s, "SELECT COUNT(*) FROM c4"), vec![vec!["0"]]);
+        ok(&mut s, "INSERT INTO c4 VALUES (1, 1)");
+        assert_eq!(err(&mut s, "INSERT INTO c4 VALUES (1, 2)"), 1062);
     }
 
     #[test]

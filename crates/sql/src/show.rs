@@ -295,21 +295,25 @@ fn show_inner<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Ou
             if full {
                 cols.push(str_meta("Table_type", 64));
             }
-            let kind = if is_system_db(&db) {
-                "SYSTEM VIEW"
-            } else {
-                "BASE TABLE"
-            };
-            let rows = names
-                .into_iter()
-                .map(|n| {
-                    if full {
-                        vec![s(n), s(kind)]
+            let mut rows = Vec::with_capacity(names.len());
+            for n in names {
+                if full {
+                    let kind = if is_system_db(&db) {
+                        "SYSTEM VIEW"
+                    } else if sess
+                        .storage()
+                        .get_table(&db, &n)?
+                        .is_some_and(|t| t.options.view.is_some())
+                    {
+                        "VIEW"
                     } else {
-                        vec![s(n)]
-                    }
-                })
-                .collect();
+                        "BASE TABLE"
+                    };
+                    rows.push(vec![s(n), s(kind)]);
+                } else {
+                    rows.push(vec![s(n)]);
+                }
+            }
             result(sess, cols, rows, filter)
         }
         "CREATE" => {
@@ -321,6 +325,17 @@ fn show_inner<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Ou
                 } else {
                     None
                 };
+                if let Some(ddl) = crate::view::show_create(&tb) {
+                    return Ok(Output::Rows {
+                        columns: vec![
+                            str_meta("View", 64),
+                            str_meta("Create View", 1024),
+                            str_meta("character_set_client", 32),
+                            str_meta("collation_connection", 32),
+                        ],
+                        rows: vec![vec![s(name), s(ddl), s("utf8mb4"), s("utf8mb4_0900_ai_ci")]],
+                    });
+                }
                 let ddl = show_create_table(&tb, next_ai);
                 Ok(Output::Rows {
                     columns: vec![str_meta("Table", 64), str_meta("Create Table", 1024)],
@@ -1623,6 +1638,28 @@ pub fn system_rows<E: KvEngine>(
                 ]);
             }
         }
+        "VIEWS" => {
+            for tb in all_tables(sess)? {
+                if let Some(v) = &tb.options.view {
+                    rows.push(vec![
+                        def(),
+                        s(tb.db.clone()),
+                        s(tb.name.clone()),
+                        s(v.select.clone()),
+                        s(if v.check_option.is_empty() {
+                            "NONE"
+                        } else {
+                            &v.check_option
+                        }),
+                        s("NO"),
+                        s(v.definer.replace('`', "")),
+                        s(v.security.clone()),
+                        s("utf8mb4"),
+                        s("utf8mb4_0900_ai_ci"),
+                    ]);
+                }
+            }
+        }
         "TABLES" => {
             for d in ["information_schema", "performance_schema"] {
                 for n in system_table_names(d) {
@@ -1652,6 +1689,13 @@ pub fn system_rows<E: KvEngine>(
                 }
             }
             for tb in all_tables(sess)? {
+                if tb.options.view.is_some() {
+                    let mut row = vec![def(), s(tb.db.clone()), s(tb.name.clone()), s("VIEW")];
+                    row.extend(std::iter::repeat_n(Value::Null, 16));
+                    row.push(s("VIEW"));
+                    rows.push(row);
+                    continue;
+                }
                 let (r, d, i) = sess.storage().table_stats(&tb)?;
                 let ai = if tb.columns.iter().any(|c| c.auto_increment) {
                     opt_int(sess.storage().autoinc_peek(&tb).ok())

@@ -146,6 +146,28 @@ pub fn column_type(t: &ExprType) -> DataType {
     }
 }
 
+/// Column types of a query's output for a new table or view: a select item that is a plain
+/// column keeps that column's declared type; anything else gets a type from its static type.
+pub fn output_column_types(q: &Query) -> Vec<DataType> {
+    match q {
+        Query::Select(p) => p
+            .items
+            .iter()
+            .zip(&p.types)
+            .map(|(e, t)| match e {
+                crate::expr::Expr::Col(i) => {
+                    match p.scope.cols.get(*i).and_then(|c| c.ty.clone()) {
+                        Some(ty) => ty,
+                        None => column_type(t),
+                    }
+                }
+                _ => column_type(t),
+            })
+            .collect(),
+        other => other.types().iter().map(column_type).collect(),
+    }
+}
+
 /// CREATE [OR REPLACE] VIEW.
 pub fn create<E: KvEngine>(s: &mut Session<E>, cv: &ast::CreateView) -> Result<Output> {
     let (db, name) = crate::ddl::qualify(s, &cv.name)?;
@@ -174,7 +196,7 @@ pub fn create<E: KvEngine>(s: &mut Session<E>, cv: &ast::CreateView) -> Result<O
     }
     let mut seen = std::collections::HashSet::new();
     let mut columns = Vec::new();
-    for (c, t) in planned.columns().iter().zip(planned.types()) {
+    for (c, ty) in planned.columns().iter().zip(output_column_types(&planned)) {
         if !seen.insert(c.name.to_ascii_lowercase()) {
             return Err(Error::new(
                 codes::ER_DUP_FIELDNAME,
@@ -183,7 +205,7 @@ pub fn create<E: KvEngine>(s: &mut Session<E>, cv: &ast::CreateView) -> Result<O
         }
         columns.push(ColumnDef {
             name: c.name.clone(),
-            ty: column_type(t),
+            ty,
             nullable: true,
             default: None,
             auto_increment: false,

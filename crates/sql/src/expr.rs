@@ -78,6 +78,56 @@ pub enum AggFunc {
     BitXor,
     /// GROUP_CONCAT
     GroupConcat,
+    /// ROW_NUMBER() (window only)
+    RowNumber,
+    /// RANK()
+    Rank,
+    /// DENSE_RANK()
+    DenseRank,
+    /// PERCENT_RANK()
+    PercentRank,
+    /// CUME_DIST()
+    CumeDist,
+    /// NTILE(n)
+    Ntile,
+    /// LAG(expr [, offset [, default]])
+    Lag,
+    /// LEAD(expr [, offset [, default]])
+    Lead,
+    /// FIRST_VALUE(expr)
+    FirstValue,
+    /// LAST_VALUE(expr)
+    LastValue,
+    /// NTH_VALUE(expr, n)
+    NthValue,
+}
+
+/// Bounds of a window frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameBound {
+    /// UNBOUNDED PRECEDING
+    UnboundedPreceding,
+    /// n PRECEDING
+    Preceding(u64),
+    /// CURRENT ROW
+    CurrentRow,
+    /// n FOLLOWING
+    Following(u64),
+    /// UNBOUNDED FOLLOWING
+    UnboundedFollowing,
+}
+
+/// `OVER (PARTITION BY .. ORDER BY .. frame)` of a window function call.
+#[derive(Debug, Clone)]
+pub struct WindowDef {
+    /// PARTITION BY.
+    pub partition: Vec<Expr>,
+    /// ORDER BY (expression, descending).
+    pub order: Vec<(Expr, bool)>,
+    /// Frame: (ROWS, start, end); None = the default frame.
+    pub frame: Option<(bool, FrameBound, FrameBound)>,
+    /// Further arguments (LAG/LEAD offset and default, NTILE / NTH_VALUE n).
+    pub extra: Vec<Expr>,
 }
 
 /// One aggregate call found in a query.
@@ -93,6 +143,8 @@ pub struct AggCall {
     pub separator: String,
     /// Collation for MIN/MAX on strings.
     pub coll: Collation,
+    /// Set for a window function call: computed per row over its window, not per group.
+    pub window: Option<Box<WindowDef>>,
 }
 
 /// A bound expression.
@@ -1306,6 +1358,165 @@ impl Binder<'_> {
         Ok(Expr::DateAdd(Box::new(d), Box::new(n), unit, negate))
     }
 
+    fn bind_window(
+        &mut self,
+        name: &str,
+        args: &[ast::FunctionArg],
+        distinct: bool,
+        over: &ast::WindowType,
+    ) -> Result<Expr> {
+        let func =
+            match name {
+                "COUNT" => AggFunc::Count,
+                "SUM" => AggFunc::Sum,
+                "AVG" => AggFunc::Avg,
+                "MIN" => AggFunc::Min,
+                "MAX" => AggFunc::Max,
+                "BIT_AND" => AggFunc::BitAnd,
+                "BIT_OR" => AggFunc::BitOr,
+                "BIT_XOR" => AggFunc::BitXor,
+                "ROW_NUMBER" => AggFunc::RowNumber,
+                "RANK" => AggFunc::Rank,
+                "DENSE_RANK" => AggFunc::DenseRank,
+                "PERCENT_RANK" => AggFunc::PercentRank,
+                "CUME_DIST" => AggFunc::CumeDist,
+                "NTILE" => AggFunc::Ntile,
+                "LAG" => AggFunc::Lag,
+                "LEAD" => AggFunc::Lead,
+                "FIRST_VALUE" => AggFunc::FirstValue,
+                "LAST_VALUE" => AggFunc::LastValue,
+                "NTH_VALUE" => AggFunc::NthValue,
+                other => return Err(Error::new(
+                    codes::ER_PARSE_ERROR,
+                    format!(
+                        "You have an error in your SQL syntax; {other} is not a window function"
+                    ),
+                )),
+            };
+        if self.aggs.is_none() {
+            return Err(Error::new(
+                codes::ER_WINDOW_INVALID_WINDOW_FUNC_USE,
+                format!(
+                    "You cannot use the window function '{}' in this context.'",
+                    name.to_ascii_lowercase()
+                ),
+            ));
+        }
+        let spec = match over {
+            ast::WindowType::WindowSpec(w) => w,
+            ast::WindowType::NamedWindow(n) => {
+                return Err(Error::not_supported(format!("named window {n}")))
+            }
+        };
+        let mut bound = Vec::new();
+        let mut star = false;
+        for a in args {
+            match a {
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
+                    bound.push(self.sub().bind(e)?)
+                }
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Wildcard) => star = true,
+                _ => return Err(Error::not_supported("this window function argument")),
+            }
+        }
+        let mut partition = Vec::new();
+        for e in &spec.partition_by {
+            partition.push(self.sub().bind(e)?);
+        }
+        let mut order = Vec::new();
+        for o in &spec.order_by {
+            order.push((
+                self.sub().bind(&o.expr)?,
+                matches!(o.options.sort, Some(ast::OrderBySort::Desc)),
+            ));
+        }
+        let bound_of = |b: &ast::WindowFrameBound| -> Result<FrameBound> {
+            let n = |e: &Option<Box<ast::Expr>>| -> Result<Option<u64>> {
+                match e {
+                    None => Ok(None),
+                    Some(e) => match e.as_ref() {
+                        ast::Expr::Value(v) => match &v.value {
+                            ast::Value::Number(n, _) => n
+                                .parse::<u64>()
+                                .map(Some)
+                                .map_err(|_| Error::not_supported("non-integer frame offset")),
+                            _ => Err(Error::not_supported("this frame offset")),
+                        },
+                        _ => Err(Error::not_supported("this frame offset")),
+                    },
+                }
+            };
+            Ok(match b {
+                ast::WindowFrameBound::CurrentRow => FrameBound::CurrentRow,
+                ast::WindowFrameBound::Preceding(e) => match n(e)? {
+                    None => FrameBound::UnboundedPreceding,
+                    Some(k) => FrameBound::Preceding(k),
+                },
+                ast::WindowFrameBound::Following(e) => match n(e)? {
+                    None => FrameBound::UnboundedFollowing,
+                    Some(k) => FrameBound::Following(k),
+                },
+            })
+        };
+        let frame = match &spec.window_frame {
+            None => None,
+            Some(f) => {
+                let rows = match f.units {
+                    ast::WindowFrameUnits::Rows => true,
+                    ast::WindowFrameUnits::Range => false,
+                    ast::WindowFrameUnits::Groups => {
+                        return Err(Error::not_supported("GROUPS frames"))
+                    }
+                };
+                let start = bound_of(&f.start_bound)?;
+                let end = match &f.end_bound {
+                    Some(b) => bound_of(b)?,
+                    None => FrameBound::CurrentRow,
+                };
+                if !rows
+                    && (matches!(start, FrameBound::Preceding(_) | FrameBound::Following(_))
+                        || matches!(end, FrameBound::Preceding(_) | FrameBound::Following(_)))
+                {
+                    return Err(Error::not_supported("RANGE frames with offsets"));
+                }
+                Some((rows, start, end))
+            }
+        };
+        let (arg, extra) = if star || bound.is_empty() {
+            (None, Vec::new())
+        } else {
+            let mut it = bound.into_iter();
+            let first = it.next();
+            match func {
+                AggFunc::Ntile => (None, first.into_iter().collect()),
+                _ => (first, it.collect()),
+            }
+        };
+        let coll = match &arg {
+            Some(Expr::Col(i)) => self.scope.cols[*i]
+                .ty
+                .as_ref()
+                .map(|t| t.collation())
+                .unwrap_or(self.env.collation()),
+            _ => self.env.collation(),
+        };
+        let aggs = self.aggs.as_mut().ok_or_else(|| Error::internal("aggs"))?;
+        aggs.push(AggCall {
+            func,
+            arg,
+            distinct,
+            separator: ",".into(),
+            coll,
+            window: Some(Box::new(WindowDef {
+                partition,
+                order,
+                frame,
+                extra,
+            })),
+        });
+        Ok(Expr::Agg(self.agg_base + aggs.len() - 1))
+    }
+
     fn bind_function(&mut self, f: &ast::Function) -> Result<Expr> {
         let name = f.name.to_string().to_ascii_uppercase();
         let name = name.trim_matches('`').to_string();
@@ -1321,8 +1532,8 @@ impl Binder<'_> {
             ),
             ast::FunctionArguments::Subquery(_) => return Err(Error::not_supported("subqueries")),
         };
-        if f.over.is_some() {
-            return Err(Error::not_supported("window functions"));
+        if let Some(over) = &f.over {
+            return self.bind_window(&name, &args, distinct, over);
         }
         let agg = match name.as_str() {
             "COUNT" => Some(AggFunc::Count),
@@ -1398,6 +1609,7 @@ impl Binder<'_> {
                 distinct,
                 separator,
                 coll,
+                window: None,
             });
             return Ok(Expr::Agg(self.agg_base + aggs.len() - 1));
         }
@@ -1585,6 +1797,15 @@ pub fn expr_type(e: &Expr, scope: &Scope, aggs: &[AggCall], agg_base: usize) -> 
                 AggFunc::Min | AggFunc::Max => at,
                 AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => ExprType::UInt,
                 AggFunc::GroupConcat => ExprType::Str { max_chars: 1024 },
+                AggFunc::RowNumber | AggFunc::Rank | AggFunc::DenseRank | AggFunc::Ntile => {
+                    ExprType::Int
+                }
+                AggFunc::PercentRank | AggFunc::CumeDist => ExprType::Double,
+                AggFunc::Lag
+                | AggFunc::Lead
+                | AggFunc::FirstValue
+                | AggFunc::LastValue
+                | AggFunc::NthValue => at,
             }
         }
         Expr::Arith(op, a, b, _) => func::types::arith_type(

@@ -20,5 +20,6 @@ pub mod session;
 pub mod show;
 pub mod sysvars;
 pub mod view;
+pub mod window;
 
 pub use session::{Instance, Output, Session};

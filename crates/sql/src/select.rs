@@ -125,6 +125,14 @@ impl Plan {
                 .iter()
                 .map(|a| AggCall {
                     arg: mo(&a.arg),
+                    window: a.window.as_ref().map(|w| {
+                        Box::new(expr::WindowDef {
+                            partition: w.partition.iter().map(m).collect(),
+                            order: w.order.iter().map(|(e, d)| (m(e), *d)).collect(),
+                            frame: w.frame,
+                            extra: w.extra.iter().map(m).collect(),
+                        })
+                    }),
                     ..a.clone()
                 })
                 .collect(),
@@ -814,7 +822,7 @@ pub fn plan_block<E: KvEngine>(
             }
         }
     }
-    let grouped = !group_by.is_empty() || !aggs.is_empty();
+    let grouped = !group_by.is_empty() || aggs.iter().any(|a| a.window.is_none());
     let (limit, offset) = bind_limit_clause(s, limit_clause)?;
     let lock = match locks.first().map(|l| &l.lock_type) {
         Some(ast::LockType::Update) => LockMode::Exclusive,
@@ -1005,7 +1013,9 @@ pub fn fetch<E: KvEngine>(
     Ok(out)
 }
 
-enum AggState {
+/// Running state of one aggregate.
+#[derive(Clone)]
+pub(crate) enum AggState {
     Count(u64),
     Sum {
         dec: Option<rust_decimal::Decimal>,
@@ -1024,7 +1034,7 @@ enum AggState {
     Concat(Vec<String>),
 }
 
-fn new_state(a: &AggCall) -> AggState {
+pub(crate) fn new_state(a: &AggCall) -> AggState {
     match a.func {
         AggFunc::Count => AggState::Count(0),
         AggFunc::Sum => AggState::Sum {
@@ -1043,6 +1053,8 @@ fn new_state(a: &AggCall) -> AggState {
         AggFunc::BitAnd => AggState::Bit(u64::MAX),
         AggFunc::BitOr | AggFunc::BitXor => AggState::Bit(0),
         AggFunc::GroupConcat => AggState::Concat(Vec::new()),
+        // window-only functions keep no aggregate state
+        _ => AggState::Count(0),
     }
 }
 
@@ -1053,7 +1065,12 @@ fn is_double(v: &Value) -> bool {
     )
 }
 
-fn update_state(st: &mut AggState, a: &AggCall, v: Value, ctx: &mut EvalCtx<'_>) -> Result<()> {
+pub(crate) fn update_state(
+    st: &mut AggState,
+    a: &AggCall,
+    v: Value,
+    ctx: &mut EvalCtx<'_>,
+) -> Result<()> {
     if v.is_null() && a.arg.is_some() {
         return Ok(());
     }
@@ -1130,7 +1147,7 @@ fn update_state(st: &mut AggState, a: &AggCall, v: Value, ctx: &mut EvalCtx<'_>)
     Ok(())
 }
 
-fn finish_state(st: AggState, a: &AggCall) -> Value {
+pub(crate) fn finish_state(st: AggState, a: &AggCall) -> Value {
     match st {
         AggState::Count(n) => Value::Int(n as i64),
         AggState::Sum {
@@ -1297,7 +1314,10 @@ pub fn run_plan<E: KvEngine>(
             }
         }
         (Some(t), _) => {
-            let simple = !p.grouped && !p.distinct && correlated.is_empty();
+            let simple = !p.grouped
+                && !p.distinct
+                && correlated.is_empty()
+                && p.aggs.iter().all(|a| a.window.is_none());
             let order_hint = match p.order.as_slice() {
                 [] => None,
                 [(Expr::Col(c), desc)] => Some((*c, *desc)),
@@ -1372,6 +1392,9 @@ pub fn run_plan<E: KvEngine>(
             };
             let g = &mut groups[gi];
             for (ai, a) in p.aggs.iter().enumerate() {
+                if a.window.is_some() {
+                    continue;
+                }
                 let v = match &a.arg {
                     Some(e) => query::eval(s, e, &row, ctx)?,
                     None => Value::Int(1),
@@ -1398,7 +1421,11 @@ pub fn run_plan<E: KvEngine>(
         let mut out = Vec::with_capacity(groups.len());
         for (mut first, states, _) in groups {
             for (st, a) in states.into_iter().zip(&p.aggs) {
-                first.push(finish_state(st, a));
+                first.push(if a.window.is_some() {
+                    Value::Null
+                } else {
+                    finish_state(st, a)
+                });
             }
             out.push(first);
         }
@@ -1419,6 +1446,9 @@ pub fn run_plan<E: KvEngine>(
             }
         }
         rows = kept;
+    }
+    if p.aggs.iter().any(|a| a.window.is_some()) {
+        crate::window::compute(s, p, &mut rows, ctx)?;
     }
     if !p.order.is_empty() {
         sort_rows(s, &mut rows, &p.order, ctx)?;

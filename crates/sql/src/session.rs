@@ -1514,6 +1514,50 @@ mod tests {
     }
 
     #[test]
+    fn window_functions() {
+        let mut s = session();
+        ok(&mut s, "CREATE DATABASE d; USE d");
+        ok(&mut s, "CREATE TABLE w (g INT, v INT)");
+        ok(
+            &mut s,
+            "INSERT INTO w VALUES (1, 10), (1, 20), (1, 20), (2, 5), (2, 7)",
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT g, v, ROW_NUMBER() OVER (PARTITION BY g ORDER BY v), RANK() OVER (PARTITION BY g ORDER BY v), DENSE_RANK() OVER (ORDER BY v) FROM w ORDER BY g, v"),
+            vec![
+                vec!["1", "10", "1", "1", "3"],
+                vec!["1", "20", "2", "2", "4"],
+                vec!["1", "20", "3", "2", "4"],
+                vec!["2", "5", "1", "1", "1"],
+                vec!["2", "7", "2", "2", "2"],
+            ]
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT v, SUM(v) OVER (PARTITION BY g ORDER BY v), SUM(v) OVER (PARTITION BY g), LAG(v) OVER (PARTITION BY g ORDER BY v), LEAD(v, 1, -1) OVER (PARTITION BY g ORDER BY v) FROM w WHERE g = 1 ORDER BY v"),
+            vec![
+                vec!["10", "10", "50", "NULL", "20"],
+                vec!["20", "50", "50", "10", "20"],
+                vec!["20", "50", "50", "20", "-1"],
+            ]
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT v, SUM(v) OVER (ORDER BY v ROWS BETWEEN 1 PRECEDING AND CURRENT ROW), FIRST_VALUE(v) OVER (ORDER BY v DESC), NTILE(2) OVER (ORDER BY v) FROM w WHERE g = 2 ORDER BY v"),
+            vec![vec!["5", "5", "7", "1"], vec!["7", "12", "7", "2"]]
+        );
+        assert_eq!(
+            rows(
+                &mut s,
+                "SELECT g, SUM(v), RANK() OVER (ORDER BY SUM(v) DESC) FROM w GROUP BY g ORDER BY g"
+            ),
+            vec![vec!["1", "50", "1"], vec!["2", "12", "2"]]
+        );
+        assert_eq!(
+            err(&mut s, "SELECT v FROM w WHERE ROW_NUMBER() OVER () > 1"),
+            3593
+        );
+    }
+
+    #[test]
     fn statement_rollback_inside_transaction() {
         let mut s = session();
         ok(

@@ -1365,34 +1365,35 @@ impl Binder<'_> {
         distinct: bool,
         over: &ast::WindowType,
     ) -> Result<Expr> {
-        let func =
-            match name {
-                "COUNT" => AggFunc::Count,
-                "SUM" => AggFunc::Sum,
-                "AVG" => AggFunc::Avg,
-                "MIN" => AggFunc::Min,
-                "MAX" => AggFunc::Max,
-                "BIT_AND" => AggFunc::BitAnd,
-                "BIT_OR" => AggFunc::BitOr,
-                "BIT_XOR" => AggFunc::BitXor,
-                "ROW_NUMBER" => AggFunc::RowNumber,
-                "RANK" => AggFunc::Rank,
-                "DENSE_RANK" => AggFunc::DenseRank,
-                "PERCENT_RANK" => AggFunc::PercentRank,
-                "CUME_DIST" => AggFunc::CumeDist,
-                "NTILE" => AggFunc::Ntile,
-                "LAG" => AggFunc::Lag,
-                "LEAD" => AggFunc::Lead,
-                "FIRST_VALUE" => AggFunc::FirstValue,
-                "LAST_VALUE" => AggFunc::LastValue,
-                "NTH_VALUE" => AggFunc::NthValue,
-                other => return Err(Error::new(
+        let func = match name {
+            "COUNT" => AggFunc::Count,
+            "SUM" => AggFunc::Sum,
+            "AVG" => AggFunc::Avg,
+            "MIN" => AggFunc::Min,
+            "MAX" => AggFunc::Max,
+            "BIT_AND" => AggFunc::BitAnd,
+            "BIT_OR" => AggFunc::BitOr,
+            "BIT_XOR" => AggFunc::BitXor,
+            "ROW_NUMBER" => AggFunc::RowNumber,
+            "RANK" => AggFunc::Rank,
+            "DENSE_RANK" => AggFunc::DenseRank,
+            "PERCENT_RANK" => AggFunc::PercentRank,
+            "CUME_DIST" => AggFunc::CumeDist,
+            "NTILE" => AggFunc::Ntile,
+            "LAG" => AggFunc::Lag,
+            "LEAD" => AggFunc::Lead,
+            "FIRST_VALUE" => AggFunc::FirstValue,
+            "LAST_VALUE" => AggFunc::LastValue,
+            "NTH_VALUE" => AggFunc::NthValue,
+            other => {
+                return Err(Error::new(
                     codes::ER_PARSE_ERROR,
                     format!(
                         "You have an error in your SQL syntax; {other} is not a window function"
                     ),
-                )),
-            };
+                ))
+            }
+        };
         if self.aggs.is_none() {
             return Err(Error::new(
                 codes::ER_WINDOW_INVALID_WINDOW_FUNC_USE,

@@ -445,6 +445,12 @@ fn finish_setop<E: KvEngine>(
                 columns[i] = meta_for_type(&name, t);
             }
         }
+        for (c, rc) in columns.iter_mut().zip(r.columns()) {
+            // nullable if either side is
+            if rc.flags & common::types::column_flags::NOT_NULL == 0 {
+                c.flags &= !common::types::column_flags::NOT_NULL;
+            }
+        }
         for c in columns.iter_mut() {
             // the result of a set operation belongs to no table
             c.table.clear();

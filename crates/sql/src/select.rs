@@ -38,6 +38,8 @@ pub struct Plan {
     pub group_by: Vec<Expr>,
     /// True if the query aggregates (GROUP BY or aggregate functions).
     pub grouped: bool,
+    /// GROUP BY ... WITH ROLLUP.
+    pub rollup: bool,
     /// HAVING.
     pub having: Option<Expr>,
     /// Output expressions.
@@ -757,7 +759,24 @@ pub fn plan_block<E: KvEngine>(
                     other => {
                         let t = expr::expr_type(other, &scope, &aggs, ncols);
                         let mut m = meta_for_type(&name, &t);
-                        if matches!(other, Expr::Lit(v) if !v.is_null()) {
+                        let never_null = match other {
+                            Expr::Lit(v) => !v.is_null(),
+                            // COUNT and the ranking window functions never return NULL
+                            Expr::Agg(i) => aggs.get(i - ncols).is_some_and(|a| {
+                                matches!(
+                                    a.func,
+                                    AggFunc::Count
+                                        | AggFunc::RowNumber
+                                        | AggFunc::Rank
+                                        | AggFunc::DenseRank
+                                        | AggFunc::PercentRank
+                                        | AggFunc::CumeDist
+                                        | AggFunc::Ntile
+                                )
+                            }),
+                            _ => false,
+                        };
+                        if never_null {
                             m.flags |= column_flags::NOT_NULL;
                         }
                         m
@@ -772,7 +791,14 @@ pub fn plan_block<E: KvEngine>(
     }
     // GROUP BY
     let mut group_by = Vec::new();
-    if let ast::GroupByExpr::Expressions(exprs, _) = &sel.group_by {
+    let mut rollup = false;
+    if let ast::GroupByExpr::Expressions(exprs, modifiers) = &sel.group_by {
+        for m in modifiers {
+            match m {
+                ast::GroupByWithModifier::Rollup => rollup = true,
+                other => return Err(Error::not_supported(format!("GROUP BY ... {other}"))),
+            }
+        }
         for g in exprs {
             group_by.push(bind_order_expr(
                 s,
@@ -849,6 +875,7 @@ pub fn plan_block<E: KvEngine>(
                 .any(|j| matches!(j.join_operator, ast::JoinOperator::StraightJoin(_)))
         });
     Ok(Plan {
+        rollup,
         from,
         straight,
         scope,
@@ -1365,76 +1392,51 @@ pub fn run_plan<E: KvEngine>(
     };
     // grouping
     let mut rows: Vec<Vec<Value>> = if p.grouped {
-        let mut groups: Vec<(
-            Vec<Value>,
-            Vec<AggState>,
-            Vec<std::collections::HashSet<Vec<u8>>>,
-        )> = Vec::new();
-        let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
-        for row in source {
-            let mut key = Vec::new();
-            for g in &p.group_by {
-                let v = query::eval(s, g, &row, ctx)?;
-                func::compare::hash_key(&v, ctx.fnctx.collation, &mut key);
-                key.push(0xFE);
+        let n = p.group_by.len();
+        if p.rollup && n > 0 {
+            // one grouping per prefix of the GROUP BY list; the super-aggregate rows have the
+            // rolled-up columns NULL and follow the rows they summarise
+            let mut all: Vec<(Vec<Value>, usize, Vec<Value>)> = Vec::new();
+            for k in (0..=n).rev() {
+                for (key, mut row) in group_rows(s, p, &source, k, ctx)? {
+                    for g in &p.group_by[k..] {
+                        for c in g.columns() {
+                            if c < row.len() {
+                                row[c] = Value::Null;
+                            }
+                        }
+                    }
+                    all.push((key, k, row));
+                }
             }
-            let gi = match index.get(&key) {
-                Some(i) => *i,
-                None => {
-                    groups.push((
-                        row.clone(),
-                        p.aggs.iter().map(new_state).collect(),
-                        vec![Default::default(); p.aggs.len()],
-                    ));
-                    index.insert(key, groups.len() - 1);
-                    groups.len() - 1
-                }
-            };
-            let g = &mut groups[gi];
-            for (ai, a) in p.aggs.iter().enumerate() {
-                if a.window.is_some() {
-                    continue;
-                }
-                let v = match &a.arg {
-                    Some(e) => query::eval(s, e, &row, ctx)?,
-                    None => Value::Int(1),
-                };
-                if a.distinct && !v.is_null() {
-                    let mut k = Vec::new();
-                    func::compare::hash_key(&v, a.coll, &mut k);
-                    if !g.2[ai].insert(k) {
-                        continue;
+            let coll = ctx.fnctx.collation;
+            all.sort_by(|a, b| {
+                for i in 0..n {
+                    match (i < a.1, i < b.1) {
+                        (true, true) => {
+                            let o = compare_sort_keys(&a.0[i..=i], &b.0[i..=i], &[false], coll);
+                            if o != Ordering::Equal {
+                                return o;
+                            }
+                        }
+                        (true, false) => return Ordering::Less,
+                        (false, true) => return Ordering::Greater,
+                        (false, false) => return Ordering::Equal,
                     }
                 }
-                update_state(&mut g.1[ai], a, v, ctx)?;
+                Ordering::Equal
+            });
+            all.into_iter().map(|(_, _, r)| r).collect()
+        } else {
+            let mut out: Vec<(Vec<Value>, Vec<Value>)> = group_rows(s, p, &source, n, ctx)?;
+            if p.order.is_empty() && n > 0 {
+                // MySQL 5.7 / MariaDB order groups by the GROUP BY expressions; keep that.
+                let coll = ctx.fnctx.collation;
+                let desc = vec![false; n];
+                out.sort_by(|a, b| compare_sort_keys(&a.0, &b.0, &desc, coll));
             }
+            out.into_iter().map(|(_, r)| r).collect()
         }
-        if groups.is_empty() && p.group_by.is_empty() {
-            // aggregate over no rows: one row of NULL columns + initial aggregates
-            let ncols = p.scope.cols.len();
-            groups.push((
-                vec![Value::Null; ncols],
-                p.aggs.iter().map(new_state).collect(),
-                vec![],
-            ));
-        }
-        let mut out = Vec::with_capacity(groups.len());
-        for (mut first, states, _) in groups {
-            for (st, a) in states.into_iter().zip(&p.aggs) {
-                first.push(if a.window.is_some() {
-                    Value::Null
-                } else {
-                    finish_state(st, a)
-                });
-            }
-            out.push(first);
-        }
-        if p.order.is_empty() && !p.group_by.is_empty() {
-            // MySQL 5.7 / MariaDB order groups by the GROUP BY expressions; keep that.
-            let keys: Vec<(Expr, bool)> = p.group_by.iter().map(|g| (g.clone(), false)).collect();
-            sort_rows(s, &mut out, &keys, ctx)?;
-        }
-        out
     } else {
         source
     };
@@ -1480,6 +1482,88 @@ pub fn run_plan<E: KvEngine>(
             continue;
         }
         out.push(o);
+    }
+    Ok(out)
+}
+
+/// Groups `source` by the first `nkeys` GROUP BY expressions: per group, its key values and
+/// its row (the group's first source row followed by the aggregate results).
+fn group_rows<E: KvEngine>(
+    s: &mut Session<E>,
+    p: &Plan,
+    source: &[Vec<Value>],
+    nkeys: usize,
+    ctx: &mut EvalCtx<'_>,
+) -> Result<Vec<(Vec<Value>, Vec<Value>)>> {
+    type Group = (
+        Vec<Value>,
+        Vec<Value>,
+        Vec<AggState>,
+        Vec<std::collections::HashSet<Vec<u8>>>,
+    );
+    let mut groups: Vec<Group> = Vec::new();
+    let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
+    for row in source {
+        let mut key = Vec::new();
+        let mut keyvals = Vec::with_capacity(nkeys);
+        for g in &p.group_by[..nkeys] {
+            let v = query::eval(s, g, row, ctx)?;
+            func::compare::hash_key(&v, ctx.fnctx.collation, &mut key);
+            key.push(0xFE);
+            keyvals.push(v);
+        }
+        let gi = match index.get(&key) {
+            Some(i) => *i,
+            None => {
+                groups.push((
+                    keyvals,
+                    row.clone(),
+                    p.aggs.iter().map(new_state).collect(),
+                    vec![Default::default(); p.aggs.len()],
+                ));
+                index.insert(key, groups.len() - 1);
+                groups.len() - 1
+            }
+        };
+        let g = &mut groups[gi];
+        for (ai, a) in p.aggs.iter().enumerate() {
+            if a.window.is_some() {
+                continue;
+            }
+            let v = match &a.arg {
+                Some(e) => query::eval(s, e, row, ctx)?,
+                None => Value::Int(1),
+            };
+            if a.distinct && !v.is_null() {
+                let mut k = Vec::new();
+                func::compare::hash_key(&v, a.coll, &mut k);
+                if !g.3[ai].insert(k) {
+                    continue;
+                }
+            }
+            update_state(&mut g.2[ai], a, v, ctx)?;
+        }
+    }
+    if groups.is_empty() && p.group_by.is_empty() {
+        // aggregate over no rows: one row of NULL columns + initial aggregates
+        let ncols = p.scope.cols.len();
+        groups.push((
+            vec![],
+            vec![Value::Null; ncols],
+            p.aggs.iter().map(new_state).collect(),
+            vec![],
+        ));
+    }
+    let mut out = Vec::with_capacity(groups.len());
+    for (keyvals, mut first, states, _) in groups {
+        for (st, a) in states.into_iter().zip(&p.aggs) {
+            first.push(if a.window.is_some() {
+                Value::Null
+            } else {
+                finish_state(st, a)
+            });
+        }
+        out.push((keyvals, first));
     }
     Ok(out)
 }

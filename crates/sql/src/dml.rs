@@ -62,7 +62,7 @@ impl Defaults {
 }
 
 /// Converts `v` for column `ci`, applying NOT NULL rules.
-fn convert_col(
+pub(crate) fn convert_col(
     t: &TableDef,
     ci: usize,
     v: Value,
@@ -96,7 +96,7 @@ fn convert_col(
     func::store::store(v, &c.ty, strict, &c.name, row_no, ctx.warnings)
 }
 
-fn dup_error(t: &TableDef, index_no: usize, row: &[Value]) -> Error {
+pub(crate) fn dup_error(t: &TableDef, index_no: usize, row: &[Value]) -> Error {
     let idx = &t.indexes[index_no];
     let vals: Vec<String> = idx
         .columns
@@ -462,7 +462,7 @@ fn last_ident(n: &ast::ObjectName) -> String {
         .unwrap_or_default()
 }
 
-fn rows_equal(t: &TableDef, a: &[Value], b: &[Value]) -> bool {
+pub(crate) fn rows_equal(t: &TableDef, a: &[Value], b: &[Value]) -> bool {
     a.iter()
         .zip(b)
         .zip(&t.columns)
@@ -634,8 +634,14 @@ pub fn update<E: KvEngine>(
     u: &ast::Update,
     params: &[Value],
 ) -> Result<Output> {
-    if u.from.is_some() {
-        return Err(Error::not_supported("UPDATE ... FROM"));
+    if !u.table.joins.is_empty() || u.from.is_some() {
+        let mut tables = vec![u.table.clone()];
+        match &u.from {
+            Some(ast::UpdateTableFromKind::BeforeSet(more))
+            | Some(ast::UpdateTableFromKind::AfterSet(more)) => tables.extend(more.iter().cloned()),
+            None => {}
+        }
+        return crate::multi::update(s, u, &tables, params);
     }
     let (t, alias) = single_table(s, &u.table)?;
     not_a_view(&t, "UPDATE")?;
@@ -722,8 +728,25 @@ pub fn delete<E: KvEngine>(
     let from = match &d.from {
         ast::FromTable::WithFromKeyword(f) | ast::FromTable::WithoutKeyword(f) => f,
     };
-    if !d.tables.is_empty() || d.using.is_some() || from.len() != 1 {
-        return Err(Error::not_supported("multi-table DELETE"));
+    if let Some(using) = &d.using {
+        // DELETE FROM t1, t2 USING <join>
+        let targets: Vec<ast::ObjectName> = from
+            .iter()
+            .filter_map(|t| match &t.relation {
+                ast::TableFactor::Table { name, .. } => Some(name.clone()),
+                _ => None,
+            })
+            .collect();
+        return crate::multi::delete(s, &targets, using, d.selection.as_ref(), params);
+    }
+    if !d.tables.is_empty() {
+        // DELETE t1, t2 FROM <join>
+        return crate::multi::delete(s, &d.tables, from, d.selection.as_ref(), params);
+    }
+    if from.len() != 1 || !from[0].joins.is_empty() {
+        return Err(Error::not_supported(
+            "DELETE FROM a join without naming the target tables",
+        ));
     }
     let (t, alias) = single_table(s, &from[0])?;
     not_a_view(&t, "DELETE")?;

@@ -13,6 +13,7 @@ pub mod access;
 pub mod ddl;
 pub mod dml;
 pub mod expr;
+pub mod multi;
 pub mod parser;
 pub mod query;
 pub mod select;

@@ -148,8 +148,44 @@ pub fn tokenize(sql: &str) -> Result<(Vec<TokenWithSpan>, usize, Vec<String>)> {
     let mut params = 0usize;
     let mut zerofill = Vec::new();
     let mut i = 0;
+    // `UPDATE t1, t2 SET ...` (multi-table): the comma list becomes CROSS JOINs, which
+    // sqlparser accepts; `Some(depth)` while between UPDATE and SET
+    let mut update_tables: Option<i32> = None;
     while i < out.len() {
         let t = &out[i];
+        if let Some(depth) = update_tables.as_mut() {
+            match &t.token {
+                Token::LParen => *depth += 1,
+                Token::RParen => *depth -= 1,
+                Token::SemiColon => update_tables = None,
+                Token::Word(w)
+                    if w.quote_style.is_none()
+                        && *depth == 0
+                        && w.value.eq_ignore_ascii_case("SET") =>
+                {
+                    update_tables = None
+                }
+                Token::Comma if *depth == 0 => {
+                    res.push(TokenWithSpan::wrap(Token::Whitespace(Whitespace::Space)));
+                    res.push(word("CROSS"));
+                    res.push(TokenWithSpan::wrap(Token::Whitespace(Whitespace::Space)));
+                    res.push(word("JOIN"));
+                    i += 1;
+                    continue;
+                }
+                _ => {}
+            }
+        } else if let Token::Word(w) = &t.token {
+            if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("UPDATE") {
+                let prev = res
+                    .iter()
+                    .rev()
+                    .find(|t| !matches!(t.token, Token::Whitespace(_)));
+                if prev.is_none() || matches!(prev.map(|t| &t.token), Some(Token::SemiColon)) {
+                    update_tables = Some(0);
+                }
+            }
+        }
         match &t.token {
             Token::Placeholder(p) if p == "?" => {
                 params += 1;

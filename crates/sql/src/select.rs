@@ -896,6 +896,40 @@ pub fn plan_block<E: KvEngine>(
     })
 }
 
+/// A block reading the join `tables` filtered by `selection`, producing full joined rows under
+/// exclusive locks (the read side of multi-table UPDATE / DELETE).
+pub(crate) fn join_plan<E: KvEngine>(
+    s: &Session<E>,
+    tables: &[ast::TableWithJoins],
+    selection: Option<&ast::Expr>,
+) -> Result<Plan> {
+    let (from, scope) = bind_from(s, tables, "", &Scope::default())?;
+    let filter = selection
+        .map(|w| Binder::new(&scope, s, "where clause").bind(w))
+        .transpose()?;
+    let width = scope.cols.len();
+    Ok(Plan {
+        rollup: false,
+        from,
+        straight: false,
+        scope,
+        filter,
+        aggs: vec![],
+        group_by: vec![],
+        grouped: false,
+        having: None,
+        items: (0..width).map(Expr::Col).collect(),
+        columns: vec![],
+        types: vec![],
+        order: vec![],
+        distinct: false,
+        limit: None,
+        offset: None,
+        lock: LockMode::Exclusive,
+        into_vars: vec![],
+    })
+}
+
 /// Binds LIMIT / OFFSET (constants or parameters).
 pub fn bind_limit_clause<E: KvEngine>(
     s: &Session<E>,

@@ -1509,6 +1509,48 @@ mod tests {
         assert_eq!(err(&mut s, "SELECT * FROM c3"), 1146);
         ok(&mut s, "CREATE TABLE c4 LIKE t");
         assert_eq!(rows(&mut s, "SELECT COUNT(*) FROM c4"), vec![vec!["0"]]);
+        // multi-table UPDATE / DELETE
+        ok(&mut s, "CREATE TABLE m1 (id INT PRIMARY KEY, v INT)");
+        ok(
+            &mut s,
+            "CREATE TABLE m2 (id INT PRIMARY KEY, m1_id INT, w INT)",
+        );
+        ok(&mut s, "INSERT INTO m1 VALUES (1, 0), (2, 0), (3, 0)");
+        ok(
+            &mut s,
+            "INSERT INTO m2 VALUES (10, 1, 5), (11, 1, 6), (12, 2, 7)",
+        );
+        ok(
+            &mut s,
+            "UPDATE m1 JOIN m2 ON m2.m1_id = m1.id SET m1.v = m1.v + m2.w, m2.w = 0 WHERE m2.w > 5",
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT id, v FROM m1 ORDER BY id"),
+            vec![vec!["1", "6"], vec!["2", "7"], vec!["3", "0"]]
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT id, w FROM m2 ORDER BY id"),
+            vec![vec!["10", "5"], vec!["11", "0"], vec!["12", "0"]]
+        );
+        ok(
+            &mut s,
+            "UPDATE m1, m2 SET m1.v = 100 WHERE m1.id = m2.m1_id AND m2.id = 12",
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT v FROM m1 WHERE id = 2"),
+            vec![vec!["100"]]
+        );
+        ok(
+            &mut s,
+            "DELETE m1, m2 FROM m1 JOIN m2 ON m2.m1_id = m1.id WHERE m1.id = 1",
+        );
+        assert_eq!(rows(&mut s, "SELECT COUNT(*) FROM m1"), vec![vec!["2"]]);
+        assert_eq!(rows(&mut s, "SELECT COUNT(*) FROM m2"), vec![vec!["1"]]);
+        ok(
+            &mut s,
+            "DELETE FROM m1 USING m1 LEFT JOIN m2 ON m2.m1_id = m1.id WHERE m2.id IS NULL",
+        );
+        assert_eq!(rows(&mut s, "SELECT id FROM m1"), vec![vec!["2"]]);
         ok(&mut s, "INSERT INTO c4 VALUES (1, 1)");
         assert_eq!(err(&mut s, "INSERT INTO c4 VALUES (1, 2)"), 1062);
     }

@@ -1,0 +1,243 @@
+//! Multi-table UPDATE and DELETE: `UPDATE t1 JOIN t2 ON .. SET t1.a = t2.b WHERE ..`,
+//! `DELETE t1, t2 FROM t1 JOIN t2 ..` and `DELETE FROM t1 USING t1 JOIN t2 ..`.
+//!
+//! The joined rows are produced by the SELECT machinery (joins, subqueries, locking reads);
+//! each target row is then identified by its primary key, re-read under an exclusive lock and
+//! changed once, however many joined rows it took part in (MySQL's semantics). Targets must
+//! have a primary key: rows of tables without one have no identity outside the scan.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use common::{codes, Error, Result, Value};
+use sqlparser::ast;
+use storage::catalog::TableDef;
+use storage::engine::KvEngine;
+use storage::txn::{LockMode, UpdateOutcome};
+
+use crate::expr::{Binder, EvalCtx, Expr};
+use crate::select::{self, JoinTable, Plan, Source};
+use crate::session::{Output, Session};
+
+/// A target table of the statement: its position in the FROM list and definition.
+struct Target {
+    from_index: usize,
+    def: Arc<TableDef>,
+}
+
+fn target_by_name(p: &Plan, name: &str) -> Result<Target> {
+    let (i, jt) = p
+        .from
+        .iter()
+        .enumerate()
+        .find(|(_, j)| j.name.eq_ignore_ascii_case(name))
+        .ok_or_else(|| {
+            Error::new(
+                codes::ER_UNKNOWN_TABLE,
+                format!("Unknown table '{name}' in MULTI DELETE"),
+            )
+        })?;
+    target_of(i, jt)
+}
+
+fn target_of(i: usize, jt: &JoinTable) -> Result<Target> {
+    match &jt.source {
+        Source::Table(def) if def.id != 0 && def.options.view.is_none() => {
+            if def.hidden_pk {
+                return Err(Error::not_supported(format!(
+                    "multi-table UPDATE/DELETE of table '{}' without a primary key",
+                    def.name
+                )));
+            }
+            Ok(Target {
+                from_index: i,
+                def: def.clone(),
+            })
+        }
+        _ => Err(Error::new(
+            codes::ER_NON_UPDATABLE_TABLE,
+            format!(
+                "The target table {} of the UPDATE is not updatable",
+                jt.name
+            ),
+        )),
+    }
+}
+
+/// The primary-key values of target `t` within a joined row (None when null-extended).
+fn pk_of(t: &Target, p: &Plan, row: &[Value]) -> Option<Vec<Value>> {
+    let off = p.from[t.from_index].offset;
+    let pk = &t.def.indexes[0];
+    let vals: Vec<Value> = pk
+        .columns
+        .iter()
+        .map(|c| row[off + c.col].clone())
+        .collect();
+    if vals.iter().any(Value::is_null) {
+        None
+    } else {
+        Some(vals)
+    }
+}
+
+fn pk_key(vals: &[Value]) -> Vec<u8> {
+    let mut k = Vec::new();
+    for v in vals {
+        func::compare::hash_key(v, common::Collation::Binary, &mut k);
+        k.push(0xFE);
+    }
+    k
+}
+
+/// Runs the join of a multi-table statement, returning full-width joined rows.
+fn joined_rows<E: KvEngine>(
+    s: &mut Session<E>,
+    p: &Plan,
+    ctx: &mut EvalCtx<'_>,
+) -> Result<Vec<Vec<Value>>> {
+    select::run_plan(s, p, ctx)
+}
+
+/// Multi-table UPDATE.
+pub fn update<E: KvEngine>(
+    s: &mut Session<E>,
+    u: &ast::Update,
+    tables: &[ast::TableWithJoins],
+    params: &[Value],
+) -> Result<Output> {
+    if !u.order_by.is_empty() || u.limit.is_some() {
+        return Err(Error::new(
+            codes::ER_WRONG_USAGE,
+            "Incorrect usage of UPDATE and ORDER BY",
+        ));
+    }
+    let p = select::join_plan(s, tables, u.selection.as_ref())?;
+    // assignments: (target, column, value over the joined row)
+    let mut targets: Vec<Target> = Vec::new();
+    let mut assigns: Vec<(usize, usize, Expr)> = Vec::new();
+    for a in &u.assignments {
+        let parts: Vec<String> = match &a.target {
+            ast::AssignmentTarget::ColumnName(n) => {
+                n.0.iter()
+                    .map(|p| p.to_string().trim_matches('`').to_string())
+                    .collect()
+            }
+            _ => return Err(Error::not_supported("tuple assignment")),
+        };
+        let col = p.scope.resolve(&parts, "field list")?;
+        let fi = p
+            .from
+            .iter()
+            .position(|j| col >= j.offset && col < j.offset + j.width)
+            .ok_or_else(|| Error::internal("assignment column outside the join"))?;
+        let ti = match targets.iter().position(|t| t.from_index == fi) {
+            Some(i) => i,
+            None => {
+                targets.push(target_of(fi, &p.from[fi])?);
+                targets.len() - 1
+            }
+        };
+        let e = Binder::new(&p.scope, &*s, "field list").bind(&a.value)?;
+        assigns.push((ti, col - p.from[fi].offset, e));
+    }
+    let strict = s.strict();
+    let (matched, changed) = s.with_ctx(params, false, |s, ctx| {
+        let rows = joined_rows(s, &p, ctx)?;
+        let mut matched = 0u64;
+        let mut changed = 0u64;
+        let mut done: Vec<HashSet<Vec<u8>>> = vec![HashSet::new(); targets.len()];
+        for row in &rows {
+            for (ti, t) in targets.iter().enumerate() {
+                let Some(pk) = pk_of(t, &p, row) else {
+                    continue;
+                };
+                if !done[ti].insert(pk_key(&pk)) {
+                    continue;
+                }
+                let Some((h, old)) = s.ensure_txn().get_by_pk(&t.def, &pk, LockMode::Exclusive)?
+                else {
+                    continue;
+                };
+                matched += 1;
+                let off = p.from[t.from_index].offset;
+                let mut env = row.clone();
+                env[off..off + old.len()].clone_from_slice(&old);
+                let mut new = old.clone();
+                for (ati, ci, e) in &assigns {
+                    if *ati != ti {
+                        continue;
+                    }
+                    let v = crate::query::eval(s, e, &env, ctx)?;
+                    let v = crate::dml::convert_col(&t.def, *ci, v, strict, matched, true, ctx)?;
+                    new[*ci] = v.clone();
+                    env[off + *ci] = v;
+                }
+                if crate::dml::rows_equal(&t.def, &old, &new) {
+                    continue;
+                }
+                match s.ensure_txn().update(&t.def, &h, &old, &new)? {
+                    UpdateOutcome::Updated(_) => changed += 1,
+                    UpdateOutcome::Duplicate { index_no, .. } => {
+                        return Err(crate::dml::dup_error(&t.def, index_no, &new))
+                    }
+                }
+            }
+        }
+        Ok((matched, changed))
+    })?;
+    let info = format!(
+        "Rows matched: {matched}  Changed: {changed}  Warnings: {}",
+        s.warnings.len()
+    );
+    Ok(Output::Ok {
+        affected: if s.client_found_rows {
+            matched
+        } else {
+            changed
+        },
+        last_insert_id: 0,
+        info,
+    })
+}
+
+/// Multi-table DELETE: `targets` names the tables to delete from.
+pub fn delete<E: KvEngine>(
+    s: &mut Session<E>,
+    targets: &[ast::ObjectName],
+    tables: &[ast::TableWithJoins],
+    selection: Option<&ast::Expr>,
+    params: &[Value],
+) -> Result<Output> {
+    let p = select::join_plan(s, tables, selection)?;
+    let mut ts = Vec::new();
+    for n in targets {
+        let name =
+            n.0.last()
+                .map(|x| x.to_string().trim_matches('`').to_string())
+                .unwrap_or_default();
+        let name = name.trim_end_matches(".*").to_string();
+        ts.push(target_by_name(&p, &name)?);
+    }
+    let affected = s.with_ctx(params, false, |s, ctx| {
+        let rows = joined_rows(s, &p, ctx)?;
+        let mut n = 0u64;
+        let mut done: Vec<HashSet<Vec<u8>>> = vec![HashSet::new(); ts.len()];
+        for row in &rows {
+            for (ti, t) in ts.iter().enumerate() {
+                let Some(pk) = pk_of(t, &p, row) else {
+                    continue;
+                };
+                if !done[ti].insert(pk_key(&pk)) {
+                    continue;
+                }
+                let txn = s.ensure_txn();
+                if let Some((h, old)) = txn.get_by_pk(&t.def, &pk, LockMode::Exclusive)? {
+                    txn.delete(&t.def, &h, &old)?;
+                    n += 1;
+                }
+            }
+        }
+        Ok(n)
+    })?;
+    Ok(Output::ok(affected))
+}

@@ -2211,6 +2211,194 @@ fn explain_block<E: KvEngine>(
     }
 }
 
+/// Lines of EXPLAIN FORMAT=TREE for a query (indented two spaces per level, MySQL style).
+fn tree_query<E: KvEngine>(s: &Session<E>, q: &Query, depth: usize, out: &mut Vec<String>) {
+    let pad = |d: usize| "    ".repeat(d);
+    match q {
+        Query::Select(p) => tree_block(s, p, depth, out),
+        Query::SetOp(op) => {
+            let what = match (op.kind, op.all) {
+                (query::SetKind::Paren, _) => "Materialize",
+                (query::SetKind::Union, true) => "Append",
+                (query::SetKind::Union, false) => "Union materialize with deduplication",
+                (query::SetKind::Except, _) => "Except materialize with deduplication",
+                (query::SetKind::Intersect, _) => "Intersect materialize with deduplication",
+            };
+            let mut d = depth;
+            if op.limit.is_some() {
+                out.push(format!("{}-> Limit", pad(d)));
+                d += 1;
+            }
+            if !op.order.is_empty() {
+                out.push(format!("{}-> Sort", pad(d)));
+                d += 1;
+            }
+            out.push(format!("{}-> {what}", pad(d)));
+            tree_query(s, &op.left, d + 1, out);
+            if let Some(r) = &op.right {
+                tree_query(s, r, d + 1, out);
+            }
+        }
+        Query::Recursive(r) => {
+            out.push(format!("{}-> Materialize recursive CTE", pad(depth)));
+            tree_query(s, &r.anchor, depth + 1, out);
+            out.push(format!("{}-> Repeat until no new rows", pad(depth + 1)));
+            tree_query(s, &r.step, depth + 2, out);
+        }
+    }
+}
+
+fn tree_block<E: KvEngine>(s: &Session<E>, p: &Plan, depth: usize, out: &mut Vec<String>) {
+    let pad = |d: usize| "    ".repeat(d);
+    let mut d = depth;
+    let line =
+        |d: usize, text: String, out: &mut Vec<String>| out.push(format!("{}-> {text}", pad(d)));
+    if p.limit.is_some() {
+        line(d, "Limit".into(), out);
+        d += 1;
+    }
+    if p.distinct {
+        line(d, "Remove duplicates".into(), out);
+        d += 1;
+    }
+    if !p.order.is_empty() {
+        line(d, "Sort".into(), out);
+        d += 1;
+    }
+    if p.aggs.iter().any(|a| a.window.is_some()) {
+        line(d, "Window aggregate".into(), out);
+        d += 1;
+    }
+    if p.having.is_some() {
+        line(d, "Filter (HAVING)".into(), out);
+        d += 1;
+    }
+    if p.grouped {
+        line(
+            d,
+            if p.group_by.is_empty() {
+                "Aggregate".into()
+            } else if p.rollup {
+                "Group aggregate with rollup".into()
+            } else {
+                "Group aggregate (hash)".into()
+            },
+            out,
+        );
+        d += 1;
+    }
+    if p.from.is_empty() {
+        line(d, "Rows fetched before execution".into(), out);
+        return;
+    }
+    let conds: Vec<&Expr> = p.filter.as_ref().map(expr::conjuncts).unwrap_or_default();
+    let order = join_order(p, &conds);
+    if p.from.len() > 1 {
+        let any_left = p.from.iter().any(|j| j.left);
+        line(
+            d,
+            format!(
+                "Nested loop {} join ({} tables, order: {})",
+                if any_left { "left" } else { "inner" },
+                p.from.len(),
+                order
+                    .iter()
+                    .map(|&j| p.from[j].name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            out,
+        );
+        d += 1;
+    } else if p.filter.is_some() {
+        line(d, "Filter (WHERE)".into(), out);
+        d += 1;
+    }
+    for (step, &j) in order.iter().enumerate() {
+        let jt = &p.from[j];
+        match &jt.source {
+            Source::Table(t) if step == 0 || p.from.len() == 1 => {
+                let filter = if p.from.len() == 1 {
+                    p.filter.as_ref()
+                } else {
+                    None
+                };
+                let path = access::choose(t, filter);
+                let idx = &t.indexes[path.index];
+                let text = if path.is_full_scan() {
+                    format!("Table scan on {}", jt.name)
+                } else if path.range.0.is_some()
+                    || path.range.1.is_some()
+                    || path.eq_prefixes.len() > 1
+                {
+                    format!("Index range scan on {} using {}", jt.name, idx.name)
+                } else {
+                    format!("Index lookup on {} using {}", jt.name, idx.name)
+                };
+                line(d, text, out);
+            }
+            Source::Table(_) => line(
+                d,
+                format!(
+                    "Index lookup or hash probe on {} (chosen per step at run time)",
+                    jt.name
+                ),
+                out,
+            ),
+            Source::Derived(q) => {
+                line(d, format!("Table scan on {} (materialized)", jt.name), out);
+                tree_query(s, q, d + 1, out);
+            }
+            Source::Work(_) => line(d, format!("Scan new records on {}", jt.name), out),
+        }
+    }
+}
+
+/// EXPLAIN [ANALYZE] [FORMAT=TRADITIONAL|TREE] for a query.
+pub fn explain_statement<E: KvEngine>(
+    s: &mut Session<E>,
+    stmt: &ast::Statement,
+    analyze: bool,
+    format: Option<&ast::AnalyzeFormatKind>,
+    sql: &str,
+) -> Result<Output> {
+    let fmt = format.map(|f| match f {
+        ast::AnalyzeFormatKind::Keyword(k) | ast::AnalyzeFormatKind::Assignment(k) => *k,
+    });
+    if !analyze && matches!(fmt, None | Some(ast::AnalyzeFormat::TRADITIONAL)) {
+        return explain(s, stmt, sql);
+    }
+    if !matches!(fmt, None | Some(ast::AnalyzeFormat::TREE)) {
+        return Err(Error::not_supported("EXPLAIN FORMAT=JSON"));
+    }
+    let q = match stmt {
+        ast::Statement::Query(q) => q,
+        _ => return Err(Error::not_supported("EXPLAIN of this statement")),
+    };
+    let planned = query::plan(s, q, sql)?;
+    let mut lines = Vec::new();
+    tree_query(s, &planned, 0, &mut lines);
+    if analyze {
+        // run it: actual rows and time for the whole statement
+        let start = std::time::Instant::now();
+        let rows = s.with_ctx(&[], false, |s, ctx| query::run(s, &planned, ctx))?;
+        let ms = start.elapsed().as_secs_f64() * 1000.0;
+        if let Some(first) = lines.first_mut() {
+            first.push_str(&format!(
+                "  (actual time={ms:.3} rows={} loops=1)",
+                rows.len()
+            ));
+        }
+    }
+    Ok(Output::Rows {
+        columns: vec![meta_for_type(
+            "EXPLAIN",
+            &ExprType::Str { max_chars: 65535 },
+        )],
+        rows: vec![vec![Value::Str(lines.join("\n") + "\n")]],
+    })
+}
+
 /// EXPLAIN (MySQL's traditional tabular format).
 pub fn explain<E: KvEngine>(
     s: &mut Session<E>,

@@ -836,7 +836,14 @@ impl<E: KvEngine> Session<E> {
             Statement::ExplainTable { table_name, .. } => {
                 crate::show::describe_table(self, table_name, None)
             }
-            Statement::Explain { statement, .. } => crate::select::explain(self, statement, &p.sql),
+            Statement::Explain {
+                statement,
+                analyze,
+                format,
+                ..
+            } => {
+                crate::select::explain_statement(self, statement, *analyze, format.as_ref(), &p.sql)
+            }
             s => Err(Error::not_supported(
                 s.to_string().chars().take(60).collect::<String>(),
             )),

@@ -60,6 +60,16 @@ fn col_const(a: &Expr, b: &Expr) -> Option<(usize, Expr)> {
 /// Picks the best access path for `filter` on table `t` (whose columns are at row offsets
 /// `0..t.columns.len()`).
 pub fn choose(t: &TableDef, filter: Option<&Expr>) -> AccessPath {
+    choose_with_stats(t, filter, None)
+}
+
+/// [`choose`], preferring the index with the fewest estimated rows when ANALYZE TABLE
+/// statistics are available.
+pub fn choose_with_stats(
+    t: &TableDef,
+    filter: Option<&Expr>,
+    stats: Option<&crate::stats::TableStatistics>,
+) -> AccessPath {
     let Some(filter) = filter else {
         return AccessPath::full_scan();
     };
@@ -151,6 +161,16 @@ pub fn choose(t: &TableDef, filter: Option<&Expr>) -> AccessPath {
         }
         if ino == 0 {
             score += 2;
+        }
+        if let Some(st) = stats {
+            // with statistics, the estimated number of rows read decides between non-unique
+            // equality paths (fewer is better); unique points stay on top
+            if !unique && eq_cols > 0 {
+                if let Some(rpk) = st.rows_per_key(ino, eq_cols) {
+                    let est = rpk * prefixes.len() as f64;
+                    score = 500 - (est.log2().max(0.0) * 10.0) as i64 + eq_cols as i64;
+                }
+            }
         }
         if best.as_ref().is_none_or(|(s, _)| score > *s) {
             best = Some((

@@ -19,6 +19,7 @@ pub mod query;
 pub mod select;
 pub mod session;
 pub mod show;
+pub mod stats;
 pub mod sysvars;
 pub mod view;
 pub mod window;

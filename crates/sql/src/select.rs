@@ -1011,7 +1011,8 @@ pub fn fetch<E: KvEngine>(
         }
         return Ok(out);
     }
-    let mut path = access::choose(t, filter);
+    let stats = s.inst.stats.get(t);
+    let mut path = access::choose_with_stats(t, filter, stats.as_deref());
     let mut ranges = access::ranges(t, &path, ctx)?;
     if ranges.is_none() {
         path = access::AccessPath::full_scan();
@@ -2138,7 +2139,8 @@ fn explain_block<E: KvEngine>(
                 } else {
                     None
                 };
-                let path = access::choose(t, filter);
+                let st = s.inst.stats.get(t);
+                let path = access::choose_with_stats(t, filter, st.as_deref());
                 let idx = &t.indexes[path.index];
                 let (ty, key) = if p.from.len() > 1 && j != order[0] {
                     if jt.on.is_some() || !conds.is_empty() {

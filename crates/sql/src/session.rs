@@ -117,6 +117,8 @@ pub struct Instance<E: KvEngine> {
     pub started: Instant,
     /// Closes a client connection (installed by the server once it listens; KILL CONNECTION).
     pub disconnect: parking_lot::RwLock<Option<Box<dyn Fn(u32) + Send + Sync>>>,
+    /// Index statistics from ANALYZE TABLE.
+    pub stats: crate::stats::StatsCache,
 }
 
 impl<E: KvEngine> Instance<E> {
@@ -129,6 +131,7 @@ impl<E: KvEngine> Instance<E> {
             processes: Mutex::new(HashMap::new()),
             started: Instant::now(),
             disconnect: parking_lot::RwLock::new(None),
+            stats: Default::default(),
         })
     }
 
@@ -1603,6 +1606,43 @@ mod tests {
         assert_eq!(
             err(&mut s, "SELECT v FROM w WHERE ROW_NUMBER() OVER () > 1"),
             3593
+        );
+    }
+
+    #[test]
+    fn analyze_table_statistics_guide_index_choice() {
+        let mut s = session();
+        ok(&mut s, "CREATE DATABASE d; USE d");
+        ok(&mut s, "CREATE TABLE st (id INT PRIMARY KEY, flag INT, code INT, KEY flag (flag), KEY code (code))");
+        let mut values = Vec::new();
+        for i in 0..200 {
+            values.push(format!("({i}, {}, {i})", i % 2));
+        }
+        ok(
+            &mut s,
+            &format!("INSERT INTO st VALUES {}", values.join(",")),
+        );
+        rows(&mut s, "ANALYZE TABLE st");
+        let idx = rows(&mut s, "SHOW INDEX FROM st");
+        let card: Vec<(String, String)> =
+            idx.iter().map(|r| (r[2].clone(), r[6].clone())).collect();
+        assert!(
+            card.contains(&("flag".to_string(), "2".to_string())),
+            "{card:?}"
+        );
+        assert!(
+            card.contains(&("code".to_string(), "200".to_string())),
+            "{card:?}"
+        );
+        // both columns have an equality: the selective index wins whichever comes first
+        let plan = rows(
+            &mut s,
+            "EXPLAIN SELECT * FROM st WHERE flag = 1 AND code = 7",
+        );
+        assert_eq!(plan[0][6], "code");
+        assert_eq!(
+            rows(&mut s, "SELECT id FROM st WHERE flag = 1 AND code = 7"),
+            vec![vec!["7"]]
         );
     }
 

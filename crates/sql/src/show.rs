@@ -847,6 +847,7 @@ fn index_rows<E: KvEngine>(sess: &Session<E>, t: &TableDef) -> (Vec<ColumnMeta>,
         })
         .collect();
     let (approx, _, _) = sess.storage().table_stats(t).unwrap_or((0, 0, 0));
+    let st = sess.inst.stats.get(t);
     let mut rows = Vec::new();
     for (ino, ix) in t.indexes.iter().enumerate() {
         if t.hidden_pk && ino == 0 {
@@ -861,7 +862,11 @@ fn index_rows<E: KvEngine>(sess: &Session<E>, t: &TableDef) -> (Vec<ColumnMeta>,
                 Value::Int(seq as i64 + 1),
                 s(c.name.clone()),
                 s(if ic.desc { "D" } else { "A" }),
-                Value::Int(approx as i64),
+                Value::Int(
+                    st.as_ref()
+                        .and_then(|st| st.cardinality.get(ino).and_then(|c| c.get(seq)).copied())
+                        .unwrap_or(approx) as i64,
+                ),
                 ic.prefix_len
                     .map(|p| Value::Int(p as i64))
                     .unwrap_or(Value::Null),
@@ -1236,7 +1241,9 @@ pub fn admin_table<E: KvEngine>(sess: &mut Session<E>, stmt: &ast::Statement) ->
         let (db, t) = crate::ddl::qualify(sess, &n)?;
         let status = match sess.storage().get_table(&db, &t)? {
             Some(tb) => {
-                let _ = tb;
+                if op == "analyze" && tb.id != 0 && tb.options.view.is_none() {
+                    crate::stats::analyze(sess, &tb)?;
+                }
                 vec![s(format!("{db}.{t}")), s(op), s("status"), s("OK")]
             }
             None => vec![

@@ -1,0 +1,120 @@
+//! Index statistics gathered by ANALYZE TABLE and used by the planner.
+//!
+//! For every index: how many distinct key prefixes of each length it holds (InnoDB's
+//! "records per key", shown as `Cardinality` by SHOW INDEX and INFORMATION_SCHEMA.STATISTICS).
+//! The access-path chooser uses them to prefer the most selective index, and the join orderer
+//! to break ties between candidate tables. Statistics are kept in memory per table definition
+//! version (a schema change invalidates them) and are gathered again by the next ANALYZE TABLE;
+//! they are not persisted across restarts (MySQL persists them; documented difference).
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use common::{Result, Value};
+use parking_lot::RwLock;
+use storage::catalog::TableDef;
+use storage::engine::KvEngine;
+use storage::txn::{IndexRange, LockMode};
+
+use crate::session::Session;
+
+/// At most this many index entries are read per index; larger tables are extrapolated.
+const SAMPLE_LIMIT: u64 = 200_000;
+
+/// Statistics of one table.
+#[derive(Debug, Clone, Default)]
+pub struct TableStatistics {
+    /// Definition version they were gathered for.
+    pub version: u32,
+    /// Rows counted (or estimated beyond the sample).
+    pub rows: u64,
+    /// Per index, per key-prefix length (1..=columns): distinct prefixes.
+    pub cardinality: Vec<Vec<u64>>,
+}
+
+impl TableStatistics {
+    /// Estimated rows matching one value of the first `prefix` columns of index `ino`.
+    pub fn rows_per_key(&self, ino: usize, prefix: usize) -> Option<f64> {
+        let c = *self.cardinality.get(ino)?.get(prefix.checked_sub(1)?)?;
+        Some(self.rows as f64 / c.max(1) as f64)
+    }
+}
+
+/// Statistics of all analysed tables, by table id.
+#[derive(Debug, Default)]
+pub struct StatsCache {
+    map: RwLock<HashMap<u64, Arc<TableStatistics>>>,
+}
+
+impl StatsCache {
+    /// The statistics of `t`, if gathered for its current definition.
+    pub fn get(&self, t: &TableDef) -> Option<Arc<TableStatistics>> {
+        self.map
+            .read()
+            .get(&t.id)
+            .filter(|s| s.version == t.version)
+            .cloned()
+    }
+
+    fn put(&self, t: &TableDef, s: TableStatistics) {
+        self.map.write().insert(t.id, Arc::new(s));
+    }
+}
+
+/// Gathers the statistics of `t` (ANALYZE TABLE) by reading each index in key order.
+pub fn analyze<E: KvEngine>(s: &mut Session<E>, t: &TableDef) -> Result<()> {
+    let mut cardinality = Vec::with_capacity(t.indexes.len());
+    let mut rows = 0u64;
+    let total = s.storage().table_stats(t).map(|r| r.0).unwrap_or(0);
+    for (ino, idx) in t.indexes.iter().enumerate() {
+        let ncols = idx.columns.len();
+        let mut distinct = vec![0u64; ncols];
+        let mut prev: Option<Vec<Value>> = None;
+        let mut n = 0u64;
+        let txn = s.ensure_txn();
+        for r in txn.scan(t, ino, IndexRange::all(), false, LockMode::None)? {
+            let (_, row) = r?;
+            let key: Vec<Value> = idx.columns.iter().map(|c| row[c.col].clone()).collect();
+            // the first differing column: every prefix from there on is new
+            let first_diff = match &prev {
+                None => 0,
+                Some(p) => (0..ncols)
+                    .find(|&i| {
+                        let coll = t.columns[idx.columns[i].col].ty.collation();
+                        func::compare::compare(&p[i], &key[i], coll) != Some(Ordering::Equal)
+                            && !(p[i].is_null() && key[i].is_null())
+                    })
+                    .unwrap_or(ncols),
+            };
+            for d in distinct.iter_mut().skip(first_diff) {
+                *d += 1;
+            }
+            prev = Some(key);
+            n += 1;
+            if n >= SAMPLE_LIMIT {
+                break;
+            }
+        }
+        if ino == 0 {
+            rows = if n >= SAMPLE_LIMIT { total.max(n) } else { n };
+        }
+        // extrapolate a sample to the whole table
+        if n >= SAMPLE_LIMIT && total > n {
+            let f = total as f64 / n as f64;
+            for d in distinct.iter_mut() {
+                *d = ((*d as f64) * f) as u64;
+            }
+        }
+        cardinality.push(distinct);
+    }
+    s.inst.stats.put(
+        t,
+        TableStatistics {
+            version: t.version,
+            rows,
+            cardinality,
+        },
+    );
+    Ok(())
+}

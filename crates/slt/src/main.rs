@@ -176,6 +176,20 @@ fn main() -> ExitCode {
     let mut order: Vec<usize> = (0..scripts.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(scripts[i].size));
 
+    let mut fail_log = match cli
+        .fail_log
+        .as_deref()
+        .map(report::FailLog::create)
+        .transpose()
+    {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("strata-slt: cannot create the fail log: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let mut failed_io = false;
+
     let started = Instant::now();
     let jobs = cli.jobs.clamp(1, scripts.len());
     let next = AtomicUsize::new(0);
@@ -203,6 +217,13 @@ fn main() -> ExitCode {
                 scripts.len(),
                 report::file_line(&scripts[i].name, &res)
             );
+            if let Some(log) = fail_log.as_mut() {
+                if let Err(e) = log.add_file(&scripts[i].name, &res) {
+                    eprintln!("strata-slt: writing the fail log: {e}");
+                    failed_io = true;
+                    fail_log = None;
+                }
+            }
             results[i] = Some(res);
         }
     });
@@ -265,10 +286,9 @@ fn main() -> ExitCode {
         }
     }
 
-    let mut failed_io = false;
-    if let Some(path) = &cli.fail_log {
-        if let Err(e) = report::write_fail_log(path, &named) {
-            eprintln!("strata-slt: cannot write {}: {e}", path.display());
+    if let Some(log) = fail_log {
+        if let Err(e) = log.finish(&causes) {
+            eprintln!("strata-slt: writing the fail log: {e}");
             failed_io = true;
         }
     }

@@ -201,22 +201,41 @@ pub fn describe_failure(name: &str, f: &Failure) -> String {
     s
 }
 
-/// Write every failure (and every harness error) of the run, followed by the grouped causes.
-pub fn write_fail_log(path: &Path, files: &[Named<'_>]) -> std::io::Result<()> {
-    let mut out = String::new();
-    for nf in files {
-        if let Some(e) = &nf.result.error {
-            let _ = writeln!(out, "=== {}: HARNESS ERROR: {e}\n", nf.name);
-        }
-        for f in &nf.result.failures {
-            out.push_str(&describe_failure(nf.name, f));
-        }
+/// The fail log: every failed record (and harness error), written file by file as results
+/// come in, so that an interrupted run still leaves its failures behind; [`FailLog::finish`]
+/// appends the grouped causes.
+pub struct FailLog {
+    out: std::io::BufWriter<std::fs::File>,
+}
+
+impl FailLog {
+    pub fn create(path: &Path) -> std::io::Result<FailLog> {
+        Ok(FailLog {
+            out: std::io::BufWriter::new(std::fs::File::create(path)?),
+        })
     }
-    out.push_str("=== failure causes (count, cause)\n");
-    for (cause, n) in group_causes(files.iter().flat_map(|nf| nf.result.failures.iter())) {
-        let _ = writeln!(out, "{n:>8}  {cause}");
+
+    /// Append the failures of one file.
+    pub fn add_file(&mut self, name: &str, result: &FileResult) -> std::io::Result<()> {
+        use std::io::Write as _;
+        if let Some(e) = &result.error {
+            writeln!(self.out, "=== {name}: HARNESS ERROR: {e}\n")?;
+        }
+        for f in &result.failures {
+            self.out.write_all(describe_failure(name, f).as_bytes())?;
+        }
+        self.out.flush()
     }
-    std::fs::write(path, out)
+
+    /// Append the failure causes with their counts, and close the log.
+    pub fn finish(mut self, causes: &[(String, usize)]) -> std::io::Result<()> {
+        use std::io::Write as _;
+        writeln!(self.out, "=== failure causes (count, cause)")?;
+        for (cause, n) in causes {
+            writeln!(self.out, "{n:>8}  {cause}")?;
+        }
+        self.out.flush()
+    }
 }
 
 /// The directory part of a display name (`.` for top-level files).

@@ -232,26 +232,37 @@ pub fn ranges(
                 continue;
             }
         }
-        let next_col = idx.columns.get(pre.len()).map(|c| &t.columns[c.col]);
+        let next = idx.columns.get(pre.len());
         let mut start = Bound::Included(vals.clone());
         let mut end = Bound::Included(vals.clone());
-        if let Some(col) = next_col {
-            match range_bound(&path.range.0, &vals, &col.ty, ctx)? {
+        if let Some(ic) = next {
+            let col = &t.columns[ic.col];
+            // a DESC column stores keys in reverse: the scan starts at the high bound, and
+            // NULLs (first in ascending order) come last
+            let (first_side, last_side) = if ic.desc {
+                (&path.range.1, &path.range.0)
+            } else {
+                (&path.range.0, &path.range.1)
+            };
+            let after_nulls = || {
+                let mut b = vals.clone();
+                b.push(Value::Null);
+                Bound::Excluded(b)
+            };
+            match range_bound(first_side, &vals, &col.ty, ctx)? {
                 RangeBound::Bound(b) => start = b,
                 RangeBound::Empty => continue,
                 RangeBound::Inexact => return Ok(None),
-                RangeBound::None if path.range.1.is_some() => {
-                    // skip NULLs, which sort first: start after the NULL prefix
-                    let mut b = vals.clone();
-                    b.push(Value::Null);
-                    start = Bound::Excluded(b);
-                }
+                // skip the NULLs sorting first: start after the NULL prefix
+                RangeBound::None if !ic.desc && last_side.is_some() => start = after_nulls(),
                 RangeBound::None => {}
             }
-            match range_bound(&path.range.1, &vals, &col.ty, ctx)? {
+            match range_bound(last_side, &vals, &col.ty, ctx)? {
                 RangeBound::Bound(b) => end = b,
                 RangeBound::Empty => continue,
                 RangeBound::Inexact => return Ok(None),
+                // DESC: stop before the NULLs sorting last
+                RangeBound::None if ic.desc && first_side.is_some() => end = after_nulls(),
                 RangeBound::None => {}
             }
         }

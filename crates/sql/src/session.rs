@@ -1647,6 +1647,32 @@ mod tests {
     }
 
     #[test]
+    fn descending_index_ranges() {
+        let mut s = session();
+        ok(&mut s, "CREATE DATABASE d; USE d");
+        ok(
+            &mut s,
+            "CREATE TABLE dx (pk INT PRIMARY KEY, c INT, KEY c (c DESC))",
+        );
+        ok(
+            &mut s,
+            "INSERT INTO dx VALUES (1, 1), (2, 5), (3, 9), (4, NULL)",
+        );
+        let q = |s: &mut Session<MemEngine>, w: &str| {
+            rows(s, &format!("SELECT pk FROM dx WHERE {w} ORDER BY pk"))
+                .into_iter()
+                .map(|r| r[0].clone())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        assert_eq!(q(&mut s, "c BETWEEN 2 AND 9"), "2,3");
+        assert_eq!(q(&mut s, "c > 1"), "2,3");
+        assert_eq!(q(&mut s, "c < 9"), "1,2");
+        assert_eq!(q(&mut s, "c <= 5 AND c >= 5"), "2");
+        assert_eq!(q(&mut s, "c = 9"), "3");
+    }
+
+    #[test]
     fn statement_rollback_inside_transaction() {
         let mut s = session();
         ok(

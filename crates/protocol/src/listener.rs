@@ -370,6 +370,8 @@ fn spawn_conn<B: Backend, S: Transport + 'static>(
     let (shared, backend) = (shared.clone(), backend.clone());
     let spawned = std::thread::Builder::new()
         .name(format!("conn-{conn_id}"))
+        // room for deeply nested statements (parser, binder and evaluator recurse)
+        .stack_size(8 << 20)
         .spawn(move || {
             let _guard = guard;
             let mut stream = stream;

@@ -439,9 +439,15 @@ pub fn parse(sql: &str) -> Result<Vec<Parsed>> {
     Ok(stmts)
 }
 
+/// Deepest expression / subquery nesting the parser accepts.
+pub const MAX_NESTING: usize = 256;
+
 fn parse_tokens(tokens: Vec<TokenWithSpan>, text: &str) -> Result<Statement> {
     let dialect = MySqlDialect {};
+    // sqlparser's default nesting limit (50) rejects machine-generated WHERE clauses MySQL
+    // accepts; deeper input still gets a clean syntax error instead of exhausting the stack
     let mut parser = Parser::new(&dialect)
+        .with_recursion_limit(MAX_NESTING)
         .with_options(ParserOptions::new().with_trailing_commas(false))
         .with_tokens_with_locations(tokens);
     let stmt = parser
@@ -498,6 +504,14 @@ pub fn parse_expr_tokens(tokens: Vec<Token>) -> Result<sqlparser::ast::Expr> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deep_nesting_parses_up_to_the_limit() {
+        let deep = |n: usize| format!("SELECT {}1{}", "(".repeat(n), ")".repeat(n));
+        assert!(parse(&deep(150)).is_ok());
+        let e = parse(&deep(400)).unwrap_err();
+        assert_eq!(e.code.num, 1064);
+    }
 
     #[test]
     fn versioned_comments_keep_positions() {

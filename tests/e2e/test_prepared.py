@@ -50,3 +50,34 @@ def test_sql_prepare_execute(server, db):
     cur.execute("EXECUTE s USING @a, @b")
     assert cur.fetchall()[0][0] == 42
     cur.execute("DEALLOCATE PREPARE s")
+
+
+def test_prepared_subqueries_windows_views(server, db):
+    """Parameters inside subqueries, derived tables and CTEs; window functions and views through
+    the binary protocol (column metadata must match the values sent)."""
+    _, name = db
+    c = connect(server, name)
+    cur = c.cursor(prepared=True)
+    cur.execute("CREATE TABLE o (id INT PRIMARY KEY, cust INT, amount DECIMAL(8,2))")
+    for i in range(1, 9):
+        cur.execute("INSERT INTO o VALUES (?, ?, ?)", (i, i % 3, decimal.Decimal(i * 10)))
+    cur.execute("SELECT id FROM o WHERE cust IN (SELECT cust FROM o WHERE amount > ?) AND id < ? ORDER BY id",
+                (decimal.Decimal("70"), 5))
+    assert [r[0] for r in cur.fetchall()] == [2]
+    cur.execute("SELECT COUNT(*) FROM o o1 WHERE EXISTS (SELECT 1 FROM o o2 WHERE o2.cust = o1.cust AND o2.amount > ?)", (75,))
+    assert cur.fetchall()[0][0] == 3
+    cur.execute("WITH big AS (SELECT * FROM o WHERE amount >= ?) SELECT d.c FROM (SELECT COUNT(*) AS c FROM big) AS d", (50,))
+    assert cur.fetchall()[0][0] == 4
+    cur.execute("SELECT id, ROW_NUMBER() OVER (PARTITION BY cust ORDER BY amount DESC), SUM(amount) OVER (PARTITION BY cust) "
+                "FROM o WHERE id <= ? ORDER BY id", (4,))
+    rows = cur.fetchall()
+    assert [(r[0], r[1]) for r in rows] == [(1, 2), (2, 1), (3, 1), (4, 1)]
+    assert decimal.Decimal(str(rows[0][2])) == decimal.Decimal("50.00")
+    cur.execute("CREATE VIEW big_orders AS SELECT id, amount FROM o WHERE amount > 40")
+    cur.execute("SELECT COUNT(*), MIN(id) FROM big_orders WHERE id > ?", (5,))
+    assert cur.fetchall()[0] == (3, 6)
+    cur.execute("SELECT id FROM o WHERE id < ? UNION SELECT id FROM o WHERE id > ? ORDER BY id DESC", (2, 7))
+    assert [r[0] for r in cur.fetchall()] == [8, 1]
+    with pytest.raises(mysql.connector.Error) as e:
+        cur.execute("SELECT (SELECT id FROM o WHERE id > ?)", (1,))
+    assert e.value.errno == 1242

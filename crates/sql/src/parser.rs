@@ -135,6 +135,14 @@ pub struct Parsed {
 
 /// Tokenizes `sql` and applies the rewrites described in the module docs.
 pub fn tokenize(sql: &str) -> Result<(Vec<TokenWithSpan>, usize, Vec<String>)> {
+    tokenize_with(sql, false)
+}
+
+/// [`tokenize`]; with `ansi_quotes` (sql_mode ANSI_QUOTES) `"x"` is an identifier, not a string.
+pub fn tokenize_with(
+    sql: &str,
+    ansi_quotes: bool,
+) -> Result<(Vec<TokenWithSpan>, usize, Vec<String>)> {
     let dialect = MySqlDialect {};
     let text = strip_versioned(sql);
     let out: Vec<TokenWithSpan> = Tokenizer::new(&dialect, &text)
@@ -153,6 +161,21 @@ pub fn tokenize(sql: &str) -> Result<(Vec<TokenWithSpan>, usize, Vec<String>)> {
     let mut update_tables: Option<i32> = None;
     while i < out.len() {
         let t = &out[i];
+        if ansi_quotes {
+            if let Token::DoubleQuotedString(v) = &t.token {
+                res.push(TokenWithSpan::new(
+                    Token::Word(Word {
+                        value: v.clone(),
+                        // treated exactly like a backquoted identifier from here on
+                        quote_style: Some('`'),
+                        keyword: sqlparser::keywords::Keyword::NoKeyword,
+                    }),
+                    t.span,
+                ));
+                i += 1;
+                continue;
+            }
+        }
         if let Some(depth) = update_tables.as_mut() {
             match &t.token {
                 Token::LParen => *depth += 1,
@@ -377,7 +400,12 @@ pub fn strip_versioned(sql: &str) -> std::borrow::Cow<'_, str> {
 
 /// Parses `sql` into statements (several when the text holds several `;`-separated ones).
 pub fn parse(sql: &str) -> Result<Vec<Parsed>> {
-    let (tokens, _params, zerofill) = tokenize(sql)?;
+    parse_with(sql, false)
+}
+
+/// [`parse`] under sql_mode ANSI_QUOTES when `ansi_quotes` is set.
+pub fn parse_with(sql: &str, ansi_quotes: bool) -> Result<Vec<Parsed>> {
+    let (tokens, _params, zerofill) = tokenize_with(sql, ansi_quotes)?;
     // Split on top-level semicolons so each statement gets its own placeholder count.
     let mut stmts = Vec::new();
     let mut cur: Vec<TokenWithSpan> = Vec::new();

@@ -861,6 +861,9 @@ pub fn plan_block<E: KvEngine>(
             into_vars.push(t.to_string());
         }
     }
+    if grouped && s.mode("ONLY_FULL_GROUP_BY") {
+        check_full_group_by(&scope, &from, filter.as_ref(), &group_by, &items, &order)?;
+    }
     let types = items
         .iter()
         .map(|e| expr::expr_type(e, &scope, &aggs, ncols))
@@ -928,6 +931,120 @@ pub(crate) fn join_plan<E: KvEngine>(
         lock: LockMode::Exclusive,
         into_vars: vec![],
     })
+}
+
+/// sql_mode ONLY_FULL_GROUP_BY: every column a grouped query outputs (or orders by) outside an
+/// aggregate must be a GROUP BY expression or functionally dependent on the GROUP BY columns —
+/// through a table's primary key or unique NOT NULL key, or a WHERE equality with a constant.
+/// Errors 1055 (with GROUP BY) and 1140 (aggregates without GROUP BY), as MySQL 8.
+fn check_full_group_by(
+    scope: &Scope,
+    from: &[JoinTable],
+    filter: Option<&Expr>,
+    group_by: &[Expr],
+    items: &[Expr],
+    order: &[(Expr, bool)],
+) -> Result<()> {
+    let key = |e: &Expr| format!("{e:?}");
+    let group_keys: Vec<String> = group_by.iter().map(key).collect();
+    let mut fixed: std::collections::HashSet<usize> = std::collections::HashSet::new();
+    for g in group_by {
+        if let Expr::Col(c) = g {
+            fixed.insert(*c);
+        }
+    }
+    for c in filter.map(expr::conjuncts).unwrap_or_default() {
+        if let Expr::Cmp(CmpOp::Eq, a, b, _) = c {
+            match (&**a, &**b) {
+                (Expr::Col(x), k) | (k, Expr::Col(x)) if k.is_const() => {
+                    fixed.insert(*x);
+                }
+                _ => {}
+            }
+        }
+    }
+    // a table whose primary (or unique NOT NULL) key is fixed fixes all its columns
+    loop {
+        let before = fixed.len();
+        for jt in from {
+            if let Source::Table(t) = &jt.source {
+                let key_fixed = t.indexes.iter().enumerate().any(|(ino, idx)| {
+                    !(t.hidden_pk && ino == 0)
+                        && matches!(idx.kind, IndexKind::Primary | IndexKind::Unique)
+                        && idx
+                            .columns
+                            .iter()
+                            .all(|ic| !t.columns[ic.col].nullable || idx.kind == IndexKind::Primary)
+                        && idx.columns.iter().all(|ic| {
+                            ic.prefix_len.is_none() && fixed.contains(&(jt.offset + ic.col))
+                        })
+                });
+                if key_fixed {
+                    fixed.extend(jt.offset..jt.offset + jt.width);
+                }
+            }
+        }
+        if fixed.len() == before {
+            break;
+        }
+    }
+    let offending = |e: &Expr| -> Option<usize> {
+        if group_keys.contains(&key(e)) {
+            return None;
+        }
+        e.columns()
+            .into_iter()
+            .find(|c| *c < scope.cols.len() && !fixed.contains(c))
+    };
+    let name = |c: usize| {
+        let sc = &scope.cols[c];
+        if sc.db.is_empty() {
+            format!("{}.{}", sc.table, sc.name)
+        } else {
+            format!("{}.{}.{}", sc.db, sc.table, sc.name)
+        }
+    };
+    for (i, e) in items.iter().enumerate() {
+        if let Some(c) = offending(e) {
+            return Err(if group_by.is_empty() {
+                Error::new(
+                    codes::ER_MIX_OF_GROUP_FUNC_AND_FIELDS,
+                    format!(
+                        "In aggregated query without GROUP BY, expression #{} of SELECT list contains nonaggregated column '{}'; this is incompatible with sql_mode=only_full_group_by",
+                        i + 1,
+                        name(c)
+                    ),
+                )
+            } else {
+                Error::new(
+                    codes::ER_WRONG_FIELD_WITH_GROUP,
+                    format!(
+                        "Expression #{} of SELECT list is not in GROUP BY clause and contains nonaggregated column '{}' which is not functionally dependent on columns in GROUP BY clause; this is incompatible with sql_mode=only_full_group_by",
+                        i + 1,
+                        name(c)
+                    ),
+                )
+            });
+        }
+    }
+    if !group_by.is_empty() {
+        for (i, (e, _)) in order.iter().enumerate() {
+            if items.iter().any(|it| key(it) == key(e)) {
+                continue;
+            }
+            if let Some(c) = offending(e) {
+                return Err(Error::new(
+                    codes::ER_WRONG_FIELD_WITH_GROUP,
+                    format!(
+                        "Expression #{} of ORDER BY clause is not in GROUP BY clause and contains nonaggregated column '{}' which is not functionally dependent on columns in GROUP BY clause; this is incompatible with sql_mode=only_full_group_by",
+                        i + 1,
+                        name(c)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Binds LIMIT / OFFSET (constants or parameters).

@@ -401,7 +401,7 @@ impl<E: KvEngine> Session<E> {
     /// COM_QUERY: runs every statement in `sql`; stops at the first error.
     pub fn query(&mut self, sql: &str, multi: bool) -> Vec<Result<Output>> {
         self.inst.status.questions.fetch_add(1, Ordering::Relaxed);
-        let parsed = match parser::parse(sql) {
+        let parsed = match parser::parse_with(sql, self.mode("ANSI_QUOTES")) {
             Ok(p) => p,
             Err(e) => {
                 self.warnings.clear();
@@ -441,7 +441,7 @@ impl<E: KvEngine> Session<E> {
 
     /// COM_STMT_PREPARE.
     pub fn prepare(&mut self, sql: &str) -> Result<(u32, usize, Vec<ColumnMeta>)> {
-        let mut parsed = parser::parse(sql)?;
+        let mut parsed = parser::parse_with(sql, self.mode("ANSI_QUOTES"))?;
         if parsed.len() != 1 {
             return Err(Error::parse(sql));
         }
@@ -1670,6 +1670,50 @@ mod tests {
         assert_eq!(q(&mut s, "c < 9"), "1,2");
         assert_eq!(q(&mut s, "c <= 5 AND c >= 5"), "2");
         assert_eq!(q(&mut s, "c = 9"), "3");
+    }
+
+    #[test]
+    fn sql_modes_full_group_by_and_ansi_quotes() {
+        let mut s = session();
+        ok(&mut s, "CREATE DATABASE d; USE d");
+        ok(&mut s, "CREATE TABLE fg (id INT PRIMARY KEY, a INT, b INT)");
+        ok(
+            &mut s,
+            "INSERT INTO fg VALUES (1, 1, 10), (2, 1, 20), (3, 2, 30)",
+        );
+        assert_eq!(err(&mut s, "SELECT a, b FROM fg GROUP BY a"), 1055);
+        assert_eq!(err(&mut s, "SELECT b, COUNT(*) FROM fg"), 1140);
+        assert_eq!(err(&mut s, "SELECT a FROM fg GROUP BY a ORDER BY b"), 1055);
+        // functionally dependent: grouped by the primary key, or fixed by WHERE
+        assert_eq!(
+            rows(&mut s, "SELECT id, a, b FROM fg GROUP BY id ORDER BY id").len(),
+            3
+        );
+        assert_eq!(
+            rows(
+                &mut s,
+                "SELECT a, b, COUNT(*) FROM fg WHERE b = 30 GROUP BY a"
+            ),
+            vec![vec!["2", "30", "1"]]
+        );
+        assert_eq!(
+            rows(
+                &mut s,
+                "SELECT a + 1, SUM(b) FROM fg GROUP BY a + 1 ORDER BY a + 1"
+            ),
+            vec![vec!["2", "30"], vec!["3", "30"]]
+        );
+        ok(&mut s, "SET sql_mode = ''");
+        assert_eq!(rows(&mut s, "SELECT a, b FROM fg GROUP BY a").len(), 2);
+        ok(&mut s, "SET sql_mode = 'ANSI_QUOTES'");
+        ok(&mut s, "CREATE TABLE \"quoted\" (\"x\" INT)");
+        ok(&mut s, "INSERT INTO quoted VALUES (7)");
+        assert_eq!(
+            rows(&mut s, "SELECT \"x\" FROM \"quoted\""),
+            vec![vec!["7"]]
+        );
+        ok(&mut s, "SET sql_mode = 'PIPES_AS_CONCAT'");
+        assert_eq!(rows(&mut s, "SELECT 'a' || 'b'"), vec![vec!["ab"]]);
     }
 
     #[test]

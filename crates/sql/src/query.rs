@@ -617,7 +617,7 @@ fn run_setop<E: KvEngine>(
         }
     };
     if !op.order.is_empty() {
-        select::sort_rows(s, &mut rows, &op.order, ctx)?;
+        select::sort_rows(s, &mut rows, &op.order, &[], None, ctx)?;
     }
     let limit = select::eval_limit(&op.limit, ctx)?;
     let offset = select::eval_limit(&op.offset, ctx)?.unwrap_or(0) as usize;

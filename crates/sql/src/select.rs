@@ -1561,12 +1561,17 @@ pub fn run_plan<E: KvEngine>(
                     all.push((key, k, row));
                 }
             }
-            let coll = ctx.fnctx.collation;
+            let default = ctx.fnctx.collation;
+            let colls: Vec<common::Collation> = p
+                .group_by
+                .iter()
+                .map(|g| expr_collation(g, &p.scope, default))
+                .collect();
             all.sort_by(|a, b| {
                 for i in 0..n {
                     match (i < a.1, i < b.1) {
                         (true, true) => {
-                            let o = compare_sort_keys(&a.0[i..=i], &b.0[i..=i], &[false], coll);
+                            let o = compare_sort_keys(&a.0[i..=i], &b.0[i..=i], &[false], colls[i]);
                             if o != Ordering::Equal {
                                 return o;
                             }
@@ -1583,9 +1588,14 @@ pub fn run_plan<E: KvEngine>(
             let mut out: Vec<(Vec<Value>, Vec<Value>)> = group_rows(s, p, &source, n, ctx)?;
             if p.order.is_empty() && n > 0 {
                 // MySQL 5.7 / MariaDB order groups by the GROUP BY expressions; keep that.
-                let coll = ctx.fnctx.collation;
+                let default = ctx.fnctx.collation;
+                let colls: Vec<common::Collation> = p
+                    .group_by
+                    .iter()
+                    .map(|g| expr_collation(g, &p.scope, default))
+                    .collect();
                 let desc = vec![false; n];
-                out.sort_by(|a, b| compare_sort_keys(&a.0, &b.0, &desc, coll));
+                out.sort_by(|a, b| compare_keys_with(&a.0, &b.0, &desc, &|i| colls[i]));
             }
             out.into_iter().map(|(_, r)| r).collect()
         }
@@ -1604,8 +1614,16 @@ pub fn run_plan<E: KvEngine>(
     if p.aggs.iter().any(|a| a.window.is_some()) {
         crate::window::compute(s, p, &mut rows, ctx)?;
     }
+    let coll_of = |e: &Expr| expr_collation(e, &p.scope, ctx.fnctx.collation);
+    let item_colls: Vec<common::Collation> = p.items.iter().map(coll_of).collect();
     if !p.order.is_empty() {
-        sort_rows(s, &mut rows, &p.order, ctx)?;
+        let colls: Vec<common::Collation> = p.order.iter().map(|(e, _)| coll_of(e)).collect();
+        // without DISTINCT, only OFFSET + LIMIT rows can reach the output
+        let top = match (p.distinct, limit) {
+            (false, Some(l)) => Some((l + offset) as usize),
+            _ => None,
+        };
+        sort_rows(s, &mut rows, &p.order, &colls, top, ctx)?;
     }
     // project
     let mut out = Vec::with_capacity(rows.len());
@@ -1621,8 +1639,8 @@ pub fn run_plan<E: KvEngine>(
         }
         if p.distinct {
             let mut k = Vec::new();
-            for v in &o {
-                func::compare::hash_key(v, ctx.fnctx.collation, &mut k);
+            for (v, c) in o.iter().zip(&item_colls) {
+                func::compare::hash_key(v, *c, &mut k);
                 k.push(0xFE);
             }
             if !seen.insert(k) {
@@ -1660,7 +1678,8 @@ fn group_rows<E: KvEngine>(
         let mut keyvals = Vec::with_capacity(nkeys);
         for g in &p.group_by[..nkeys] {
             let v = query::eval(s, g, row, ctx)?;
-            func::compare::hash_key(&v, ctx.fnctx.collation, &mut key);
+            let coll = expr_collation(g, &p.scope, ctx.fnctx.collation);
+            func::compare::hash_key(&v, coll, &mut key);
             key.push(0xFE);
             keyvals.push(v);
         }
@@ -1734,7 +1753,18 @@ pub fn compare_sort_keys(
     desc: &[bool],
     coll: common::Collation,
 ) -> Ordering {
+    compare_keys_with(a, b, desc, &|_| coll)
+}
+
+/// [`compare_sort_keys`] with a collation per key.
+pub fn compare_keys_with(
+    a: &[Value],
+    b: &[Value],
+    desc: &[bool],
+    coll_of: &dyn Fn(usize) -> common::Collation,
+) -> Ordering {
     for (i, d) in desc.iter().enumerate() {
+        let coll = coll_of(i);
         let o = match (&a[i], &b[i]) {
             (Value::Null, Value::Null) => Ordering::Equal,
             (Value::Null, _) => Ordering::Less,
@@ -2108,11 +2138,32 @@ fn run_join<E: KvEngine>(
     Ok(out)
 }
 
-/// Sorts rows by ORDER BY keys (evaluated once per row).
+/// The collation an expression's strings compare under: a column's own collation, binary for
+/// binary strings, else `default` (the connection's).
+pub fn expr_collation(e: &Expr, scope: &Scope, default: common::Collation) -> common::Collation {
+    match e {
+        Expr::Col(i) => scope
+            .cols
+            .get(*i)
+            .and_then(|c| c.ty.as_ref())
+            .map(|t| t.collation())
+            .unwrap_or(default),
+        Expr::Lit(Value::Bytes(_)) | Expr::Cast(_, func::convert::CastTarget::Binary(_)) => {
+            common::Collation::Binary
+        }
+        _ => default,
+    }
+}
+
+/// Sorts rows by ORDER BY keys (evaluated once per row), strings under `colls[i]` (the
+/// connection collation where missing). With `top` = Some(n) only the first n rows are needed:
+/// they are selected first and only they are sorted (ORDER BY … LIMIT as a top-N).
 pub fn sort_rows<E: KvEngine>(
     s: &mut Session<E>,
     rows: &mut Vec<Vec<Value>>,
     keys: &[(Expr, bool)],
+    colls: &[common::Collation],
+    top: Option<usize>,
     ctx: &mut EvalCtx<'_>,
 ) -> Result<()> {
     let mut keyed: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(rows.len());
@@ -2123,9 +2174,24 @@ pub fn sort_rows<E: KvEngine>(
         }
         keyed.push((k, r));
     }
-    let coll = ctx.fnctx.collation;
+    let default = ctx.fnctx.collation;
+    let coll_of = |i: usize| colls.get(i).copied().unwrap_or(default);
     let desc: Vec<bool> = keys.iter().map(|(_, d)| *d).collect();
-    keyed.sort_by(|(a, _), (b, _)| compare_sort_keys(a, b, &desc, coll));
+    let cmp = |a: &(Vec<Value>, Vec<Value>), b: &(Vec<Value>, Vec<Value>)| {
+        compare_keys_with(&a.0, &b.0, &desc, &coll_of)
+    };
+    match top {
+        Some(n) if n < keyed.len() => {
+            if n == 0 {
+                keyed.clear();
+            } else {
+                keyed.select_nth_unstable_by(n - 1, cmp);
+                keyed.truncate(n);
+            }
+            keyed.sort_by(cmp);
+        }
+        _ => keyed.sort_by(cmp),
+    }
     rows.extend(keyed.into_iter().map(|(_, r)| r));
     Ok(())
 }

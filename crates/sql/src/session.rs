@@ -1717,6 +1717,40 @@ mod tests {
     }
 
     #[test]
+    fn column_collations_order_group_distinct() {
+        let mut s = session();
+        ok(&mut s, "CREATE DATABASE d; USE d");
+        ok(&mut s, "CREATE TABLE cl (id INT PRIMARY KEY, ci VARCHAR(5), bn VARCHAR(5) COLLATE utf8mb4_bin)");
+        ok(
+            &mut s,
+            "INSERT INTO cl VALUES (1, 'a', 'a'), (2, 'B', 'B'), (3, 'A', 'A'), (4, 'b', 'b')",
+        );
+        let col = |s: &mut Session<MemEngine>, q: &str| {
+            rows(s, q)
+                .into_iter()
+                .map(|r| r[0].clone())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        assert_eq!(col(&mut s, "SELECT bn FROM cl ORDER BY bn"), "A,B,a,b");
+        assert_eq!(
+            col(&mut s, "SELECT bn FROM cl ORDER BY bn DESC LIMIT 2"),
+            "b,a"
+        );
+        assert_eq!(
+            col(&mut s, "SELECT COUNT(*) FROM cl GROUP BY bn"),
+            "1,1,1,1"
+        );
+        assert_eq!(col(&mut s, "SELECT COUNT(*) FROM cl GROUP BY ci"), "2,2");
+        assert_eq!(rows(&mut s, "SELECT DISTINCT bn FROM cl").len(), 4);
+        assert_eq!(rows(&mut s, "SELECT DISTINCT ci FROM cl").len(), 2);
+        assert_eq!(
+            col(&mut s, "SELECT id FROM cl ORDER BY ci, id LIMIT 3"),
+            "1,3,2"
+        );
+    }
+
+    #[test]
     fn statement_rollback_inside_transaction() {
         let mut s = session();
         ok(

@@ -152,6 +152,10 @@ pub fn insert<E: KvEngine>(
     ins: &ast::Insert,
     params: &[Value],
 ) -> Result<Output> {
+    if let Some(v) = crate::view::target_view(s, &table_name(ins)?)? {
+        let rewritten = crate::view::rewrite_insert(s, &v, ins)?;
+        return insert(s, &rewritten, params);
+    }
     let t = resolve_table(s, &table_name(ins)?)?;
     not_a_view(&t, "INSERT")?;
     let ignore = ins.ignore;
@@ -643,6 +647,12 @@ pub fn update<E: KvEngine>(
         }
         return crate::multi::update(s, u, &tables, params);
     }
+    if let ast::TableFactor::Table { name, .. } = &u.table.relation {
+        if let Some(v) = crate::view::target_view(s, name)? {
+            let rewritten = crate::view::rewrite_update(s, &v, u)?;
+            return update(s, &rewritten, params);
+        }
+    }
     let (t, alias) = single_table(s, &u.table)?;
     not_a_view(&t, "UPDATE")?;
     let scope = table_scope(&t, alias.as_deref());
@@ -747,6 +757,12 @@ pub fn delete<E: KvEngine>(
         return Err(Error::not_supported(
             "DELETE FROM a join without naming the target tables",
         ));
+    }
+    if let ast::TableFactor::Table { name, .. } = &from[0].relation {
+        if let Some(v) = crate::view::target_view(s, name)? {
+            let rewritten = crate::view::rewrite_delete(s, &v, d)?;
+            return delete(s, &rewritten, params);
+        }
     }
     let (t, alias) = single_table(s, &from[0])?;
     not_a_view(&t, "DELETE")?;

@@ -1479,6 +1479,31 @@ mod tests {
         assert_eq!(rows(&mut s, "SELECT COUNT(*) FROM d.vw"), vec![vec!["2"]]);
         ok(&mut s, "USE d");
         assert_eq!(err(&mut s, "CREATE VIEW vw AS SELECT 1"), 1050);
+        // a simple view is updatable: writes go to the base table through the view's mapping
+        ok(
+            &mut s,
+            "CREATE VIEW uv AS SELECT a AS k, b, b * 2 AS bb FROM t WHERE a < 100",
+        );
+        ok(&mut s, "INSERT INTO uv (k, b) VALUES (50, 5)");
+        assert_eq!(
+            rows(&mut s, "SELECT b FROM t WHERE a = 50"),
+            vec![vec!["5"]]
+        );
+        ok(&mut s, "UPDATE uv SET b = b + 1 WHERE k = 50");
+        assert_eq!(
+            rows(&mut s, "SELECT bb FROM uv WHERE k = 50"),
+            vec![vec!["12"]]
+        );
+        assert_eq!(err(&mut s, "UPDATE uv SET bb = 1"), 1348);
+        ok(&mut s, "DELETE FROM uv WHERE bb = 12");
+        assert_eq!(
+            rows(&mut s, "SELECT COUNT(*) FROM t WHERE a = 50"),
+            vec![vec!["0"]]
+        );
+        ok(&mut s, "CREATE VIEW agg AS SELECT COUNT(*) AS n FROM t");
+        assert_eq!(err(&mut s, "DELETE FROM agg"), 1288);
+        assert_eq!(err(&mut s, "INSERT INTO agg VALUES (1)"), 1471);
+        ok(&mut s, "DROP VIEW uv, agg");
         ok(&mut s, "CREATE OR REPLACE VIEW vw (one) AS SELECT 1");
         assert_eq!(rows(&mut s, "SELECT one FROM vw"), vec![vec!["1"]]);
         assert_eq!(err(&mut s, "DROP TABLE vw"), 1051);

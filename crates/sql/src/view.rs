@@ -324,3 +324,280 @@ pub fn show_create(t: &TableDef) -> Option<String> {
         v.algorithm, v.definer, v.security, t.name, cols, v.select
     ))
 }
+
+// ---------------------------------------------------------------------------------------------
+// Updatable views: INSERT / UPDATE / DELETE through a single-table view are rewritten into the
+// same statement on the base table (MySQL's MERGE algorithm for updatable views).
+
+/// How a simple view maps onto its base table.
+struct Mapping {
+    /// The base table as named in the view (qualified), and the alias its expressions use.
+    base: ast::ObjectName,
+    alias: Option<ast::TableAlias>,
+    /// View column name → the select-list expression over the base table.
+    cols: Vec<(String, ast::Expr)>,
+    /// The view's WHERE.
+    selection: Option<ast::Expr>,
+}
+
+fn not_updatable(t: &TableDef, what: &str) -> Error {
+    if what == "INSERT" {
+        Error::new(
+            codes::ER_NON_INSERTABLE_TABLE,
+            format!(
+                "The target table {} of the INSERT is not insertable-into",
+                t.name
+            ),
+        )
+    } else {
+        Error::new(
+            codes::ER_NON_UPDATABLE_TABLE,
+            format!("The target table {} of the {what} is not updatable", t.name),
+        )
+    }
+}
+
+/// Checks that view `t` is updatable (one base table or view, no aggregation, DISTINCT, set
+/// operation, LIMIT or subquery in the select list) and returns its column mapping.
+fn mapping<E: KvEngine>(s: &Session<E>, t: &TableDef, v: &ViewDef, what: &str) -> Result<Mapping> {
+    let q = parse_select(&v.select)?;
+    let bad = || not_updatable(t, what);
+    if q.with.is_some() || q.limit_clause.is_some() || q.order_by.is_some() {
+        return Err(bad());
+    }
+    let ast::SetExpr::Select(sel) = q.body.as_ref() else {
+        return Err(bad());
+    };
+    if sel.distinct.is_some()
+        || sel.having.is_some()
+        || !matches!(&sel.group_by, ast::GroupByExpr::Expressions(g, m) if g.is_empty() && m.is_empty())
+        || sel.from.len() != 1
+        || !sel.from[0].joins.is_empty()
+    {
+        return Err(bad());
+    }
+    let (base, alias) = match &sel.from[0].relation {
+        ast::TableFactor::Table { name, alias, .. } => (name.clone(), alias.clone()),
+        _ => return Err(bad()),
+    };
+    // the planned view gives the output column names (and rejects aggregates)
+    let planned = plan_view(s, t, v)?;
+    if let Query::Select(p) = &planned {
+        if p.grouped || p.aggs.iter().any(|a| a.window.is_some()) {
+            return Err(bad());
+        }
+    }
+    let names: Vec<String> = planned.columns().iter().map(|c| c.name.clone()).collect();
+    let mut exprs: Vec<ast::Expr> = Vec::new();
+    for item in &sel.projection {
+        match item {
+            ast::SelectItem::UnnamedExpr(e) | ast::SelectItem::ExprWithAlias { expr: e, .. } => {
+                if matches!(e, ast::Expr::Subquery(_)) {
+                    return Err(bad());
+                }
+                exprs.push(e.clone())
+            }
+            ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
+                let (db, tname) = crate::ddl::qualify(s, &base)?;
+                let bt = s
+                    .storage()
+                    .get_table(&db, &tname)?
+                    .ok_or_else(|| invalid(t))?;
+                for c in &bt.columns {
+                    exprs.push(ast::Expr::Identifier(ast::Ident::with_quote('`', &c.name)));
+                }
+            }
+            _ => return Err(bad()),
+        }
+    }
+    if exprs.len() != names.len() {
+        return Err(bad());
+    }
+    Ok(Mapping {
+        base,
+        alias,
+        cols: names.into_iter().zip(exprs).collect(),
+        selection: sel.selection.clone(),
+    })
+}
+
+impl Mapping {
+    fn expr_of(&self, name: &str) -> Option<&ast::Expr> {
+        self.cols
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, e)| e)
+    }
+
+    /// The base column a view column is, or error 1348 when it is an expression.
+    fn column_of(&self, name: &str) -> Result<ast::Ident> {
+        match self.expr_of(name) {
+            Some(ast::Expr::Identifier(id)) => Ok(id.clone()),
+            Some(ast::Expr::CompoundIdentifier(ids)) => {
+                Ok(ids.last().cloned().unwrap_or_else(|| ast::Ident::new(name)))
+            }
+            Some(_) => Err(Error::new(
+                codes::ER_NONUPDATEABLE_COLUMN,
+                format!("Column '{name}' is not updatable"),
+            )),
+            None => Err(Error::bad_field(name, "field list")),
+        }
+    }
+
+    /// Replaces view-column references in `e` (bare, or qualified by `qualifier`) by the
+    /// corresponding base expressions.
+    fn map_expr(&self, e: &ast::Expr, qualifier: &str) -> ast::Expr {
+        let mut e = e.clone();
+        let _ = ast::visit_expressions_mut(&mut e, |x| {
+            let name = match x {
+                ast::Expr::Identifier(id) => Some(id.value.clone()),
+                ast::Expr::CompoundIdentifier(ids)
+                    if ids.len() == 2 && ids[0].value.eq_ignore_ascii_case(qualifier) =>
+                {
+                    Some(ids[1].value.clone())
+                }
+                _ => None,
+            };
+            if let Some(mapped) = name.as_deref().and_then(|n| self.expr_of(n)) {
+                *x = ast::Expr::Nested(Box::new(mapped.clone()));
+            }
+            ControlFlow::<()>::Continue(())
+        });
+        e
+    }
+
+    fn and_selection(&self, extra: Option<ast::Expr>) -> Option<ast::Expr> {
+        match (self.selection.clone(), extra) {
+            (None, e) | (e, None) => e,
+            (Some(a), Some(b)) => Some(ast::Expr::BinaryOp {
+                left: Box::new(ast::Expr::Nested(Box::new(a))),
+                op: ast::BinaryOperator::And,
+                right: Box::new(ast::Expr::Nested(Box::new(b))),
+            }),
+        }
+    }
+
+    fn relation(&self) -> ast::TableFactor {
+        ast::TableFactor::Table {
+            name: self.base.clone(),
+            alias: self.alias.clone(),
+            args: None,
+            with_hints: vec![],
+            version: None,
+            with_ordinality: false,
+            partitions: vec![],
+            json_path: None,
+            sample: None,
+            index_hints: vec![],
+        }
+    }
+}
+
+/// The view a DML statement targets, if any.
+pub fn target_view<E: KvEngine>(
+    s: &Session<E>,
+    name: &ast::ObjectName,
+) -> Result<Option<TableDef>> {
+    let (db, t) = crate::ddl::qualify(s, name)?;
+    Ok(s.storage()
+        .get_table(&db, &t)?
+        .filter(|d| d.options.view.is_some())
+        .map(|d| (*d).clone()))
+}
+
+/// INSERT into an updatable view: the same INSERT on the base table with the columns mapped.
+pub fn rewrite_insert<E: KvEngine>(
+    s: &Session<E>,
+    t: &TableDef,
+    ins: &ast::Insert,
+) -> Result<ast::Insert> {
+    let v = definition(t).ok_or_else(|| Error::internal("not a view"))?;
+    let m = mapping(s, t, v, "INSERT")?;
+    let cols: Vec<ast::Ident> = if ins.columns.is_empty() {
+        m.cols
+            .iter()
+            .map(|(n, _)| m.column_of(n))
+            .collect::<Result<_>>()?
+    } else {
+        ins.columns
+            .iter()
+            .map(|c| {
+                let name = c.0.last().map(|p| p.to_string()).unwrap_or_default();
+                m.column_of(name.trim_matches('`'))
+            })
+            .collect::<Result<_>>()?
+    };
+    let mut out = ins.clone();
+    out.table = ast::TableObject::TableName(m.base.clone());
+    out.columns = cols
+        .into_iter()
+        .map(|i| ast::ObjectName::from(vec![i]))
+        .collect();
+    Ok(out)
+}
+
+/// UPDATE of an updatable view.
+pub fn rewrite_update<E: KvEngine>(
+    s: &Session<E>,
+    t: &TableDef,
+    u: &ast::Update,
+) -> Result<ast::Update> {
+    let v = definition(t).ok_or_else(|| Error::internal("not a view"))?;
+    let m = mapping(s, t, v, "UPDATE")?;
+    let qualifier = match &u.table.relation {
+        ast::TableFactor::Table { alias: Some(a), .. } => a.name.value.clone(),
+        _ => t.name.clone(),
+    };
+    let mut out = u.clone();
+    out.table.relation = m.relation();
+    for a in out.assignments.iter_mut() {
+        if let ast::AssignmentTarget::ColumnName(n) = &a.target {
+            let name =
+                n.0.last()
+                    .map(|p| p.to_string().trim_matches('`').to_string())
+                    .unwrap_or_default();
+            let base_col = m.column_of(&name)?;
+            a.target = ast::AssignmentTarget::ColumnName(ast::ObjectName::from(vec![base_col]));
+        }
+        a.value = m.map_expr(&a.value, &qualifier);
+    }
+    out.selection = m.and_selection(u.selection.as_ref().map(|e| m.map_expr(e, &qualifier)));
+    out.order_by = u
+        .order_by
+        .iter()
+        .map(|o| ast::OrderByExpr {
+            expr: m.map_expr(&o.expr, &qualifier),
+            ..o.clone()
+        })
+        .collect();
+    Ok(out)
+}
+
+/// DELETE from an updatable view.
+pub fn rewrite_delete<E: KvEngine>(
+    s: &Session<E>,
+    t: &TableDef,
+    d: &ast::Delete,
+) -> Result<ast::Delete> {
+    let v = definition(t).ok_or_else(|| Error::internal("not a view"))?;
+    let m = mapping(s, t, v, "DELETE")?;
+    let mut out = d.clone();
+    let from = match &mut out.from {
+        ast::FromTable::WithFromKeyword(f) | ast::FromTable::WithoutKeyword(f) => f,
+    };
+    let qualifier = match &from[0].relation {
+        ast::TableFactor::Table { alias: Some(a), .. } => a.name.value.clone(),
+        _ => t.name.clone(),
+    };
+    from[0].relation = m.relation();
+    out.selection = m.and_selection(d.selection.as_ref().map(|e| m.map_expr(e, &qualifier)));
+    out.order_by = d
+        .order_by
+        .iter()
+        .map(|o| ast::OrderByExpr {
+            expr: m.map_expr(&o.expr, &qualifier),
+            ..o.clone()
+        })
+        .collect();
+    Ok(out)
+}

@@ -1737,6 +1737,14 @@ mod tests {
             rows(&mut s, "SELECT \"x\" FROM \"quoted\""),
             vec![vec!["7"]]
         );
+        assert!(rows(&mut s, "SHOW OPEN TABLES FROM d")
+            .iter()
+            .any(|r| r[1] == "quoted"));
+        assert_eq!(rows(&mut s, "SHOW TRIGGERS").len(), 0);
+        assert_eq!(
+            rows(&mut s, "SELECT CHARACTER_SET_NAME FROM information_schema.COLLATION_CHARACTER_SET_APPLICABILITY WHERE COLLATION_NAME = 'utf8mb4_bin'"),
+            vec![vec!["utf8mb4"]]
+        );
         ok(&mut s, "SET sql_mode = 'PIPES_AS_CONCAT'");
         assert_eq!(rows(&mut s, "SELECT 'a' || 'b'"), vec![vec!["ab"]]);
     }

@@ -651,8 +651,80 @@ fn show_inner<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Ou
                 rows: vec![],
             })
         }
-        "OPEN" | "TRIGGERS" | "EVENTS" | "PROCEDURE" | "FUNCTION" => Ok(Output::Rows {
-            columns: vec![str_meta("Name", 64)],
+        "OPEN" => {
+            // SHOW OPEN TABLES [FROM db] [LIKE | WHERE]: the tables whose definitions are
+            // loaded; nothing is ever name-locked or pinned between statements here
+            if !t.eat("TABLES") {
+                return Err(Error::parse("SHOW OPEN"));
+            }
+            let db = if t.eat("FROM") || t.eat("IN") {
+                Some(t.name()?)
+            } else {
+                None
+            };
+            let filter = parse_filter(&mut t)?;
+            let dbs: Vec<String> = match db {
+                Some(d) => vec![d],
+                None => sess
+                    .storage()
+                    .list_databases()?
+                    .into_iter()
+                    .map(|d| d.name)
+                    .collect(),
+            };
+            let mut rows = Vec::new();
+            for d in dbs {
+                let mut names = sess.storage().list_tables(&d)?;
+                names.sort();
+                for n in names {
+                    rows.push(vec![s(d.clone()), s(n), Value::Int(0), Value::Int(0)]);
+                }
+            }
+            let cols = vec![
+                str_meta("Database", 64),
+                str_meta("Table", 64),
+                int_meta("In_use"),
+                int_meta("Name_locked"),
+            ];
+            result(sess, cols, rows, filter)
+        }
+        // No stored programs exist (not supported yet): MySQL's column shapes, no rows.
+        "TRIGGERS" => Ok(Output::Rows {
+            columns: [
+                "Trigger",
+                "Event",
+                "Table",
+                "Statement",
+                "Timing",
+                "Created",
+                "sql_mode",
+                "Definer",
+                "character_set_client",
+                "collation_connection",
+                "Database Collation",
+            ]
+            .iter()
+            .map(|n| str_meta(n, 64))
+            .collect(),
+            rows: vec![],
+        }),
+        "EVENTS" | "PROCEDURE" | "FUNCTION" => Ok(Output::Rows {
+            columns: [
+                "Db",
+                "Name",
+                "Type",
+                "Definer",
+                "Modified",
+                "Created",
+                "Security_type",
+                "Comment",
+                "character_set_client",
+                "collation_connection",
+                "Database Collation",
+            ]
+            .iter()
+            .map(|n| str_meta(n, 64))
+            .collect(),
             rows: vec![],
         }),
         other => Err(Error::parse(format!("SHOW {other}"))),
@@ -1431,6 +1503,9 @@ fn is_columns(table: &str) -> Option<Vec<ColumnDef>> {
             bi("SORTLEN"),
             vc("PAD_ATTRIBUTE", 9),
         ],
+        "COLLATION_CHARACTER_SET_APPLICABILITY" => {
+            vec![vc("COLLATION_NAME", 64), vc("CHARACTER_SET_NAME", 64)]
+        }
         "CHARACTER_SETS" => vec![
             vc("CHARACTER_SET_NAME", 64),
             vc("DEFAULT_COLLATE_NAME", 64),
@@ -1515,6 +1590,7 @@ fn is_columns(table: &str) -> Option<Vec<ColumnDef>> {
 
 const IS_TABLES: &[&str] = &[
     "CHARACTER_SETS",
+    "COLLATION_CHARACTER_SET_APPLICABILITY",
     "COLLATIONS",
     "COLUMNS",
     "ENGINES",
@@ -1906,6 +1982,11 @@ pub fn system_rows<E: KvEngine>(
                 s("NO"),
                 s("YES"),
             ]);
+        }
+        "COLLATION_CHARACTER_SET_APPLICABILITY" => {
+            for r in collation_rows() {
+                rows.push(vec![r[0].clone(), r[1].clone()]);
+            }
         }
         "COLLATIONS" => {
             for r in collation_rows() {

@@ -38,6 +38,9 @@ pub enum Stmt {
     },
     /// `{DEALLOCATE | DROP} PREPARE name`.
     Deallocate(String),
+    /// `DO expr [, expr ...]`: evaluated for their effects, no result set (held as the
+    /// equivalent SELECT).
+    Do(Box<Statement>),
 }
 
 /// Where PREPARE takes its statement text from.
@@ -438,8 +441,20 @@ pub fn parse_with(sql: &str, ansi_quotes: bool) -> Result<Vec<Parsed>> {
             .map(|t| t.token.clone())
             .filter(|t| !matches!(t, Token::Whitespace(_)))
             .collect();
+        let is_do = matches!(first.map(|t| &t.token), Some(Token::Word(w)) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("DO"));
         let stmt = if is_show {
             Stmt::Show(plain.into_iter().skip(1).collect())
+        } else if is_do {
+            // DO e1, e2 == SELECT e1, e2 with the rows discarded
+            let mut toks = toks;
+            if let Some(t) = toks
+                .iter_mut()
+                .find(|t| !matches!(t.token, Token::Whitespace(_)))
+            {
+                t.token = Token::make_keyword("SELECT");
+            }
+            let text: String = toks.iter().map(|t| t.token.to_string()).collect();
+            Stmt::Do(Box::new(parse_tokens(toks, &text)?))
         } else if let Some(p) = prepared_stmt(&plain) {
             p?
         } else {

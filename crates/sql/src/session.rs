@@ -688,6 +688,15 @@ impl<E: KvEngine> Session<E> {
     fn dispatch(&mut self, p: &Parsed, params: &[Value]) -> Result<Output> {
         let stmt = match &p.stmt {
             Stmt::Show(tokens) => return crate::show::show(self, tokens),
+            Stmt::Do(stmt) => {
+                return match stmt.as_ref() {
+                    Statement::Query(q) => {
+                        crate::select::execute(self, q, params, &p.sql)?;
+                        Ok(Output::ok(0))
+                    }
+                    _ => Err(Error::parse("DO")),
+                }
+            }
             Stmt::Prepare { name, source } => {
                 let sql = match source {
                     PrepareSource::Text(t) => t.clone(),
@@ -1519,6 +1528,8 @@ mod tests {
         );
         assert_eq!(rows(&mut s, "SELECT b FROM t WHERE a = 3"), vec![vec!["2"]]);
         ok(&mut s, "SET @m = (SELECT MAX(a) FROM t)");
+        ok(&mut s, "DO SLEEP(0), (SELECT COUNT(*) FROM t)");
+        assert_eq!(err(&mut s, "DO (SELECT a FROM t)"), 1242);
         assert_eq!(rows(&mut s, "SELECT @m"), vec![vec!["3"]]);
         // CREATE TABLE ... SELECT / LIKE
         ok(

@@ -1469,6 +1469,9 @@ pub fn run_plan<E: KvEngine>(
     } else {
         p
     };
+    // after the uncorrelated ones ran, only correlated subqueries are left: without them the
+    // per-row evaluation can skip the subquery machinery
+    let correlated_any = p.has_subquery();
     let limit = eval_limit(&p.limit, ctx)?;
     let offset = eval_limit(&p.offset, ctx)?.unwrap_or(0);
     // WHERE conjuncts with correlated subqueries are applied after the rows are read
@@ -1605,7 +1608,11 @@ pub fn run_plan<E: KvEngine>(
     if let Some(h) = &p.having {
         let mut kept = Vec::with_capacity(rows.len());
         for r in rows {
-            if query::eval_bool(s, h, &r, ctx)? {
+            if if correlated_any {
+                query::eval_bool(s, h, &r, ctx)?
+            } else {
+                h.eval_bool(&r, ctx)?
+            } {
                 kept.push(r);
             }
         }
@@ -1635,7 +1642,11 @@ pub fn run_plan<E: KvEngine>(
         }
         let mut o = Vec::with_capacity(p.items.len());
         for e in &p.items {
-            o.push(query::eval(s, e, r, ctx)?);
+            o.push(if correlated_any {
+                query::eval(s, e, r, ctx)?
+            } else {
+                e.eval(r, ctx)?
+            });
         }
         if p.distinct {
             let mut k = Vec::new();

@@ -2207,6 +2207,45 @@ pub fn sort_rows<E: KvEngine>(
     Ok(())
 }
 
+/// Bytes a key part takes in EXPLAIN's key_len (MySQL's accounting: the column's maximum
+/// stored size, +2 for a variable length, +1 when nullable).
+fn key_part_len(c: &storage::catalog::ColumnDef, prefix: Option<u32>) -> u32 {
+    use common::DataType as T;
+    let frac = |fsp: u8| (fsp as u32).div_ceil(2);
+    let dec_bytes =
+        |digits: u32| (digits / 9) * 4 + [0, 1, 1, 2, 2, 3, 3, 4, 4, 4][(digits % 9) as usize];
+    let base = match &c.ty {
+        T::Int { bytes, .. } => *bytes as u32,
+        T::Decimal {
+            precision, scale, ..
+        } => dec_bytes((*precision - *scale) as u32) + dec_bytes(*scale as u32),
+        T::Float { .. } => 4,
+        T::Double { .. } => 8,
+        T::Char { len, collation } => prefix.unwrap_or(*len) * collation.max_len() as u32,
+        T::VarChar { len, collation } => prefix.unwrap_or(*len) * collation.max_len() as u32 + 2,
+        T::Text { collation, .. } => prefix.unwrap_or(0) * collation.max_len() as u32 + 2,
+        T::Binary { len } => prefix.unwrap_or(*len),
+        T::VarBinary { len } => prefix.unwrap_or(*len) + 2,
+        T::Blob { .. } => prefix.unwrap_or(0) + 2,
+        T::Date => 3,
+        T::Time { fsp } => 3 + frac(*fsp),
+        T::DateTime { fsp } => 5 + frac(*fsp),
+        T::Timestamp { fsp } => 4 + frac(*fsp),
+        T::Year => 1,
+        T::Enum { values, .. } => {
+            if values.len() > 255 {
+                2
+            } else {
+                1
+            }
+        }
+        T::Set { values, .. } => (values.len() as u32).div_ceil(8).max(1),
+        T::Bit { len } => (*len as u32).div_ceil(8),
+        T::Json => 0,
+    };
+    base + u32::from(c.nullable)
+}
+
 /// One EXPLAIN row.
 #[allow(clippy::too_many_arguments)]
 fn explain_row(
@@ -2355,21 +2394,116 @@ fn explain_block<E: KvEngine>(
                     ("ref", Some(idx.name.as_str()))
                 };
                 let ty = if ty == "eq_ref" { "ALL" } else { ty };
-                let (rows, _, _) = s.storage().table_stats(t).unwrap_or((0, 0, 0));
-                let extra = if p.filter.is_some() {
-                    Some("Using where")
+                let (mut rows, _, _) = s.storage().table_stats(t).unwrap_or((0, 0, 0));
+                if ty == "const" {
+                    rows = 1;
+                } else if let (Some(st), true) = (&st, key.is_some()) {
+                    let eq = path.eq_prefixes.first().map(|p| p.len()).unwrap_or(0);
+                    if let Some(rpk) = st.rows_per_key(path.index, eq) {
+                        rows = (rpk * path.eq_prefixes.len() as f64).ceil() as u64;
+                    }
+                }
+                // key_len / ref for the key parts used
+                let (key_len, key_ref) = if key.is_some() {
+                    let eq = path.eq_prefixes.first().map(|p| p.len()).unwrap_or(0);
+                    let used = eq + usize::from(path.range.0.is_some() || path.range.1.is_some());
+                    let len: u32 = idx
+                        .columns
+                        .iter()
+                        .take(used)
+                        .map(|ic| key_part_len(&t.columns[ic.col], ic.prefix_len))
+                        .sum();
+                    let r = (ty == "const" || ty == "ref").then(|| vec!["const"; eq].join(","));
+                    (Some(len.to_string()), r)
                 } else {
-                    None
+                    (None, None)
                 };
-                out.push(explain_row(
+                // Extra: covering index, filtering, sorting, grouping
+                let mut extra: Vec<&str> = Vec::new();
+                if p.from.len() == 1 {
+                    let mut used_cols: Vec<usize> = Vec::new();
+                    let mut collect = |e: &Expr| used_cols.extend(e.columns());
+                    p.items.iter().for_each(&mut collect);
+                    p.filter.iter().for_each(&mut collect);
+                    p.group_by.iter().for_each(&mut collect);
+                    p.order.iter().for_each(|(e, _)| collect(e));
+                    p.aggs
+                        .iter()
+                        .filter_map(|a| a.arg.as_ref())
+                        .for_each(&mut collect);
+                    let in_index = |c: usize| {
+                        idx.columns
+                            .iter()
+                            .any(|ic| ic.col == c && ic.prefix_len.is_none())
+                            || (!t.hidden_pk
+                                && t.indexes[0]
+                                    .columns
+                                    .iter()
+                                    .any(|ic| ic.col == c && ic.prefix_len.is_none()))
+                    };
+                    if path.index != 0 && used_cols.iter().all(|c| in_index(*c)) {
+                        extra.push("Using index");
+                    }
+                }
+                // "Using where" only when conditions remain after the key lookup
+                let key_conds = path.eq_prefixes.first().map(|x| x.len()).unwrap_or(0)
+                    + usize::from(path.range.0.is_some())
+                    + usize::from(path.range.1.is_some());
+                let nconds = p
+                    .filter
+                    .as_ref()
+                    .map(|f| expr::conjuncts(f).len())
+                    .unwrap_or(0);
+                if ty != "const" && nconds > key_conds.min(nconds) || (ty == "ALL" && nconds > 0) {
+                    extra.push("Using where");
+                }
+                if !p.group_by.is_empty() {
+                    extra.push("Using temporary");
+                }
+                let ordered_by_index = match p.order.as_slice() {
+                    [(Expr::Col(c), _)] => idx
+                        .columns
+                        .get(path.eq_prefixes.first().map(|x| x.len()).unwrap_or(0))
+                        .is_some_and(|ic| ic.col == *c),
+                    _ => false,
+                };
+                if !p.order.is_empty() && !ordered_by_index {
+                    extra.push("Using filesort");
+                }
+                let extra = extra.join("; ");
+                let mut row = explain_row(
                     id,
                     select_type,
                     Some(&jt.name),
                     Some(ty),
                     key,
                     Some(rows.max(1)),
-                    extra,
-                ));
+                    (!extra.is_empty()).then_some(extra.as_str()),
+                );
+                if let Some(k) = key {
+                    row[5] = Value::Str(
+                        t.indexes
+                            .iter()
+                            .enumerate()
+                            .filter(|(i, _)| !(t.hidden_pk && *i == 0))
+                            .filter(|(_, ix)| {
+                                ix.columns.first().is_some_and(|ic| {
+                                    p.filter
+                                        .as_ref()
+                                        .is_some_and(|f| f.columns().contains(&ic.col))
+                                })
+                            })
+                            .map(|(_, ix)| ix.name.clone())
+                            .collect::<Vec<_>>()
+                            .join(","),
+                    );
+                    if row[5] == Value::Str(String::new()) {
+                        row[5] = Value::Str(k.to_string());
+                    }
+                }
+                row[7] = key_len.map(Value::Str).unwrap_or(Value::Null);
+                row[8] = key_ref.map(Value::Str).unwrap_or(Value::Null);
+                out.push(row);
             }
             Source::Derived(q) => {
                 let derived = format!("<derived{}>", *next_id);

@@ -1680,6 +1680,28 @@ mod tests {
             rows(&mut s, "SELECT id FROM st WHERE flag = 1 AND code = 7"),
             vec![vec!["7"]]
         );
+        // key_len (INT NULL = 5), ref, estimated rows from the statistics, covering index
+        let plan = rows(&mut s, "EXPLAIN SELECT code FROM st WHERE code = 7");
+        assert_eq!(
+            &plan[0][4..],
+            &[
+                "ref",
+                "code",
+                "code",
+                "5",
+                "const",
+                "1",
+                "100.00",
+                "Using index"
+            ]
+        );
+        let plan = rows(&mut s, "EXPLAIN SELECT * FROM st WHERE id = 3");
+        assert_eq!(
+            &plan[0][4..10],
+            &["const", "PRIMARY", "PRIMARY", "4", "const", "1"]
+        );
+        let plan = rows(&mut s, "EXPLAIN SELECT flag FROM st ORDER BY code");
+        assert_eq!(plan[0][11], "Using filesort");
     }
 
     #[test]

@@ -261,22 +261,28 @@ impl Session {
         self.watchdog.begin(conn.connection_id());
         let result = f(conn);
         let killed = self.watchdog.end();
-        match result {
-            Ok(v) => Ok(v),
-            Err(e) => {
-                let err = classify(e);
-                if matches!(err, ExecError::Connection(_) | ExecError::Timeout) {
-                    // An I/O failure or socket timeout leaves the protocol stream in an unknown
-                    // state: drop the connection; the caller reconnects.
-                    self.conn = None;
-                }
-                if killed {
-                    Err(ExecError::Timeout)
-                } else {
-                    Err(err)
-                }
+        let err = match result {
+            // A killed statement may still "succeed" with a partial result (e.g. SLEEP()
+            // returning early): it timed out all the same.
+            Ok(_) if killed => return Err(ExecError::Timeout),
+            Ok(v) => return Ok(v),
+            Err(e) => classify(e),
+        };
+        // Server errors that end the session: shutdown in progress, connection killed or
+        // aborted (and the client-side "gone away"/"lost connection" codes, if relayed).
+        let fatal_server_error = matches!(
+            err,
+            ExecError::Server {
+                code: 1053 | 1152 | 1927 | 2006 | 2013,
+                ..
             }
+        );
+        if fatal_server_error || matches!(err, ExecError::Connection(_) | ExecError::Timeout) {
+            // An I/O failure or socket timeout leaves the protocol stream in an unknown
+            // state: drop the connection; the caller reconnects.
+            self.conn = None;
         }
+        Err(if killed { ExecError::Timeout } else { err })
     }
 
     /// Execute a statement, discarding any result rows.

@@ -229,8 +229,14 @@ fn main() -> ExitCode {
     });
     let elapsed = started.elapsed();
 
-    let results: Vec<FileResult> = results.into_iter().flatten().collect();
-    let named: Vec<Named<'_>> = scripts
+    // Every worker reports every file it takes, so no slot stays empty; pairing each result
+    // with its script (rather than zipping two lists) keeps names right regardless.
+    let (done_scripts, results): (Vec<&Script>, Vec<FileResult>) = scripts
+        .iter()
+        .zip(results)
+        .filter_map(|(s, r)| r.map(|r| (s, r)))
+        .unzip();
+    let named: Vec<Named<'_>> = done_scripts
         .iter()
         .zip(&results)
         .map(|(s, r)| Named {
@@ -265,7 +271,7 @@ fn main() -> ExitCode {
             println!("  {n:>7}  {cause}");
         }
     }
-    if cli.max_failures_shown > 0 && total.failed > 0 {
+    if cli.max_failures_shown > 0 && results.iter().any(|r| !r.failures.is_empty()) {
         println!("First failures:");
         let firsts = named
             .iter()

@@ -72,39 +72,72 @@ impl Totals {
     }
 }
 
-/// Collapse the variable parts of an error message (quoted names, numbers) so that messages
-/// of the same kind group together.
-pub fn normalize_message(msg: &str) -> String {
-    let mut out = String::with_capacity(msg.len());
-    let mut chars = msg.chars().peekable();
+/// Replace every number (a run of digits, with any decimal point) by `N`.
+fn normalize_numbers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
-        match c {
-            '\'' | '`' | '"' => {
-                // Skip to the matching quote (or the end).
-                for d in chars.by_ref() {
-                    if d == c {
-                        break;
-                    }
-                }
-                out.push(c);
-                out.push('…');
-                out.push(c);
+        if c.is_ascii_digit() {
+            while chars
+                .peek()
+                .is_some_and(|d| d.is_ascii_digit() || *d == '.')
+            {
+                chars.next();
             }
-            c if c.is_ascii_digit() => {
-                while chars
-                    .peek()
-                    .is_some_and(|d| d.is_ascii_digit() || *d == '.')
-                {
-                    chars.next();
-                }
-                out.push('N');
-            }
-            c => out.push(c),
+            out.push('N');
+        } else {
+            out.push(c);
         }
     }
+    out
+}
+
+/// Collapse the variable parts of an error message so that messages of the same kind group
+/// together: numbers become `N` (also inside names: `col7` → `colN`), and a quoted part of
+/// more than three words keeps only its first three (`'CREATE VIEW viewN …'`). A quote
+/// character inside a word (`doesn't`) does not start a quoted part.
+pub fn normalize_message(msg: &str) -> String {
+    const MAX_WORDS: usize = 3;
+    let chars: Vec<char> = msg.chars().collect();
+    let mut out = String::with_capacity(msg.len());
+    let mut plain = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let opens = matches!(c, '\'' | '`' | '"')
+            && (i == 0 || !chars[i - 1].is_alphanumeric())
+            && chars[i + 1..].contains(&c);
+        if !opens {
+            plain.push(c);
+            i += 1;
+            continue;
+        }
+        out.push_str(&normalize_numbers(&plain));
+        plain.clear();
+        let close = chars[i + 1..]
+            .iter()
+            .position(|&d| d == c)
+            .map_or(chars.len(), |p| i + 1 + p);
+        let inner: String = chars[i + 1..close].iter().collect();
+        let words: Vec<&str> = inner.split_whitespace().collect();
+        let mut shown = words
+            .iter()
+            .take(MAX_WORDS)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(" ");
+        if words.len() > MAX_WORDS {
+            shown.push_str(" …");
+        }
+        out.push(c);
+        out.push_str(&normalize_numbers(&shown));
+        out.push(c);
+        i = close + 1;
+    }
+    out.push_str(&normalize_numbers(&plain));
     let mut out: String = out.split_whitespace().collect::<Vec<_>>().join(" ");
-    if out.chars().count() > 140 {
-        out = out.chars().take(140).collect::<String>() + "…";
+    if out.chars().count() > 160 {
+        out = out.chars().take(160).collect::<String>() + "…";
     }
     out
 }
@@ -301,16 +334,25 @@ mod tests {
     fn normalizes_messages() {
         assert_eq!(
             normalize_message("Unknown column 'col7' in 'field list'"),
-            "Unknown column '…' in '…'"
+            "Unknown column 'colN' in 'field list'"
         );
         assert_eq!(
             normalize_message("near `x`  at   line 12"),
-            "near `…` at line N"
+            "near `x` at line N"
         );
         assert_eq!(
             normalize_message("value 3.25 out of range"),
             "value N out of range"
         );
+        assert_eq!(
+            normalize_message("This version of Strata doesn't yet support 'subqueries'"),
+            "This version of Strata doesn't yet support 'subqueries'"
+        );
+        assert_eq!(
+            normalize_message("doesn't support 'CREATE VIEW view1 AS SELECT x FROM t1'"),
+            "doesn't support 'CREATE VIEW viewN …'"
+        );
+        assert_eq!(normalize_message("unbalanced 'quote"), "unbalanced 'quote");
     }
 
     #[test]
@@ -326,10 +368,10 @@ mod tests {
         };
         let fs = vec![
             mk(FailKind::QueryFailed(server(
-                "Unknown column 'a' in 'where clause'",
+                "Unknown column 'col1' in 'where clause'",
             ))),
             mk(FailKind::QueryFailed(server(
-                "Unknown column 'b' in 'where clause'",
+                "Unknown column 'col2' in 'where clause'",
             ))),
             mk(FailKind::StatementSucceeded),
         ];
@@ -337,7 +379,7 @@ mod tests {
         assert_eq!(
             g[0],
             (
-                "query: error 1054: Unknown column '…' in '…'".to_string(),
+                "query: error 1054: Unknown column 'colN' in 'where clause'".to_string(),
                 2
             )
         );

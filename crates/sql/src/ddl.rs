@@ -724,6 +724,7 @@ fn create_table_select<E: KvEngine>(
             auto_increment: false,
             on_update: None,
             comment: String::new(),
+            instant_default: None,
         });
     }
     match existing {
@@ -876,103 +877,29 @@ fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Resul
                 format!("Duplicate column name '{cname}'"),
             ));
         }
-        check_ident(&cname, "column").map_err(|_| {
-            Error::new(
-                codes::ER_WRONG_COLUMN_NAME,
-                format!("Incorrect column name '{cname}'"),
-            )
-        })?;
-        let mut cs = None;
-        let mut cl = None;
-        for o in &c.options {
-            match &o.option {
-                ColumnOption::CharacterSet(n) => cs = Some(n.to_string()),
-                ColumnOption::Collation(n) => cl = Some(n.to_string()),
-                _ => {}
+        let spec = column_spec(
+            &cname,
+            &c.data_type,
+            c.options.iter().map(|o| &o.option),
+            tcoll,
+        )?;
+        if spec.primary_key {
+            if pk.is_some() {
+                return Err(Error::new(
+                    codes::ER_MULTIPLE_PRI_KEY,
+                    "Multiple primary key defined",
+                ));
             }
+            pk = Some(vec![IndexColumn {
+                col: ci,
+                prefix_len: None,
+                desc: false,
+            }]);
         }
-        let text = c.data_type.to_string().to_ascii_uppercase();
-        let is_binary_kw = text.ends_with(" BINARY");
-        let mut coll = collation_of(cs.as_deref(), cl.as_deref())?.unwrap_or(tcoll);
-        if is_binary_kw {
-            coll = match coll.charset() {
-                "latin1" => Collation::Latin1Bin,
-                _ => Collation::Utf8mb4Bin,
-            };
+        if spec.unique {
+            col_uniques.push(ci);
         }
-        let ty = map_type(&c.data_type, coll, &cname)?;
-        let mut col = ColumnDef {
-            name: cname.clone(),
-            ty,
-            nullable: true,
-            default: None,
-            auto_increment: false,
-            on_update: None,
-            comment: String::new(),
-        };
-        let mut explicit_null = false;
-        for o in &c.options {
-            match &o.option {
-                ColumnOption::Null => explicit_null = true,
-                ColumnOption::NotNull => col.nullable = false,
-                ColumnOption::Default(e) => col.default = Some(default_text(e)),
-                ColumnOption::OnUpdate(e) => col.on_update = Some(e.to_string()),
-                ColumnOption::Comment(t) => col.comment = t.clone(),
-                ColumnOption::PrimaryKey(_) => {
-                    if pk.is_some() {
-                        return Err(Error::new(
-                            codes::ER_MULTIPLE_PRI_KEY,
-                            "Multiple primary key defined",
-                        ));
-                    }
-                    pk = Some(vec![IndexColumn {
-                        col: ci,
-                        prefix_len: None,
-                        desc: false,
-                    }]);
-                }
-                ColumnOption::Unique(_) => col_uniques.push(ci),
-                ColumnOption::DialectSpecific(toks) => {
-                    let t: String = toks
-                        .iter()
-                        .map(|t| t.to_string())
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                        .to_ascii_uppercase();
-                    if t.contains("AUTO_INCREMENT") {
-                        col.auto_increment = true;
-                    }
-                }
-                ColumnOption::CharacterSet(_) | ColumnOption::Collation(_) => {}
-                ColumnOption::Check(_) => {}
-                ColumnOption::Generated { .. } => {
-                    return Err(Error::not_supported("generated columns"))
-                }
-                other => return Err(Error::not_supported(format!("column option {other}"))),
-            }
-        }
-        if col.auto_increment
-            && !matches!(
-                col.ty,
-                DataType::Int { .. } | DataType::Float { .. } | DataType::Double { .. }
-            )
-        {
-            return Err(Error::new(
-                codes::ER_WRONG_FIELD_SPEC,
-                format!("Incorrect column specifier for column '{cname}'"),
-            ));
-        }
-        if matches!(col.ty, DataType::Timestamp { .. })
-            && !explicit_null
-            && col.default.is_none()
-            && !col.nullable
-        {
-            // explicit_defaults_for_timestamp=ON: NOT NULL TIMESTAMP without default has none
-        }
-        if let Some(d) = &col.default {
-            validate_default(&col, d)?;
-        }
-        columns.push(col);
+        columns.push(spec.col);
     }
     for con in &ct.constraints {
         match con {
@@ -1122,6 +1049,123 @@ fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Resul
     };
     s.storage().create_table(def)?;
     Ok(Output::ok(0))
+}
+
+/// A column definition as written in CREATE TABLE or ALTER TABLE ADD/MODIFY/CHANGE.
+pub(crate) struct ColumnSpec {
+    /// The catalog column.
+    pub col: ColumnDef,
+    /// A column-level `PRIMARY KEY`.
+    pub primary_key: bool,
+    /// A column-level `UNIQUE [KEY]`.
+    pub unique: bool,
+}
+
+/// Maps a column definition (name, type, options) to a catalog column: collation (column
+/// CHARACTER SET/COLLATE, else `table_coll`), type, NULL/NOT NULL, DEFAULT (validated), ON
+/// UPDATE, COMMENT, AUTO_INCREMENT, and the column-level PRIMARY KEY / UNIQUE flags.
+///
+/// # Errors
+/// 1166 bad column name, 1059 name too long, 1063 AUTO_INCREMENT on a non-numeric type, 1067
+/// invalid default, type errors from [`map_type`], unsupported options.
+pub(crate) fn column_spec<'a>(
+    cname: &str,
+    data_type: &ast::DataType,
+    options: impl Iterator<Item = &'a ColumnOption> + Clone,
+    table_coll: Collation,
+) -> Result<ColumnSpec> {
+    check_ident(cname, "column").map_err(|_| {
+        Error::new(
+            codes::ER_WRONG_COLUMN_NAME,
+            format!("Incorrect column name '{cname}'"),
+        )
+    })?;
+    let mut cs = None;
+    let mut cl = None;
+    for o in options.clone() {
+        match o {
+            ColumnOption::CharacterSet(n) => cs = Some(n.to_string()),
+            ColumnOption::Collation(n) => cl = Some(n.to_string()),
+            _ => {}
+        }
+    }
+    let text = data_type.to_string().to_ascii_uppercase();
+    let is_binary_kw = text.ends_with(" BINARY");
+    let mut coll = collation_of(cs.as_deref(), cl.as_deref())?.unwrap_or(table_coll);
+    if is_binary_kw {
+        coll = match coll.charset() {
+            "latin1" => Collation::Latin1Bin,
+            _ => Collation::Utf8mb4Bin,
+        };
+    }
+    let ty = map_type(data_type, coll, cname)?;
+    let mut col = ColumnDef {
+        name: cname.to_string(),
+        ty,
+        nullable: true,
+        default: None,
+        auto_increment: false,
+        on_update: None,
+        comment: String::new(),
+        instant_default: None,
+    };
+    let mut primary_key = false;
+    let mut unique = false;
+    for o in options {
+        match o {
+            ColumnOption::Null => {}
+            ColumnOption::NotNull => col.nullable = false,
+            ColumnOption::Default(e) => col.default = Some(default_text(e)),
+            ColumnOption::OnUpdate(e) => col.on_update = Some(e.to_string()),
+            ColumnOption::Comment(t) => col.comment = t.clone(),
+            ColumnOption::PrimaryKey(_) => {
+                if primary_key {
+                    return Err(Error::new(
+                        codes::ER_MULTIPLE_PRI_KEY,
+                        "Multiple primary key defined",
+                    ));
+                }
+                primary_key = true;
+            }
+            ColumnOption::Unique(_) => unique = true,
+            ColumnOption::DialectSpecific(toks) => {
+                let t: String = toks
+                    .iter()
+                    .map(|t| t.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    .to_ascii_uppercase();
+                if t.contains("AUTO_INCREMENT") {
+                    col.auto_increment = true;
+                }
+            }
+            ColumnOption::CharacterSet(_) | ColumnOption::Collation(_) => {}
+            ColumnOption::Check(_) => {}
+            ColumnOption::Generated { .. } => {
+                return Err(Error::not_supported("generated columns"))
+            }
+            other => return Err(Error::not_supported(format!("column option {other}"))),
+        }
+    }
+    if col.auto_increment
+        && !matches!(
+            col.ty,
+            DataType::Int { .. } | DataType::Float { .. } | DataType::Double { .. }
+        )
+    {
+        return Err(Error::new(
+            codes::ER_WRONG_FIELD_SPEC,
+            format!("Incorrect column specifier for column '{cname}'"),
+        ));
+    }
+    if let Some(d) = &col.default {
+        validate_default(&col, d)?;
+    }
+    Ok(ColumnSpec {
+        col,
+        primary_key,
+        unique,
+    })
 }
 
 /// Engine names as MySQL prints them. Every table is stored in Strata's LSM engine; the name

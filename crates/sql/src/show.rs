@@ -1352,6 +1352,7 @@ fn vc(name: &str, len: u32) -> ColumnDef {
         auto_increment: false,
         on_update: None,
         comment: String::new(),
+        instant_default: None,
     }
 }
 
@@ -1369,6 +1370,7 @@ fn bi(name: &str) -> ColumnDef {
         auto_increment: false,
         on_update: None,
         comment: String::new(),
+        instant_default: None,
     }
 }
 
@@ -1384,6 +1386,7 @@ fn lt(name: &str) -> ColumnDef {
         auto_increment: false,
         on_update: None,
         comment: String::new(),
+        instant_default: None,
     }
 }
 
@@ -1396,6 +1399,7 @@ fn dt(name: &str) -> ColumnDef {
         auto_increment: false,
         on_update: None,
         comment: String::new(),
+        instant_default: None,
     }
 }
 

@@ -211,6 +211,7 @@ pub fn create<E: KvEngine>(s: &mut Session<E>, cv: &ast::CreateView) -> Result<O
             auto_increment: false,
             on_update: None,
             comment: String::new(),
+            instant_default: None,
         });
     }
     let params = cv.params.as_ref();

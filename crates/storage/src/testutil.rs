@@ -184,6 +184,7 @@ pub fn column(name: &str, ty: DataType, nullable: bool) -> ColumnDef {
         auto_increment: false,
         on_update: None,
         comment: String::new(),
+        instant_default: None,
     }
 }
 
@@ -306,6 +307,7 @@ pub fn txn_suite<E: KvEngine>(make: Factory<'_, E>) {
         ("add_and_drop_index", add_and_drop_index::<E>),
         ("autoinc_and_hidden_pk", autoinc_and_hidden_pk::<E>),
         ("ddl_errors_and_rename", ddl_errors_and_rename::<E>),
+        ("online_alter_and_replace", online_alter_and_replace::<E>),
         ("locking_reads", locking_reads::<E>),
     ];
     for (name, f) in tests {
@@ -1208,6 +1210,124 @@ pub fn ddl_errors_and_rename<E: KvEngine>(st: &Arc<Storage<E>>) {
         row,
         vec![Value::Int(1), Value::Null, Value::Null, Value::Int(7)]
     );
+}
+
+/// `alter_table_online` (instant column with a frozen default, index add/drop/rename, rename,
+/// optimistic version check), `replace_table` and atomic multi-pair `rename_tables`.
+pub fn online_alter_and_replace<E: KvEngine>(st: &Arc<Storage<E>>) {
+    let t = users(st, "d", "u");
+    let mut tx = st.begin(opts(1000));
+    for i in 1..=30 {
+        insert_ok(&mut tx, &t, urow(i, None, Some(i % 3)));
+    }
+    tx.commit(false).unwrap();
+    // Instant column: old rows decode with the frozen value, not the (later changed) default.
+    let mut def = (*t).clone();
+    let mut c = column("flag", int_ty(), false);
+    c.default = Some("5".into());
+    c.instant_default = Some("5".into());
+    def.columns.push(c);
+    // rename index `age` → `age2`, drop unique `email`, add unique (id, flag)
+    def.indexes[2].name = "age2".into();
+    def.indexes.remove(1);
+    def.indexes.push(index("idf", IndexKind::Unique, &[0, 3]));
+    let dropped_id = t.indexes[1].id;
+    let t2 = st.alter_table_online("d", "u", t.version, def).unwrap();
+    assert_eq!(t2.version, t.version + 1);
+    assert_eq!(t2.indexes.len(), 3);
+    assert!(t2.indexes[2].id != 0);
+    // stale base version
+    let e = st
+        .alter_table_online("d", "u", t.version, (*t2).clone())
+        .unwrap_err();
+    assert_eq!(e.num(), 1412);
+    let mut def = (*t2).clone();
+    def.columns[3].default = Some("9".into());
+    let t3 = st.alter_table_online("d", "u", t2.version, def).unwrap();
+    let mut r = st.begin(opts(1000));
+    let rows: Vec<Vec<Value>> = r.scan_all(&t3).unwrap().map(|r| r.unwrap().1).collect();
+    assert_eq!(rows.len(), 30);
+    assert!(rows.iter().all(|r| r[3] == Value::Int(5)));
+    // the new unique index was built over the existing rows
+    let mut r = st.begin(opts(1000));
+    assert_eq!(
+        r.scan(&t3, 2, IndexRange::all(), false, LockMode::None)
+            .unwrap()
+            .count(),
+        30
+    );
+    assert!(st.wait_background_idle(Duration::from_secs(30)));
+    let (lo, hi) = crate::codec::key::index_range(dropped_id);
+    assert!(!st.engine().iter(Cf::Data, &lo, Some(&hi), false).valid());
+    // A unique index over duplicates fails and leaves the definition as it was.
+    let mut def = (*t3).clone();
+    def.indexes.push(index("uflag", IndexKind::Unique, &[3]));
+    let e = st
+        .alter_table_online("d", "u", t3.version, def)
+        .unwrap_err();
+    assert_eq!(e.num(), 1062);
+    assert_eq!(
+        st.get_table("d", "u").unwrap().unwrap().as_ref(),
+        t3.as_ref()
+    );
+    // A re-typed column is refused.
+    let mut def = (*t3).clone();
+    def.columns[2].ty = DataType::Date;
+    assert!(st.alter_table_online("d", "u", t3.version, def).is_err());
+    // Rename in the same batch.
+    let mut def = (*t3).clone();
+    def.name = "u2".into();
+    let t4 = st.alter_table_online("d", "u", t3.version, def).unwrap();
+    assert!(st.get_table("d", "u").unwrap().is_none());
+    assert_eq!(st.get_table("d", "u2").unwrap().unwrap().id, t4.id);
+    // replace_table: a rebuilt copy takes the place (and name) of the original.
+    let mut copy = (*t4).clone();
+    copy.id = 0;
+    copy.name = "#tmp".into();
+    copy.columns.truncate(3);
+    copy.indexes.truncate(2);
+    for ix in copy.indexes.iter_mut() {
+        ix.id = 0;
+    }
+    let tmp = st.create_table(copy).unwrap();
+    let mut tx = st.begin(opts(1000));
+    insert_ok(&mut tx, &tmp, urow(7, None, Some(1)));
+    tx.commit(false).unwrap();
+    assert_eq!(
+        st.replace_table("d", "u2", tmp.id, "#tmp", "d", "u2")
+            .unwrap_err()
+            .num(),
+        1412
+    );
+    let t5 = st
+        .replace_table("d", "u2", t4.id, "#tmp", "d", "u2")
+        .unwrap();
+    assert_eq!(t5.id, tmp.id);
+    assert!(t5.version > t4.version);
+    assert_eq!(st.list_tables("d").unwrap(), vec!["u2".to_string()]);
+    let mut r = st.begin(opts(1000));
+    assert_eq!(ids(r.scan_all(&t5).unwrap()), vec![7]);
+    // rename_tables: a swap through a temporary name, and all-or-nothing on error.
+    users(st, "d", "v");
+    let p = |a: &str, b: &str| {
+        (
+            ("d".to_string(), a.to_string()),
+            ("d".to_string(), b.to_string()),
+        )
+    };
+    st.rename_tables(&[p("u2", "tmp"), p("v", "u2"), p("tmp", "v")])
+        .unwrap();
+    assert_eq!(st.get_table("d", "v").unwrap().unwrap().id, t5.id);
+    assert!(st.get_table("d", "tmp").unwrap().is_none());
+    let e = st
+        .rename_tables(&[p("v", "w"), p("nope", "x")])
+        .unwrap_err();
+    assert_eq!(e.num(), 1146);
+    assert!(st.get_table("d", "w").unwrap().is_none());
+    assert!(st.get_table("d", "v").unwrap().is_some());
+    let e = st.rename_tables(&[p("v", "w"), p("u2", "w")]).unwrap_err();
+    assert_eq!(e.num(), 1050);
+    assert!(st.get_table("d", "v").unwrap().is_some());
 }
 
 pub fn locking_reads<E: KvEngine>(st: &Arc<Storage<E>>) {

@@ -13,7 +13,7 @@ use common::{codes, Error, Result, Value};
 
 use super::{keys, DatabaseDef, IndexDef, IndexKind, TableDef};
 use crate::codec::key;
-use crate::codec::row::decode_row;
+use crate::codec::row::{self, decode_row};
 use crate::engine::{Cf, KvEngine, WriteBatch};
 use crate::Storage;
 
@@ -27,6 +27,14 @@ fn ser<T: serde::Serialize>(v: &T) -> Result<Vec<u8>> {
 
 fn de<T: serde::de::DeserializeOwned>(b: &[u8]) -> Result<T> {
     serde_json::from_slice(b).map_err(|e| Error::internal(format!("corrupt dictionary entry: {e}")))
+}
+
+/// 1412 `Table definition has changed, please retry transaction`.
+fn table_def_changed() -> Error {
+    Error::new(
+        codes::ER_TABLE_DEF_CHANGED,
+        "Table definition has changed, please retry transaction",
+    )
 }
 
 /// `Duplicate entry 'v1-v2' for key 't.k'` for `row` in index `index_no` of `t`.
@@ -395,6 +403,259 @@ impl<E: KvEngine> Storage<E> {
         def.version = cur.version + 1;
         self.put_table_def(&def)?;
         Ok(Arc::new(def))
+    }
+
+    /// `ALTER TABLE` without a table rebuild, in one atomic dictionary batch: the table at
+    /// `db.name` gets definition `def`, which may rename it (`def.db`/`def.name`), rename columns
+    /// and indexes, change defaults, comments and options, append columns (rows stored without
+    /// them decode with [`ColumnDef::instant_default`](super::ColumnDef::instant_default)),
+    /// widen types in ways old rows still decode under (see [`row::reads_as`]), add indexes
+    /// (`id` 0: built from the existing rows before the definition is published) and drop
+    /// indexes (those of the current definition whose id `def` no longer lists: range-deleted in
+    /// the same batch). The version is incremented.
+    ///
+    /// `base_version` is the version the caller derived `def` from: a concurrent definition
+    /// change makes this fail with 1412 instead of losing it. A crash before the final batch
+    /// leaves the old definition in force; the partial entries of indexes being built carry
+    /// "drop ongoing" markers and are removed at the next start.
+    ///
+    /// # Errors
+    /// 1146 missing table, 1412 definition changed, 1049/1050 for a rename target, 1062 when a new
+    /// unique index finds duplicates; an internal error when `def` is not compatible with the
+    /// stored rows (a changed primary key, a moved or re-typed column, a changed index).
+    pub fn alter_table_online(
+        &self,
+        db: &str,
+        name: &str,
+        base_version: u32,
+        def: TableDef,
+    ) -> Result<Arc<TableDef>> {
+        let _g = self.ddl_lock();
+        let Some(cur) = self.load_table(db, name)? else {
+            return Err(Error::no_such_table(db, name));
+        };
+        if cur.id != def.id || cur.version != base_version {
+            return Err(table_def_changed());
+        }
+        let renamed = cur.db != def.db || cur.name != def.name;
+        if renamed {
+            if self.get_database(&def.db)?.is_none() {
+                return Err(Error::bad_db(&def.db));
+            }
+            if self.load_table(&def.db, &def.name)?.is_some() {
+                return Err(Error::table_exists(&def.name));
+            }
+        }
+        Self::check_def(&def)?;
+        Self::check_row_compatible(&cur, &def)?;
+        let mut def = def;
+        // New indexes: ids allocated and their markers persisted before any entry is written.
+        let new_nos: Vec<usize> = (0..def.indexes.len())
+            .filter(|&i| def.indexes[i].id == 0)
+            .collect();
+        let mut new_ids = Vec::new();
+        if !new_nos.is_empty() {
+            let mut b = WriteBatch::new();
+            new_ids = self.alloc_index_ids(new_nos.len(), &mut b)?;
+            for id in &new_ids {
+                b.put(Cf::Dict, keys::drop_marker(*id), Vec::new());
+            }
+            self.engine().write(&b, true)?;
+            for (&no, &id) in new_nos.iter().zip(&new_ids) {
+                def.indexes[no].id = id;
+            }
+        }
+        for &no in &new_nos {
+            if let Err(e) = self.build_index(&def, no) {
+                let mut b = WriteBatch::new();
+                for id in &new_ids {
+                    let (lo, hi) = key::index_range(*id);
+                    b.delete_range(Cf::Data, lo, hi);
+                }
+                self.engine().write(&b, true)?;
+                for id in new_ids {
+                    self.schedule_drop(id);
+                }
+                return Err(e);
+            }
+        }
+        let kept: HashSet<u32> = def.indexes.iter().map(|i| i.id).collect();
+        let dropped: Vec<u32> = cur
+            .indexes
+            .iter()
+            .map(|i| i.id)
+            .filter(|id| !kept.contains(id))
+            .collect();
+        def.version = cur.version + 1;
+        let mut b = WriteBatch::new();
+        if renamed {
+            b.delete(Cf::Dict, keys::table(db, name));
+        }
+        b.put(Cf::Dict, keys::table(&def.db, &def.name), ser(&def)?);
+        for id in &new_ids {
+            b.delete(Cf::Dict, keys::drop_marker(*id));
+        }
+        for id in &dropped {
+            Self::drop_index_range(*id, &mut b);
+        }
+        self.engine().write(&b, true)?;
+        self.cache().invalidate(db, name);
+        self.cache().invalidate(&def.db, &def.name);
+        for id in dropped {
+            self.schedule_drop(id);
+        }
+        Ok(Arc::new(def))
+    }
+
+    /// Checks that rows and index entries stored under `cur` stay valid under `new`.
+    fn check_row_compatible(cur: &TableDef, new: &TableDef) -> Result<()> {
+        let bad = |what: &str| {
+            Err(Error::internal(format!(
+                "in-place ALTER of {}.{}: {what}",
+                cur.db, cur.name
+            )))
+        };
+        if new.columns.len() < cur.columns.len() || new.hidden_pk != cur.hidden_pk {
+            return bad("columns removed or primary key changed");
+        }
+        for (a, b) in cur.columns.iter().zip(&new.columns) {
+            if !row::reads_as(&a.ty, &b.ty) {
+                return bad(&format!("column {} changes its stored type", a.name));
+            }
+        }
+        match (cur.indexes.first(), new.indexes.first()) {
+            (Some(a), Some(b)) if a.id == b.id && a.columns == b.columns => {}
+            _ => return bad("the primary key changes"),
+        }
+        for ix in &new.indexes {
+            if ix.id == 0 {
+                continue;
+            }
+            match cur.indexes.iter().find(|c| c.id == ix.id) {
+                Some(c) if c.columns == ix.columns && c.kind == ix.kind => {
+                    for ic in &c.columns {
+                        if cur.columns[ic.col].ty != new.columns[ic.col].ty {
+                            return bad(&format!(
+                                "indexed column {} changes type",
+                                new.columns[ic.col].name
+                            ));
+                        }
+                    }
+                }
+                _ => return bad(&format!("index {} changes", ix.name)),
+            }
+        }
+        Ok(())
+    }
+
+    /// The last step of a table-rebuilding `ALTER TABLE`, in one atomic batch: drops `db.name`
+    /// (dictionary entry removed, its index ranges range-deleted with "drop ongoing" markers) and
+    /// moves the rebuilt table `db.tmp` to `new_db.new_name` (usually `db.name` again). Its
+    /// version becomes larger than the dropped table's.
+    ///
+    /// `expect_id` is the id of the table the rebuild copied: if `db.name` is another table now
+    /// (a concurrent DDL replaced it) this fails with 1412 and changes nothing.
+    ///
+    /// # Errors
+    /// 1146 missing table, 1412 table replaced, 1049/1050 for a rename target, internal error if
+    /// `db.tmp` does not exist.
+    pub fn replace_table(
+        &self,
+        db: &str,
+        name: &str,
+        expect_id: u64,
+        tmp: &str,
+        new_db: &str,
+        new_name: &str,
+    ) -> Result<Arc<TableDef>> {
+        let _g = self.ddl_lock();
+        let Some(cur) = self.load_table(db, name)? else {
+            return Err(Error::no_such_table(db, name));
+        };
+        if cur.id != expect_id {
+            return Err(table_def_changed());
+        }
+        let Some(mut def) = self.load_table(db, tmp)? else {
+            return Err(Error::internal(format!(
+                "rebuilt table {db}.{tmp} is missing"
+            )));
+        };
+        if (new_db, new_name) != (db, name) {
+            if self.get_database(new_db)?.is_none() {
+                return Err(Error::bad_db(new_db));
+            }
+            if self.load_table(new_db, new_name)?.is_some() {
+                return Err(Error::table_exists(new_name));
+            }
+        }
+        let mut b = WriteBatch::new();
+        let mut dropped = Vec::new();
+        self.drop_ops(&cur, &mut b, &mut dropped);
+        b.delete(Cf::Dict, keys::table(db, tmp));
+        def.db = new_db.to_string();
+        def.name = new_name.to_string();
+        def.version = def.version.max(cur.version + 1);
+        b.put(Cf::Dict, keys::table(new_db, new_name), ser(&def)?);
+        self.engine().write(&b, true)?;
+        self.cache().invalidate(db, name);
+        self.cache().invalidate(db, tmp);
+        self.cache().invalidate(new_db, new_name);
+        self.forget_runtime(cur.id);
+        for id in dropped {
+            self.schedule_drop(id);
+        }
+        Ok(Arc::new(def))
+    }
+
+    /// `RENAME TABLE a TO b, c TO d, …`: every pair in order (later pairs see the earlier ones
+    /// done, so `a TO tmp, b TO a, tmp TO b` swaps), all in one atomic batch: either every rename
+    /// happens or none.
+    ///
+    /// # Errors
+    /// 1146 missing source, 1049 unknown target database, 1050 target exists (checked against
+    /// the state after the earlier pairs).
+    pub fn rename_tables(&self, pairs: &[((String, String), (String, String))]) -> Result<()> {
+        let _g = self.ddl_lock();
+        // (db, name) → the definition there after the renames so far (None: gone)
+        let mut overlay: Vec<((String, String), Option<TableDef>)> = Vec::new();
+        for ((db, from), (new_db, to)) in pairs {
+            let src = (db.clone(), from.clone());
+            let def = match overlay.iter().find(|(k, _)| *k == src) {
+                Some((_, d)) => d.clone(),
+                None => self.load_table(db, from)?,
+            };
+            let Some(mut def) = def else {
+                return Err(Error::no_such_table(db, from));
+            };
+            if self.get_database(new_db)?.is_none() {
+                return Err(Error::bad_db(new_db));
+            }
+            let dst = (new_db.clone(), to.clone());
+            let taken = match overlay.iter().find(|(k, _)| *k == dst) {
+                Some((_, d)) => d.is_some(),
+                None => self.load_table(new_db, to)?.is_some(),
+            };
+            if taken {
+                return Err(Error::table_exists(to));
+            }
+            def.db = new_db.clone();
+            def.name = to.clone();
+            overlay.retain(|(k, _)| *k != src && *k != dst);
+            overlay.push((src, None));
+            overlay.push((dst, Some(def)));
+        }
+        let mut b = WriteBatch::new();
+        for ((db, name), def) in &overlay {
+            match def {
+                Some(d) => b.put(Cf::Dict, keys::table(db, name), ser(d)?),
+                None => b.delete(Cf::Dict, keys::table(db, name)),
+            }
+        }
+        self.engine().write(&b, true)?;
+        for ((db, name), _) in &overlay {
+            self.cache().invalidate(db, name);
+        }
+        Ok(())
     }
 
     /// `ALTER TABLE … ADD [UNIQUE] INDEX`: builds the index from the existing rows (in batches),

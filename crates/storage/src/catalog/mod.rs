@@ -84,6 +84,13 @@ pub struct ColumnDef {
     pub on_update: Option<String>,
     /// COMMENT '...'.
     pub comment: String,
+    /// For a column added without rewriting the rows (instant `ADD COLUMN`): the value, as a
+    /// literal in DEFAULT-clause syntax (`'abc'`, `0`, `NULL`), that rows written before the
+    /// column existed decode with. It is fixed when the column is added, so a later `SET DEFAULT`
+    /// does not change those rows. `None`: such rows use the column's literal DEFAULT (and after
+    /// a table rebuild every row stores the column, so it no longer matters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instant_default: Option<String>,
 }
 
 /// Table options.
@@ -285,6 +292,7 @@ pub(crate) mod tests {
             auto_increment: false,
             on_update: None,
             comment: String::new(),
+            instant_default: None,
         }
     }
 

@@ -115,6 +115,68 @@ fn encode_value(out: &mut Vec<u8>, ty: &DataType, v: &Value) -> Result<()> {
     Ok(())
 }
 
+/// True if every value stored under column type `old` decodes, unchanged and valid, under
+/// `new`: the same type, a longer VARCHAR/VARBINARY or larger TEXT/BLOB of the same collation,
+/// or an ENUM/SET whose members were only appended to (member numbers are kept).
+pub fn reads_as(old: &DataType, new: &DataType) -> bool {
+    match (old, new) {
+        _ if old == new => true,
+        (
+            DataType::VarChar {
+                len: a,
+                collation: ca,
+            },
+            DataType::VarChar {
+                len: b,
+                collation: cb,
+            },
+        ) => b >= a && ca == cb,
+        (DataType::VarBinary { len: a }, DataType::VarBinary { len: b }) => b >= a,
+        (
+            DataType::Text {
+                size: a,
+                collation: ca,
+            },
+            DataType::Text {
+                size: b,
+                collation: cb,
+            },
+        ) => lob_rank(*b) >= lob_rank(*a) && ca == cb,
+        (DataType::Blob { size: a }, DataType::Blob { size: b }) => lob_rank(*b) >= lob_rank(*a),
+        (
+            DataType::Enum {
+                values: a,
+                collation: ca,
+            },
+            DataType::Enum {
+                values: b,
+                collation: cb,
+            },
+        )
+        | (
+            DataType::Set {
+                values: a,
+                collation: ca,
+            },
+            DataType::Set {
+                values: b,
+                collation: cb,
+            },
+        ) => ca == cb && b.len() >= a.len() && b[..a.len()] == a[..],
+        _ => false,
+    }
+}
+
+fn lob_rank(s: common::types::LobSize) -> u8 {
+    use common::types::LobSize;
+    match s {
+        LobSize::Tiny => 0,
+        LobSize::Normal => 1,
+        LobSize::Medium => 2,
+        LobSize::Long => 3,
+    }
+}
+
 fn get_bytes<'a>(buf: &'a [u8], pos: &mut usize) -> Result<&'a [u8]> {
     let n = get_uvarint(buf, pos)? as usize;
     let end = pos
@@ -216,7 +278,7 @@ pub fn decode_row_opt(t: &TableDef, bytes: &[u8]) -> Result<Vec<Option<Value>>> 
     Ok(out)
 }
 
-/// Decodes a row value; columns the stored row lacks get [`literal_default`] of the column.
+/// Decodes a row value; columns the stored row lacks get [`missing_column_value`].
 ///
 /// # Errors
 /// Corrupt bytes.
@@ -225,17 +287,32 @@ pub fn decode_row(t: &TableDef, bytes: &[u8]) -> Result<Vec<Value>> {
     Ok(vals
         .into_iter()
         .zip(&t.columns)
-        .map(|(v, c)| v.unwrap_or_else(|| literal_default(c)))
+        .map(|(v, c)| v.unwrap_or_else(|| missing_column_value(c)))
         .collect())
+}
+
+/// The value of column `c` in a row stored before the column was added: its
+/// [`ColumnDef::instant_default`] when set, else [`literal_default`].
+pub fn missing_column_value(c: &ColumnDef) -> Value {
+    match c.instant_default.as_deref() {
+        Some(lit) => literal_value(&c.ty, lit),
+        None => literal_default(c),
+    }
 }
 
 /// The value of a column's DEFAULT clause when it is a literal (`'abc'`, `0`, `-1.5`, `NULL`,
 /// `b'101'`, `0x1F`); `NULL` for no clause and for non-literal defaults such as
 /// `CURRENT_TIMESTAMP` or `(expr)`, which the SQL layer must evaluate itself.
 pub fn literal_default(c: &ColumnDef) -> Value {
-    let Some(d) = c.default.as_deref() else {
-        return Value::Null;
-    };
+    match c.default.as_deref() {
+        Some(d) => literal_value(&c.ty, d),
+        None => Value::Null,
+    }
+}
+
+/// The value of the literal `d` (DEFAULT-clause syntax, see [`literal_default`]) converted to
+/// `ty`; `NULL` when it is not a literal or does not convert.
+pub fn literal_value(ty: &DataType, d: &str) -> Value {
     let d = d.trim();
     let text: String;
     let raw: Value = if d.eq_ignore_ascii_case("null") {
@@ -262,7 +339,7 @@ pub fn literal_default(c: &ColumnDef) -> Value {
     } else {
         return Value::Null;
     };
-    coerce_literal(&c.ty, raw).unwrap_or(Value::Null)
+    coerce_literal(ty, raw).unwrap_or(Value::Null)
 }
 
 fn parse_datetime(s: &str) -> Option<(DateTime, bool)> {
@@ -545,6 +622,40 @@ mod tests {
         );
         assert_eq!(row[5], Value::Null);
         assert_eq!(decode_row_opt(&t, &b).unwrap()[1], None);
+    }
+
+    #[test]
+    fn instant_default_is_frozen_and_reads_as() {
+        let int = DataType::Int {
+            bytes: 4,
+            unsigned: false,
+            width: None,
+            zerofill: false,
+        };
+        let mut t = table(vec![col("a", int.clone())]);
+        let b = encode_row(&t, &[Value::Int(1)]).unwrap();
+        let mut c = col("n", int.clone());
+        c.nullable = false;
+        c.default = Some("9".into());
+        c.instant_default = Some("0".into());
+        t.columns.push(c);
+        assert_eq!(
+            decode_row(&t, &b).unwrap(),
+            vec![Value::Int(1), Value::Int(0)]
+        );
+        let vc = |len| DataType::VarChar {
+            len,
+            collation: Collation::Utf8mb4Bin,
+        };
+        assert!(reads_as(&vc(10), &vc(20)));
+        assert!(!reads_as(&vc(20), &vc(10)));
+        assert!(!reads_as(&int, &vc(10)));
+        let e = |v: &[&str]| DataType::Enum {
+            values: v.iter().map(|s| s.to_string()).collect(),
+            collation: Collation::Utf8mb4Bin,
+        };
+        assert!(reads_as(&e(&["a", "b"]), &e(&["a", "b", "c"])));
+        assert!(!reads_as(&e(&["a", "b"]), &e(&["b", "a", "c"])));
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! DDL: translating CREATE TABLE into a catalog definition (MySQL column types, defaults,
-//! keys, table options) and running CREATE/DROP DATABASE, CREATE/DROP TABLE, CREATE/DROP INDEX,
-//! TRUNCATE, RENAME TABLE and the ALTER TABLE index operations through the storage catalog.
+//! keys, table options) and running CREATE/DROP DATABASE, CREATE/DROP TABLE, CREATE/DROP INDEX
+//! and TRUNCATE through the storage catalog. ALTER TABLE and RENAME TABLE live in
+//! [`crate::alter`], which shares the column and key mapping here ([`column_spec`],
+//! [`map_type`], [`index_column`]).
 
 use common::types::LobSize;
 use common::{codes, Collation, DataType, Error, Result, Value};
@@ -29,7 +31,22 @@ pub fn qualify<E: KvEngine>(s: &Session<E>, n: &ast::ObjectName) -> Result<(Stri
     }
 }
 
-fn check_ident(name: &str, what: &str) -> Result<()> {
+/// 1166 `Incorrect column name` for an empty name or one ending with a space; 1059 if too long.
+pub(crate) fn check_column_name(name: &str) -> Result<()> {
+    check_ident(name, "column").map_err(|e| {
+        if e.code == codes::ER_TOO_LONG_IDENT {
+            e
+        } else {
+            Error::new(
+                codes::ER_WRONG_COLUMN_NAME,
+                format!("Incorrect column name '{name}'"),
+            )
+        }
+    })
+}
+
+/// Checks a database/table name: 1102/1103 empty or ending with a space, 1059 too long.
+pub(crate) fn check_ident(name: &str, what: &str) -> Result<()> {
     if name.is_empty() || name.ends_with(' ') {
         let code = if what == "database" {
             codes::ER_WRONG_DB_NAME
@@ -71,38 +88,27 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
         }
         Statement::CreateTable(ct) => create_table(s, ct),
         Statement::CreateIndex(ci) => {
-            let (db, tname) = qualify(s, &ci.table_name)?;
-            let t = s
-                .storage()
-                .get_table(&db, &tname)?
-                .ok_or_else(|| Error::no_such_table(&db, &tname))?;
-            let name = ci
-                .name
-                .as_ref()
-                .map(|n| n.to_string().trim_matches('`').to_string());
-            let mut cols = Vec::new();
-            for c in &ci.columns {
-                cols.push(index_column(&t.columns, &c.column)?);
-            }
             let kind = if ci.unique {
                 IndexKind::Unique
             } else {
                 IndexKind::Normal
             };
-            let name = name.unwrap_or_else(|| auto_index_name(&t, &t.columns[cols[0].col].name));
-            check_new_index(&t, &name, &cols)?;
-            s.storage().add_index(
-                &db,
-                &tname,
-                IndexDef {
-                    id: 0,
-                    name,
-                    kind,
-                    columns: cols,
-                    comment: String::new(),
+            let ix = crate::alter::IndexSpec {
+                name: ci
+                    .name
+                    .as_ref()
+                    .map(|n| n.to_string().trim_matches('`').to_string()),
+                kind,
+                columns: ci.columns.iter().map(|c| c.column.clone()).collect(),
+                comment: String::new(),
+            };
+            crate::alter::execute(
+                s,
+                &crate::alter::AlterStmt {
+                    table: ci.table_name.clone(),
+                    ops: vec![crate::alter::AlterOp::AddIndex(ix)],
                 },
-            )?;
-            Ok(alter_ok())
+            )
         }
         Statement::Drop {
             object_type,
@@ -170,10 +176,14 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
             }
             ast::ObjectType::Index => {
                 let tbl = table.as_ref().ok_or_else(|| Error::parse("DROP INDEX"))?;
-                let (db, tname) = qualify(s, tbl)?;
                 let iname = obj_parts(&names[0]).pop().unwrap_or_default();
-                drop_index(s, &db, &tname, &iname)?;
-                Ok(Output::ok(0))
+                crate::alter::execute(
+                    s,
+                    &crate::alter::AlterStmt {
+                        table: tbl.clone(),
+                        ops: vec![crate::alter::AlterOp::DropIndex(iname)],
+                    },
+                )
             }
             other => Err(Error::not_supported(format!("DROP {other}"))),
         },
@@ -187,21 +197,8 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
             }
             Ok(Output::ok(0))
         }
-        Statement::RenameTable(list) => {
-            for r in list {
-                let (db, from) = qualify(s, &r.old_name)?;
-                let (ndb, to) = qualify(s, &r.new_name)?;
-                if s.storage().get_table(&db, &from)?.is_none() {
-                    return Err(Error::no_such_table(&db, &from));
-                }
-                if s.storage().get_table(&ndb, &to)?.is_some() {
-                    return Err(Error::table_exists(&to));
-                }
-                s.storage().rename_table(&db, &from, &ndb, &to)?;
-            }
-            Ok(Output::ok(0))
-        }
-        Statement::AlterTable(at) => alter_table(s, at),
+        Statement::RenameTable(list) => crate::alter::rename_tables(s, list),
+        Statement::AlterTable(at) => crate::alter::execute_ast(s, at),
         other => Err(Error::not_supported(other.to_string())),
     }
 }
@@ -243,125 +240,7 @@ fn create_database<E: KvEngine>(
     Ok(Output::ok(1))
 }
 
-fn drop_index<E: KvEngine>(s: &mut Session<E>, db: &str, tname: &str, iname: &str) -> Result<()> {
-    let t = s
-        .storage()
-        .get_table(db, tname)?
-        .ok_or_else(|| Error::no_such_table(db, tname))?;
-    let found = t
-        .indexes
-        .iter()
-        .enumerate()
-        .find(|(i, ix)| ix.name.eq_ignore_ascii_case(iname) && !(t.hidden_pk && *i == 0));
-    match found {
-        None => Err(Error::new(
-            codes::ER_CANT_DROP_FIELD_OR_KEY,
-            format!("Can't DROP '{iname}'; check that column/key exists"),
-        )),
-        Some((0, _)) => Err(Error::not_supported("dropping the PRIMARY KEY")),
-        Some((_, ix)) => s.storage().drop_index(db, tname, &ix.name).map(|_| ()),
-    }
-}
-
-fn alter_table<E: KvEngine>(s: &mut Session<E>, at: &ast::AlterTable) -> Result<Output> {
-    let (db, tname) = qualify(s, &at.name)?;
-    let t = s
-        .storage()
-        .get_table(&db, &tname)?
-        .ok_or_else(|| Error::no_such_table(&db, &tname))?;
-    for op in &at.operations {
-        match op {
-            ast::AlterTableOperation::AddConstraint { constraint, .. } => {
-                let t = s
-                    .storage()
-                    .get_table(&db, &tname)?
-                    .ok_or_else(|| Error::no_such_table(&db, &tname))?;
-                let (name, kind, cols) = match constraint {
-                    TableConstraint::Index(ic) => (
-                        ic.name.as_ref().map(|n| n.value.clone()),
-                        IndexKind::Normal,
-                        &ic.columns,
-                    ),
-                    TableConstraint::Unique(u) => (
-                        u.index_name
-                            .as_ref()
-                            .or(u.name.as_ref())
-                            .map(|n| n.value.clone()),
-                        IndexKind::Unique,
-                        &u.columns,
-                    ),
-                    _ => {
-                        return Err(Error::not_supported(format!(
-                            "ALTER TABLE ADD {constraint}"
-                        )))
-                    }
-                };
-                let mut icols = Vec::new();
-                for c in cols {
-                    icols.push(index_column(&t.columns, &c.column)?);
-                }
-                let name =
-                    name.unwrap_or_else(|| auto_index_name(&t, &t.columns[icols[0].col].name));
-                check_new_index(&t, &name, &icols)?;
-                s.storage().add_index(
-                    &db,
-                    &tname,
-                    IndexDef {
-                        id: 0,
-                        name,
-                        kind,
-                        columns: icols,
-                        comment: String::new(),
-                    },
-                )?;
-            }
-            ast::AlterTableOperation::DropIndex { name } => {
-                drop_index(s, &db, &tname, &name.value)?
-            }
-            ast::AlterTableOperation::RenameTable { table_name } => {
-                let n = match table_name {
-                    ast::RenameTableNameKind::As(n) | ast::RenameTableNameKind::To(n) => n,
-                };
-                let (ndb, to) = qualify(s, n)?;
-                s.storage().rename_table(&db, &tname, &ndb, &to)?;
-            }
-            _ => return Err(Error::not_supported(format!("ALTER TABLE {op}"))),
-        }
-    }
-    let _ = t;
-    Ok(alter_ok())
-}
-
-/// The OK of ALTER TABLE / CREATE INDEX, with MySQL's info line.
-fn alter_ok() -> Output {
-    Output::Ok {
-        affected: 0,
-        last_insert_id: 0,
-        info: "Records: 0  Duplicates: 0  Warnings: 0".into(),
-    }
-}
-
-fn auto_index_name(t: &TableDef, base: &str) -> String {
-    if !t.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(base)) {
-        return base.to_string();
-    }
-    (2..)
-        .map(|n| format!("{base}_{n}"))
-        .find(|n| !t.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(n)))
-        .unwrap_or_default()
-}
-
-fn check_new_index(t: &TableDef, name: &str, cols: &[IndexColumn]) -> Result<()> {
-    if t.indexes.iter().any(|i| i.name.eq_ignore_ascii_case(name)) {
-        return Err(Error::new(
-            codes::ER_DUP_KEYNAME,
-            format!("Duplicate key name '{name}'"),
-        ));
-    }
-    check_index_cols(&t.columns, cols)
-}
-
-fn check_index_cols(columns: &[ColumnDef], cols: &[IndexColumn]) -> Result<()> {
+pub(crate) fn check_index_cols(columns: &[ColumnDef], cols: &[IndexColumn]) -> Result<()> {
     for ic in cols {
         let c = &columns[ic.col];
         if c.ty.is_lob() && ic.prefix_len.is_none() {
@@ -378,7 +257,7 @@ fn check_index_cols(columns: &[ColumnDef], cols: &[IndexColumn]) -> Result<()> {
 }
 
 /// Parses an index column: `col`, `col(10)`, `col DESC`.
-fn index_column(columns: &[ColumnDef], c: &ast::OrderByExpr) -> Result<IndexColumn> {
+pub(crate) fn index_column(columns: &[ColumnDef], c: &ast::OrderByExpr) -> Result<IndexColumn> {
     let desc = matches!(c.options.sort, Some(ast::OrderBySort::Desc));
     let (name, prefix) = match &c.expr {
         ast::Expr::Identifier(id) => (id.value.clone(), None),
@@ -1022,6 +901,7 @@ fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Resul
     for &a in &ai {
         columns[a].nullable = false;
     }
+    sort_keys(&mut indexes, &columns);
     let mut all = Vec::new();
     all.push(IndexDef {
         id: 0,
@@ -1074,12 +954,7 @@ pub(crate) fn column_spec<'a>(
     options: impl Iterator<Item = &'a ColumnOption> + Clone,
     table_coll: Collation,
 ) -> Result<ColumnSpec> {
-    check_ident(cname, "column").map_err(|_| {
-        Error::new(
-            codes::ER_WRONG_COLUMN_NAME,
-            format!("Incorrect column name '{cname}'"),
-        )
-    })?;
+    check_column_name(cname)?;
     let mut cs = None;
     let mut cl = None;
     for o in options.clone() {
@@ -1168,9 +1043,21 @@ pub(crate) fn column_spec<'a>(
     })
 }
 
+/// Orders secondary indexes as MySQL does (sql_table.cc `sort_keys`): unique before
+/// non-unique; among unique ones those without nullable key parts first, then those without
+/// prefix parts; otherwise the given order (the sort is stable).
+pub(crate) fn sort_keys(indexes: &mut [IndexDef], columns: &[ColumnDef]) {
+    indexes.sort_by_key(|d| {
+        let unique = d.kind != IndexKind::Normal;
+        let nullable = d.columns.iter().any(|c| columns[c.col].nullable);
+        let partial = d.columns.iter().any(|c| c.prefix_len.is_some());
+        (!unique, unique && nullable, unique && partial)
+    });
+}
+
 /// Engine names as MySQL prints them. Every table is stored in Strata's LSM engine; the name
 /// given is kept so SHOW CREATE TABLE and dumps round-trip.
-fn canonical_engine(name: &str) -> String {
+pub(crate) fn canonical_engine(name: &str) -> String {
     match name.to_ascii_lowercase().as_str() {
         "innodb" => "InnoDB".into(),
         "rocksdb" => "ROCKSDB".into(),
@@ -1182,7 +1069,7 @@ fn canonical_engine(name: &str) -> String {
 }
 
 /// DEFAULT clause text as stored: literals keep MySQL quoting, CURRENT_TIMESTAMP forms normalised.
-fn default_text(e: &ast::Expr) -> String {
+pub(crate) fn default_text(e: &ast::Expr) -> String {
     match e {
         ast::Expr::Value(v) => match &v.value {
             ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
@@ -1194,7 +1081,7 @@ fn default_text(e: &ast::Expr) -> String {
     }
 }
 
-fn validate_default(col: &ColumnDef, d: &str) -> Result<()> {
+pub(crate) fn validate_default(col: &ColumnDef, d: &str) -> Result<()> {
     let up = d.to_ascii_uppercase();
     let is_now = up.starts_with("CURRENT_TIMESTAMP")
         || up.starts_with("NOW(")

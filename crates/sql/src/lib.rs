@@ -10,6 +10,7 @@
 //! connection), whose `query`/`prepare`/`execute` methods the server calls.
 
 pub mod access;
+pub mod alter;
 pub mod ddl;
 pub mod dml;
 pub mod expr;

@@ -41,6 +41,8 @@ pub enum Stmt {
     /// `DO expr [, expr ...]`: evaluated for their effects, no result set (held as the
     /// equivalent SELECT).
     Do(Box<Statement>),
+    /// `ALTER TABLE …`, parsed by [`crate::alter::parse`] (sqlparser lacks many MySQL forms).
+    AlterTable(crate::alter::AlterStmt),
 }
 
 /// Where PREPARE takes its statement text from.
@@ -442,6 +444,11 @@ pub fn parse_with(sql: &str, ansi_quotes: bool) -> Result<Vec<Parsed>> {
             .filter(|t| !matches!(t, Token::Whitespace(_)))
             .collect();
         let is_do = matches!(first.map(|t| &t.token), Some(Token::Word(w)) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("DO"));
+        let is_alter_table = matches!(
+            (plain.first(), plain.get(1)),
+            (Some(Token::Word(a)), Some(Token::Word(b)))
+                if a.keyword == Keyword::ALTER && b.keyword == Keyword::TABLE
+        );
         let stmt = if is_show {
             Stmt::Show(plain.into_iter().skip(1).collect())
         } else if is_do {
@@ -457,6 +464,8 @@ pub fn parse_with(sql: &str, ansi_quotes: bool) -> Result<Vec<Parsed>> {
             Stmt::Do(Box::new(parse_tokens(toks, &text)?))
         } else if let Some(p) = prepared_stmt(&plain) {
             p?
+        } else if is_alter_table {
+            Stmt::AlterTable(crate::alter::parse(toks, &text)?)
         } else {
             Stmt::Ast(parse_tokens(toks, &text)?)
         };
@@ -512,7 +521,7 @@ fn parse_tokens(tokens: Vec<TokenWithSpan>, text: &str) -> Result<Statement> {
     Ok(stmt)
 }
 
-fn near_text(text: &str, tok: &str) -> String {
+pub(crate) fn near_text(text: &str, tok: &str) -> String {
     match text.find(tok) {
         Some(p) => text[p..].chars().take(80).collect(),
         None => tok.to_string(),
@@ -520,7 +529,7 @@ fn near_text(text: &str, tok: &str) -> String {
 }
 
 /// Builds the "near '…'" part from sqlparser's message ("Expected: X, found: Y at Line: 1, Column: N").
-fn short_near(text: &str, msg: &str) -> String {
+pub(crate) fn short_near(text: &str, msg: &str) -> String {
     if let Some(found) = msg.split("found: ").nth(1) {
         let tok = found.split(" at Line").next().unwrap_or(found);
         if tok == "EOF" {

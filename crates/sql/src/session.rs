@@ -124,6 +124,10 @@ pub struct Instance<E: KvEngine> {
 impl<E: KvEngine> Instance<E> {
     /// A new instance over `storage`.
     pub fn new(storage: Arc<Storage<E>>, globals: GlobalVars) -> Arc<Self> {
+        // tables a rebuilding ALTER TABLE was copying into when the server stopped
+        if let Err(e) = crate::alter::drop_leftover_tables(&storage) {
+            tracing::warn!(error = %e.msg, "cannot drop tables left behind by an interrupted ALTER TABLE");
+        }
         Arc::new(Instance {
             storage,
             globals,
@@ -629,6 +633,7 @@ impl<E: KvEngine> Session<E> {
             Stmt::Ast(s) => classify(s),
             // EXECUTE runs a statement that may read or write tables
             Stmt::Execute { .. } => Class::Dml,
+            Stmt::AlterTable(_) => Class::Ddl,
             _ => Class::Other,
         };
         if class == Class::Ddl || class == Class::ImplicitCommit {
@@ -753,6 +758,7 @@ impl<E: KvEngine> Session<E> {
                     None => Err(Error::new(codes::ER_UNKNOWN_STMT_HANDLER, format!("Unknown prepared statement handler ({name}) given to DEALLOCATE PREPARE"))),
                 };
             }
+            Stmt::AlterTable(a) => return crate::alter::execute(self, a),
             Stmt::Ast(s) => s,
         };
         match stmt {

@@ -290,6 +290,7 @@ fn show_inner<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Ou
             } else {
                 sess.storage().list_tables(&db)?
             };
+            names.retain(|n| !crate::alter::is_temp_table(n));
             names.sort();
             let mut cols = vec![str_meta(&format!("Tables_in_{db}"), 64)];
             if full {
@@ -1142,6 +1143,7 @@ fn table_status_rows<E: KvEngine>(
     } else {
         sess.storage().list_tables(db)?
     };
+    tables.retain(|n| !crate::alter::is_temp_table(n));
     tables.sort();
     for name in tables {
         let Some(t) = sess.storage().get_table(db, &name)? else {
@@ -1696,6 +1698,9 @@ pub fn system_rows<E: KvEngine>(
         let mut v = Vec::new();
         for d in &user_dbs {
             for n in sess.storage().list_tables(d)? {
+                if crate::alter::is_temp_table(&n) {
+                    continue;
+                }
                 if let Some(t) = sess.storage().get_table(d, &n)? {
                     v.push(t);
                 }

@@ -291,6 +291,8 @@ pub enum AlterOp {
     /// Accepted and ignored, as CREATE TABLE does: ADD/DROP FOREIGN KEY, ADD/DROP CHECK,
     /// `ALTER INDEX i VISIBLE`.
     Ignored,
+    /// Valid MySQL that Strata does not implement (fails with 1235 when executed).
+    Unsupported(String),
 }
 
 fn word_up(t: &Token) -> Option<String> {
@@ -419,9 +421,10 @@ fn parse_op(p: &mut Parser<'_>, ops: &mut Vec<AlterOp>) -> std::result::Result<b
                 ops.push(AlterOp::Ignored);
                 Ok(false)
             }
-            Some("INVISIBLE") => Err(ParserError::ParserError(
-                "Expected: VISIBLE (invisible indexes are not supported), found: INVISIBLE".into(),
-            )),
+            Some("INVISIBLE") => {
+                ops.push(AlterOp::Unsupported("invisible indexes".into()));
+                Ok(false)
+            }
             _ => p.expected("VISIBLE or INVISIBLE", vis),
         };
     }
@@ -946,6 +949,7 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
             AlterOp::Lock(l) => lock = *l,
             AlterOp::Force => force = true,
             AlterOp::Rename(_) | AlterOp::Ignored => {}
+            AlterOp::Unsupported(what) => return Err(Error::not_supported(what)),
         }
     }
     if let Some(coll) = convert {
@@ -1062,6 +1066,22 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
             return Err(Error::new(
                 codes::ER_DUP_KEYNAME,
                 format!("Duplicate key name '{}'", a.def.name),
+            ));
+        }
+    }
+    // MySQL warns about a new index with the same kind and key parts as an earlier one
+    for (i, a) in secondaries.iter().enumerate() {
+        if a.def.id == 0
+            && secondaries[..i]
+                .iter()
+                .any(|b| b.def.kind == a.def.kind && b.def.columns == a.def.columns)
+        {
+            notes.push(Warning::warn(
+                codes::ER_DUPLICATED_INDEX,
+                format!(
+                    "Duplicate index '{}' defined on the table '{}.{}'. This is deprecated and will be disallowed in a future release.",
+                    a.def.name, old.db, old.name
+                ),
             ));
         }
     }
@@ -1574,7 +1594,7 @@ fn copy_rows<E: KvEngine>(
         for r in rows {
             let (_, row) = r?;
             n += 1;
-            if n % COPY_BATCH as u64 == 0 && ctx.killed.load(std::sync::atomic::Ordering::Relaxed) {
+            if ctx.killed.load(std::sync::atomic::Ordering::Relaxed) {
                 return Err(Error::interrupted());
             }
             let mut new = Vec::with_capacity(tmp.columns.len());
@@ -2123,6 +2143,13 @@ mod tests {
             "ALTER TABLE t RENAME INDEX ka TO ka2, ALGORITHM=INSTANT",
         );
         assert!(create(&mut s, "t").contains("KEY `ka2` (`a`)"));
+        let info = ok(&mut s, "ALTER TABLE t ADD INDEX dup (a)");
+        assert_eq!(info, "Records: 0  Duplicates: 0  Warnings: 1");
+        assert_eq!(
+            flat(rows(&mut s, "SHOW WARNINGS")),
+            "Warning,1831,Duplicate index 'dup' defined on the table 'd.t'. This is deprecated and will be disallowed in a future release."
+        );
+        ok(&mut s, "ALTER TABLE t DROP INDEX dup");
         let e = err(&mut s, "ALTER TABLE t RENAME KEY nope TO x");
         assert_eq!(
             (e.num(), e.msg.as_str()),

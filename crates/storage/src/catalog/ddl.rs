@@ -29,6 +29,9 @@ fn de<T: serde::de::DeserializeOwned>(b: &[u8]) -> Result<T> {
     serde_json::from_slice(b).map_err(|e| Error::internal(format!("corrupt dictionary entry: {e}")))
 }
 
+/// One pair of [`Storage::rename_tables`]: `((db, name), (new_db, new_name))`.
+pub type RenamePair = ((String, String), (String, String));
+
 /// 1412 `Table definition has changed, please retry transaction`.
 fn table_def_changed() -> Error {
     Error::new(
@@ -614,7 +617,7 @@ impl<E: KvEngine> Storage<E> {
     /// # Errors
     /// 1146 missing source, 1049 unknown target database, 1050 target exists (checked against
     /// the state after the earlier pairs).
-    pub fn rename_tables(&self, pairs: &[((String, String), (String, String))]) -> Result<()> {
+    pub fn rename_tables(&self, pairs: &[RenamePair]) -> Result<()> {
         let _g = self.ddl_lock();
         // (db, name) → the definition there after the renames so far (None: gone)
         let mut overlay: Vec<((String, String), Option<TableDef>)> = Vec::new();

@@ -85,9 +85,9 @@ def test_kill_during_rebuild_keeps_one_complete_table():
         cur.execute("CREATE DATABASE k")
         cur.execute("USE k")
         cur.execute("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(40))")
-        rows = 60000
-        for start in range(0, rows, 5000):
-            vals = ",".join(f"({i}, 'value-{i}')" for i in range(start, start + 5000))
+        rows = 400000
+        for start in range(0, rows, 10000):
+            vals = ",".join(f"({i}, 'value-{i}')" for i in range(start, start + 10000))
             cur.execute(f"INSERT INTO t VALUES {vals}")
         errors = []
 
@@ -99,9 +99,17 @@ def test_kill_during_rebuild_keeps_one_complete_table():
 
         th = threading.Thread(target=alter)
         th.start()
-        time.sleep(0.5)
+        # kill as soon as the ALTER is running (copying 400k rows takes over a second)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            cur.execute("SELECT COUNT(*) FROM information_schema.processlist WHERE info LIKE 'ALTER TABLE t%'")
+            if cur.fetchone()[0]:
+                break
+            time.sleep(0.005)
+        time.sleep(0.05)
         srv.kill(9)
         th.join(30)
+        assert errors, "the ALTER finished before the kill; the test did not crash it mid-copy"
         srv.start(port=srv.port)
         cur = srv.connect(db="k").cursor()
         cur.execute("SHOW TABLES")

@@ -62,7 +62,7 @@
 
 use std::collections::HashMap;
 
-use common::{codes, Error, Result, Value, Warning};
+use common::{codes, DataType, Error, Result, Value, Warning};
 use sqlparser::ast::{self, ColumnOption, TableConstraint};
 use sqlparser::dialect::MySqlDialect;
 use sqlparser::keywords::Keyword;
@@ -1153,7 +1153,16 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
         let (a, b) = (&old.columns[i], &columns[j]);
         if a.ty != b.ty {
             if storage::codec::row::reads_as(&a.ty, &b.ty) && !indexed_old(i) && !indexed_new(j) {
-                not_instant.get_or_insert("Need to rebuild the table to change column type".into());
+                // appending ENUM/SET members is instant in MySQL; widening is in place
+                let members_appended = matches!(
+                    (&a.ty, &b.ty),
+                    (DataType::Enum { .. }, DataType::Enum { .. })
+                        | (DataType::Set { .. }, DataType::Set { .. })
+                );
+                if !members_appended {
+                    not_instant
+                        .get_or_insert("Need to rebuild the table to change column type".into());
+                }
             } else {
                 type_change = true;
                 rebuild.get_or_insert("Need to rebuild the table to change column type".into());
@@ -1230,7 +1239,7 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
     if rebuild.is_none() {
         let appended: Vec<usize> = (0..columns.len()).filter(|&j| src[j].is_none()).collect();
         if !appended.is_empty() {
-            let fills = fill_values(s, &columns)?;
+            let fills = fill_values(s, &columns, &src)?;
             for j in appended {
                 match fills[j]
                     .as_ref()
@@ -1360,24 +1369,29 @@ fn with_collation(ty: &common::DataType, coll: common::Collation) -> common::Dat
     }
 }
 
-/// The value each column gets in existing rows when it is new: its default evaluated once (so
-/// `CURRENT_TIMESTAMP` is the ALTER's time), NULL, or the implicit default of a NOT NULL column
-/// without one. `None` for AUTO_INCREMENT columns (numbered per row).
+/// The value each new column (`src[j]` is `None`) gets in existing rows: its default evaluated
+/// once (so `CURRENT_TIMESTAMP` is the ALTER's time), NULL, or the implicit default of a NOT
+/// NULL column without one. `None` for AUTO_INCREMENT columns (numbered per row) and for the
+/// columns that are not new.
 fn fill_values<E: KvEngine>(
     s: &mut Session<E>,
     columns: &[ColumnDef],
+    src: &[Option<usize>],
 ) -> Result<Vec<Option<Value>>> {
     let mut defaults = Vec::with_capacity(columns.len());
-    for c in columns {
-        defaults.push(crate::dml::default_expr(s, c)?);
+    for (c, from) in columns.iter().zip(src) {
+        defaults.push(match from {
+            None if !c.auto_increment => Some(crate::dml::default_expr(s, c)?),
+            _ => None,
+        });
     }
     s.with_ctx(&[], false, |_, ctx| {
         let mut out = Vec::with_capacity(columns.len());
         for (c, d) in columns.iter().zip(&defaults) {
-            if c.auto_increment {
+            let Some(d) = d else {
                 out.push(None);
                 continue;
-            }
+            };
             let v = match d {
                 Some(e) => e.eval(&[], ctx)?,
                 None => Value::Null,
@@ -1581,7 +1595,7 @@ fn copy_rows<E: KvEngine>(
     let st = s.storage().clone();
     let strict = s.strict();
     let no_auto_on_zero = s.mode("NO_AUTO_VALUE_ON_ZERO");
-    let fills = fill_values(s, &tmp.columns)?;
+    let fills = fill_values(s, &tmp.columns, &p.src)?;
     let mut reader = st.begin(TxnOptions::default());
     let rows = reader.scan_all(old)?;
     let ai = tmp.autoinc_column();
@@ -2075,6 +2089,19 @@ mod tests {
         );
         assert_eq!(table(&s, "w").id, id);
         assert_eq!(flat(rows(&mut s, "SELECT v FROM w")), "abc");
+        // appending ENUM members is instant; reordering them rebuilds
+        ok(&mut s, "CREATE TABLE en (e ENUM('a','b'))");
+        ok(&mut s, "INSERT INTO en VALUES ('b')");
+        let id = table(&s, "en").id;
+        ok(
+            &mut s,
+            "ALTER TABLE en MODIFY e ENUM('a','b','c'), ALGORITHM=INSTANT",
+        );
+        assert_eq!(table(&s, "en").id, id);
+        ok(&mut s, "INSERT INTO en VALUES ('c')");
+        ok(&mut s, "ALTER TABLE en MODIFY e ENUM('c','b','a')");
+        assert_ne!(table(&s, "en").id, id);
+        assert_eq!(flat(rows(&mut s, "SELECT e FROM en")), "b;c");
     }
 
     #[test]

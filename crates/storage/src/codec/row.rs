@@ -116,11 +116,24 @@ fn encode_value(out: &mut Vec<u8>, ty: &DataType, v: &Value) -> Result<()> {
 }
 
 /// True if every value stored under column type `old` decodes, unchanged and valid, under
-/// `new`: the same type, a longer VARCHAR/VARBINARY or larger TEXT/BLOB of the same collation,
+/// `new`: the same type, an integer type differing only in display width or ZEROFILL, a longer
+/// VARCHAR/VARBINARY or larger TEXT/BLOB of the same collation,
 /// or an ENUM/SET whose members were only appended to (member numbers are kept).
 pub fn reads_as(old: &DataType, new: &DataType) -> bool {
     match (old, new) {
         _ if old == new => true,
+        (
+            DataType::Int {
+                bytes: a,
+                unsigned: ua,
+                ..
+            },
+            DataType::Int {
+                bytes: b,
+                unsigned: ub,
+                ..
+            },
+        ) => a == b && ua == ub,
         (
             DataType::VarChar {
                 len: a,

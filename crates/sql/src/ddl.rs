@@ -132,22 +132,7 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
                         missing.push(format!("{db}.{t}"));
                     }
                 }
-                if !missing.is_empty() && !*if_exists {
-                    return Err(Error::new(
-                        codes::ER_BAD_TABLE_ERROR,
-                        format!("Unknown table '{}'", missing.join(",")),
-                    ));
-                }
-                for (db, t) in targets {
-                    s.storage().drop_table(&db, &t)?;
-                }
-                for m in missing {
-                    s.warnings.push(common::Warning::note(
-                        codes::ER_BAD_TABLE_ERROR,
-                        format!("Unknown table '{m}'"),
-                    ));
-                }
-                Ok(Output::ok(0))
+                drop_found(s, targets, missing, *if_exists)
             }
             ast::ObjectType::Database | ast::ObjectType::Schema => {
                 let name = obj_parts(&names[0]).join(".");
@@ -518,6 +503,32 @@ fn fsp(args: &[u32], col: &str) -> Result<u8> {
         ));
     }
     Ok(f as u8)
+}
+
+/// Drops `targets` (tables or views); `missing` names are error 1051 unless IF EXISTS, in
+/// which case each becomes a note.
+pub(crate) fn drop_found<E: KvEngine>(
+    s: &mut Session<E>,
+    targets: Vec<(String, String)>,
+    missing: Vec<String>,
+    if_exists: bool,
+) -> Result<Output> {
+    if !missing.is_empty() && !if_exists {
+        return Err(Error::new(
+            codes::ER_BAD_TABLE_ERROR,
+            format!("Unknown table '{}'", missing.join(",")),
+        ));
+    }
+    for (db, t) in targets {
+        s.storage().drop_table(&db, &t)?;
+    }
+    for m in missing {
+        s.warnings.push(common::Warning::note(
+            codes::ER_BAD_TABLE_ERROR,
+            format!("Unknown table '{m}'"),
+        ));
+    }
+    Ok(Output::ok(0))
 }
 
 /// CREATE TABLE new LIKE old: the same columns, indexes and options, no rows.

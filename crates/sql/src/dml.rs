@@ -543,20 +543,7 @@ fn fetch_where<E: KvEngine>(
 /// Error 1288 when a write names a view.
 fn not_a_view(t: &TableDef, what: &str) -> Result<()> {
     if t.options.view.is_some() {
-        return Err(if what == "INSERT" {
-            Error::new(
-                codes::ER_NON_INSERTABLE_TABLE,
-                format!(
-                    "The target table {} of the INSERT is not insertable-into",
-                    t.name
-                ),
-            )
-        } else {
-            Error::new(
-                codes::ER_NON_UPDATABLE_TABLE,
-                format!("The target table {} of the {what} is not updatable", t.name),
-            )
-        });
+        return Err(crate::view::not_updatable(t, what));
     }
     Ok(())
 }

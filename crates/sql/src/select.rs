@@ -188,6 +188,25 @@ fn check_unique_alias(scope: &Scope, tname: &str) -> Result<()> {
     Ok(())
 }
 
+/// Appends one FROM source and its columns.
+fn push_source(
+    scope: &mut Scope,
+    out: &mut Vec<JoinTable>,
+    source: Source,
+    name: String,
+    cols: Vec<ScopeCol>,
+) {
+    out.push(JoinTable {
+        source,
+        name,
+        offset: scope.cols.len(),
+        width: cols.len(),
+        left: false,
+        on: None,
+    });
+    scope.cols.extend(cols);
+}
+
 /// Binds one FROM factor, appending its columns to `scope` and its sources to `out`.
 fn bind_factor<E: KvEngine>(
     s: &Session<E>,
@@ -197,7 +216,6 @@ fn bind_factor<E: KvEngine>(
     scope: &mut Scope,
     out: &mut Vec<JoinTable>,
 ) -> Result<()> {
-    let offset = scope.cols.len();
     match factor {
         ast::TableFactor::Table { name, alias, .. } => {
             let alias = alias.as_ref().map(|a| a.name.value.clone());
@@ -230,16 +248,7 @@ fn bind_factor<E: KvEngine>(
                                 .collect(),
                         ),
                     };
-                    let width = cols.len();
-                    scope.cols.extend(cols);
-                    out.push(JoinTable {
-                        source,
-                        name: tname,
-                        offset,
-                        width,
-                        left: false,
-                        on: None,
-                    });
+                    push_source(scope, out, source, tname, cols);
                     return Ok(());
                 }
             }
@@ -253,31 +262,13 @@ fn bind_factor<E: KvEngine>(
                     c.db = t.db.clone();
                     c.org_table = t.name.clone();
                 }
-                let width = cols.len();
-                scope.cols.extend(cols);
-                out.push(JoinTable {
-                    source: Source::Derived(Box::new(q)),
-                    name: tname,
-                    offset,
-                    width,
-                    left: false,
-                    on: None,
-                });
+                push_source(scope, out, Source::Derived(Box::new(q)), tname, cols);
                 return Ok(());
             }
             let ts = table_scope(&t, alias.as_deref());
             let tname = ts.cols.first().map(|c| c.table.clone()).unwrap_or_default();
             check_unique_alias(scope, &tname)?;
-            let width = ts.cols.len();
-            scope.cols.extend(ts.cols);
-            out.push(JoinTable {
-                source: Source::Table(t),
-                name: tname,
-                offset,
-                width,
-                left: false,
-                on: None,
-            });
+            push_source(scope, out, Source::Table(t), tname, ts.cols);
         }
         ast::TableFactor::Derived {
             subquery, alias, ..
@@ -297,16 +288,7 @@ fn bind_factor<E: KvEngine>(
             let tname = alias.name.value.clone();
             check_unique_alias(scope, &tname)?;
             let cols = derived_scope(&tname, &q);
-            let width = cols.len();
-            scope.cols.extend(cols);
-            out.push(JoinTable {
-                source: Source::Derived(Box::new(q)),
-                name: tname,
-                offset,
-                width,
-                left: false,
-                on: None,
-            });
+            push_source(scope, out, Source::Derived(Box::new(q)), tname, cols);
         }
         ast::TableFactor::NestedJoin {
             table_with_joins, ..

@@ -287,22 +287,7 @@ pub fn drop<E: KvEngine>(
             None => missing.push(format!("{db}.{t}")),
         }
     }
-    if !missing.is_empty() && !if_exists {
-        return Err(Error::new(
-            codes::ER_BAD_TABLE_ERROR,
-            format!("Unknown table '{}'", missing.join(",")),
-        ));
-    }
-    for (db, t) in targets {
-        s.storage().drop_table(&db, &t)?;
-    }
-    for m in missing {
-        s.warnings.push(common::Warning::note(
-            codes::ER_BAD_TABLE_ERROR,
-            format!("Unknown table '{m}'"),
-        ));
-    }
-    Ok(Output::ok(0))
+    crate::ddl::drop_found(s, targets, missing, if_exists)
 }
 
 /// SHOW CREATE VIEW output row: (View, Create View, character_set_client, collation_connection).
@@ -341,7 +326,8 @@ struct Mapping {
     selection: Option<ast::Expr>,
 }
 
-fn not_updatable(t: &TableDef, what: &str) -> Error {
+/// 1471 (INSERT) / 1288 (UPDATE, DELETE): `t` can't be written through.
+pub(crate) fn not_updatable(t: &TableDef, what: &str) -> Error {
     if what == "INSERT" {
         Error::new(
             codes::ER_NON_INSERTABLE_TABLE,
@@ -467,6 +453,16 @@ impl Mapping {
         e
     }
 
+    fn map_order(&self, order: &[ast::OrderByExpr], qualifier: &str) -> Vec<ast::OrderByExpr> {
+        order
+            .iter()
+            .map(|o| ast::OrderByExpr {
+                expr: self.map_expr(&o.expr, qualifier),
+                ..o.clone()
+            })
+            .collect()
+    }
+
     fn and_selection(&self, extra: Option<ast::Expr>) -> Option<ast::Expr> {
         match (self.selection.clone(), extra) {
             (None, e) | (e, None) => e,
@@ -563,14 +559,7 @@ pub fn rewrite_update<E: KvEngine>(
         a.value = m.map_expr(&a.value, &qualifier);
     }
     out.selection = m.and_selection(u.selection.as_ref().map(|e| m.map_expr(e, &qualifier)));
-    out.order_by = u
-        .order_by
-        .iter()
-        .map(|o| ast::OrderByExpr {
-            expr: m.map_expr(&o.expr, &qualifier),
-            ..o.clone()
-        })
-        .collect();
+    out.order_by = m.map_order(&u.order_by, &qualifier);
     Ok(out)
 }
 
@@ -592,13 +581,6 @@ pub fn rewrite_delete<E: KvEngine>(
     };
     from[0].relation = m.relation();
     out.selection = m.and_selection(d.selection.as_ref().map(|e| m.map_expr(e, &qualifier)));
-    out.order_by = d
-        .order_by
-        .iter()
-        .map(|o| ast::OrderByExpr {
-            expr: m.map_expr(&o.expr, &qualifier),
-            ..o.clone()
-        })
-        .collect();
+    out.order_by = m.map_order(&d.order_by, &qualifier);
     Ok(out)
 }

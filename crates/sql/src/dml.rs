@@ -93,7 +93,50 @@ pub(crate) fn convert_col(
         ));
         return Ok(implicit_default(&c.ty));
     }
-    func::store::store(v, &c.ty, strict, &c.name, row_no, ctx.warnings)
+    let stored = func::store::store(v, &c.ty, strict, &c.name, row_no, ctx.warnings)?;
+    check_zero_date(c, stored, strict, row_no, ctx)
+}
+
+/// sql_mode NO_ZERO_DATE / NO_ZERO_IN_DATE for a value stored into a temporal column: an error
+/// (1292) in strict mode; otherwise a warning, and a date with a zero part becomes the zero
+/// date, as MySQL does.
+fn check_zero_date(
+    c: &ColumnDef,
+    v: Value,
+    strict: bool,
+    row_no: u64,
+    ctx: &mut EvalCtx<'_>,
+) -> Result<Value> {
+    let (d, kind) = match &v {
+        Value::Date(d) => (d, "date"),
+        Value::DateTime(d, _) => (d, "datetime"),
+        _ => return Ok(v),
+    };
+    let zero = d.year == 0 && d.month == 0 && d.day == 0;
+    let zero_part = !zero && (d.month == 0 || d.day == 0);
+    let bad = (zero && ctx.no_zero_date) || (zero_part && ctx.no_zero_in_date);
+    if !bad {
+        return Ok(v);
+    }
+    let text = v.to_string();
+    let msg = format!(
+        "Incorrect {kind} value: '{text}' for column '{}' at row {row_no}",
+        c.name
+    );
+    if strict {
+        return Err(Error::new(codes::ER_TRUNCATED_WRONG_VALUE, msg));
+    }
+    ctx.warnings
+        .push(Warning::warn(codes::ER_TRUNCATED_WRONG_VALUE, msg));
+    Ok(if zero_part {
+        match v {
+            Value::Date(_) => Value::Date(common::time::DateTime::default()),
+            Value::DateTime(_, fsp) => Value::DateTime(common::time::DateTime::default(), fsp),
+            other => other,
+        }
+    } else {
+        v
+    })
 }
 
 pub(crate) fn dup_error(t: &TableDef, index_no: usize, row: &[Value]) -> Error {

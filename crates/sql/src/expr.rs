@@ -230,6 +230,10 @@ pub struct EvalCtx<'a> {
     pub strict_div_zero: bool,
     /// Value set by LAST_INSERT_ID(expr), if any.
     pub set_last_insert_id: Option<u64>,
+    /// sql_mode NO_ZERO_DATE (reject or warn on '0000-00-00' stored into a date column).
+    pub no_zero_date: bool,
+    /// sql_mode NO_ZERO_IN_DATE (reject or warn on a zero month or day).
+    pub no_zero_in_date: bool,
 }
 
 impl Expr {

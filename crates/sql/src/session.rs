@@ -1213,6 +1213,8 @@ impl<E: KvEngine> Session<E> {
             div_precision: div,
             strict_div_zero,
             set_last_insert_id: None,
+            no_zero_date: self.mode("NO_ZERO_DATE"),
+            no_zero_in_date: self.mode("NO_ZERO_IN_DATE"),
         };
         let r = f(self, &mut ctx);
         let lid = ctx.set_last_insert_id;
@@ -1767,7 +1769,25 @@ mod tests {
             ),
             vec![vec!["2", "30"], vec!["3", "30"]]
         );
+        // NO_ZERO_DATE / NO_ZERO_IN_DATE with STRICT_TRANS_TABLES (MySQL 8's default mode)
+        ok(&mut s, "CREATE TABLE zd (d DATE, t DATETIME)");
+        assert_eq!(
+            err(&mut s, "INSERT INTO zd (d) VALUES ('0000-00-00')"),
+            1292
+        );
+        assert_eq!(
+            err(&mut s, "INSERT INTO zd (t) VALUES ('2020-00-05 10:00:00')"),
+            1292
+        );
+        ok(&mut s, "INSERT INTO zd (d) VALUES ('2020-01-05')");
+        ok(&mut s, "SET sql_mode = 'NO_ZERO_IN_DATE'");
+        ok(&mut s, "INSERT INTO zd (d) VALUES ('2020-00-05')");
+        assert_eq!(
+            rows(&mut s, "SELECT COUNT(*) FROM zd WHERE d = '0000-00-00'"),
+            vec![vec!["1"]]
+        );
         ok(&mut s, "SET sql_mode = ''");
+        ok(&mut s, "INSERT INTO zd (d) VALUES ('0000-00-00')");
         assert_eq!(rows(&mut s, "SELECT a, b FROM fg GROUP BY a").len(), 2);
         ok(&mut s, "SET sql_mode = 'ANSI_QUOTES'");
         ok(&mut s, "CREATE TABLE \"quoted\" (\"x\" INT)");

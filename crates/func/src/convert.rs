@@ -804,7 +804,8 @@ fn json_temporal(v: &Value) -> String {
     }
 }
 
-fn base64(b: &[u8]) -> String {
+/// Standard base64 with padding and no line breaks.
+pub(crate) fn base64(b: &[u8]) -> String {
     const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::new();
     for ch in b.chunks(3) {

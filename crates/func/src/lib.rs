@@ -10,6 +10,7 @@
 //! * [`types`] — static result types of expressions for column metadata.
 //! * [`temporal`] — calendar arithmetic and temporal literal parsing shared by the above.
 //! * [`json`] — JSON text validation and MySQL's canonical JSON rendering.
+//! * [`jsonfn`] — the JSON functions (JSON_EXTRACT, JSON_SET, JSON_SEARCH...) and JSON paths.
 //!
 //! Nothing here touches storage, sessions or the parser: the SQL layer evaluates expressions and
 //! calls these functions with already-evaluated arguments.
@@ -19,6 +20,7 @@ pub mod compare;
 pub mod convert;
 pub mod datefn;
 pub mod json;
+pub mod jsonfn;
 pub mod pattern;
 pub mod scalar;
 pub mod store;
@@ -31,6 +33,6 @@ pub use convert::{
     cast, to_bool, to_date, to_datetime, to_decimal, to_f64, to_i64, to_string_value, to_time,
     to_u64, CastTarget,
 };
-pub use scalar::{call, like, FnCtx};
+pub use scalar::{call, call_typed, like, FnCtx};
 pub use store::store;
 pub use types::{arith_type, cast_type, return_type, type_of_column, type_of_value, ExprType};

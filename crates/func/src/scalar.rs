@@ -25,6 +25,7 @@ use crate::arith::{self, ArithCtx, ArithOp};
 use crate::compare;
 use crate::convert;
 use crate::datefn;
+use crate::jsonfn;
 use crate::pattern;
 
 pub use crate::pattern::{like, like_bytes};
@@ -158,6 +159,11 @@ pub fn arg_count_error(name: &str) -> Error {
     )
 }
 
+/// Error 1305 "FUNCTION db.name does not exist" (1046 without a current database).
+pub fn unknown_function_error(name: &str, ctx: &FnCtx) -> Error {
+    unknown_function(name, ctx)
+}
+
 fn unknown_function(name: &str, ctx: &FnCtx) -> Error {
     match &ctx.current_db {
         Some(db) => Error::new(
@@ -254,10 +260,32 @@ fn find_units<T: PartialEq>(hay: &[T], needle: &[T], from: usize) -> Option<usiz
     (from..=hay.len() - needle.len()).find(|&i| hay[i..i + needle.len()] == *needle)
 }
 
+/// Evaluates built-in function `name` (upper case) on `args` whose static kinds the SQL layer
+/// knows (JSON-typed or boolean arguments matter to the JSON functions).
+pub fn call_typed(
+    name: &str,
+    args: &[Value],
+    kinds: &[jsonfn::ArgKind],
+    ctx: &mut FnCtx,
+    w: &mut Vec<Warning>,
+) -> Result<Value> {
+    if jsonfn::takes_json(name) {
+        return jsonfn::call(name, args, kinds, ctx, w);
+    }
+    call(name, args, ctx, w)
+}
+
 /// Evaluates built-in function `name` (upper case) on `args`.
 pub fn call(name: &str, args: &[Value], ctx: &mut FnCtx, w: &mut Vec<Warning>) -> Result<Value> {
     if let Some(r) = datefn::call(name, args, ctx, w) {
         return r;
+    }
+    if jsonfn::takes_json(name) {
+        return jsonfn::call(name, args, &[], ctx, w);
+    }
+    if name == jsonfn::MARK_JSON || name == jsonfn::MARK_BOOL {
+        // Type markers the SQL layer puts around JSON function arguments: the value itself.
+        return Ok(args.first().cloned().unwrap_or(Value::Null));
     }
     let n = args.len();
     let need = |ok: bool| -> Result<()> {
@@ -505,8 +533,8 @@ fn arity(name: &str) -> Option<(usize, usize)> {
         | "ORD" | "HEX" | "UNHEX" | "ABS" | "CEIL" | "CEILING" | "FLOOR" | "SQRT" | "EXP"
         | "LN" | "LOG2" | "LOG10" | "SIGN" | "CRC32" | "MD5" | "SHA1" | "SHA" | "INET_ATON"
         | "INET_NTOA" | "BIT_COUNT" | "BIN" | "OCT" | "IS_UUID" | "SIN" | "COS" | "TAN"
-        | "ASIN" | "ACOS" | "COT" | "DEGREES" | "RADIANS" | "JSON_QUOTE" | "JSON_VALID"
-        | "INET6_ATON" | "INET6_NTOA" | "IS_IPV4" | "IS_IPV6" | "SOUNDEX" => (1, 1),
+        | "ASIN" | "ACOS" | "COT" | "DEGREES" | "RADIANS" | "INET6_ATON" | "INET6_NTOA"
+        | "IS_IPV4" | "IS_IPV6" | "SOUNDEX" => (1, 1),
         "TRIM" => (1, 3),
         "SUBSTRING" | "SUBSTR" | "MID" => (2, 3),
         "SUBSTRING_INDEX" | "REPLACE" | "LPAD" | "RPAD" => (3, 3),
@@ -1514,12 +1542,6 @@ fn call_strict(name: &str, args: &[Value], ctx: &mut FnCtx, w: &mut Vec<Warning>
             }
             Value::Str(format_uuid(&u))
         }
-        // ---- JSON helpers -------------------------------------------------------------
-        "JSON_QUOTE" => Value::Str(crate::json::quote(&text(a(0)))),
-        "JSON_VALID" => Value::Int(match a(0) {
-            Value::Str(s) => crate::json::normalize(s).is_ok() as i64,
-            _ => 0,
-        }),
         // ---- regular expressions ------------------------------------------------------
         "REGEXP_LIKE" => {
             let mt = if n == 3 {

@@ -563,6 +563,51 @@ pub(crate) fn call(
                 let m = months(p) + q;
                 Ok(int(m / 12 * 100 + m % 12 + 1))
             }
+            "EXTRACT" => {
+                count(n == 2)?;
+                let unit = unit_arg(a0, name)?;
+                extract(unit, &args[1], ctx, w)
+            }
+            "CONVERT_TZ" => {
+                count(n == 3)?;
+                let Some(d) = dt_of(a0, ctx, w) else {
+                    return Ok(Value::Null);
+                };
+                let fsp = fsp_of_value(a0);
+                let zone = |v: &Value| {
+                    TimeZone::parse(&convert::to_string_value(v).unwrap_or_default(), ctx)
+                };
+                let (Some(from), Some(to)) = (zone(&args[1]), zone(&args[2])) else {
+                    return Ok(Value::Null);
+                };
+                if d.month == 0 || d.day == 0 {
+                    return Ok(Value::DateTime(d, fsp));
+                }
+                let secs = from.local_to_utc(&d);
+                if !(1..=MAX_UNIX_SECS).contains(&secs) {
+                    return Ok(Value::DateTime(d, fsp));
+                }
+                Ok(match to.utc_to_local(secs) {
+                    Some(r) => Value::DateTime(
+                        DateTime {
+                            micro: d.micro,
+                            ..r
+                        },
+                        fsp,
+                    ),
+                    None => Value::Null,
+                })
+            }
+            "GET_FORMAT" => {
+                count(n == 2)?;
+                let kind = convert::to_string_value(a0)
+                    .unwrap_or_default()
+                    .to_ascii_uppercase();
+                let loc = convert::to_string_value(&args[1])
+                    .unwrap_or_default()
+                    .to_ascii_uppercase();
+                Ok(get_format(&kind, &loc).map_or(Value::Null, |f| Value::Str(f.into())))
+            }
             _ => Err(Error::internal(format!(
                 "date function {name} not dispatched"
             ))),
@@ -629,7 +674,198 @@ pub(crate) const NAMES: &[&str] = &[
     "SUBTIME",
     "PERIOD_ADD",
     "PERIOD_DIFF",
+    "EXTRACT",
+    "CONVERT_TZ",
+    "GET_FORMAT",
 ];
+
+/// GET_FORMAT(DATE|TIME|DATETIME|TIMESTAMP, 'EUR'|'USA'|'JIS'|'ISO'|'INTERNAL').
+fn get_format(kind: &str, locale: &str) -> Option<&'static str> {
+    let i = ["USA", "JIS", "ISO", "EUR", "INTERNAL"]
+        .iter()
+        .position(|l| *l == locale)?;
+    let table: [&str; 5] = match kind {
+        "DATE" => ["%m.%d.%Y", "%Y-%m-%d", "%Y-%m-%d", "%d.%m.%Y", "%Y%m%d"],
+        "DATETIME" | "TIMESTAMP" => [
+            "%Y-%m-%d %H.%i.%s",
+            "%Y-%m-%d %H:%i:%s",
+            "%Y-%m-%d %H:%i:%s",
+            "%Y-%m-%d %H.%i.%s",
+            "%Y%m%d%H%i%s",
+        ],
+        "TIME" => ["%h:%i:%s %p", "%H:%i:%s", "%H:%i:%s", "%H.%i.%s", "%H%i%s"],
+        _ => return None,
+    };
+    Some(table[i])
+}
+
+/// EXTRACT(unit FROM v) as MySQL's Item_extract computes it: date units read a date, the
+/// others read a time (hours of a TIME are not split into days) and carry its sign.
+fn extract(unit: IntervalUnit, v: &Value, ctx: &FnCtx, w: &mut Vec<Warning>) -> Result<Value> {
+    use IntervalUnit as U;
+    let date_unit = matches!(
+        unit,
+        U::Year | U::YearMonth | U::Quarter | U::Month | U::Week | U::Day
+    );
+    if date_unit {
+        let Some(d) = dt_of(v, ctx, w) else {
+            return Ok(Value::Null);
+        };
+        return Ok(int(match unit {
+            U::Year => d.year as i64,
+            U::YearMonth => d.year as i64 * 100 + d.month as i64,
+            U::Quarter => (d.month as i64 + 2) / 3,
+            U::Month => d.month as i64,
+            U::Day => d.day as i64,
+            _ => {
+                if !valid_date(&d) {
+                    return Ok(Value::Null);
+                }
+                temporal::calc_week(
+                    d.year as u32,
+                    d.month as u32,
+                    d.day as u32,
+                    temporal::week_mode(ctx.default_week_format),
+                )
+                .0 as i64
+            }
+        }));
+    }
+    // Time units: a DATETIME keeps its day of month; a TIME has day 0 and its full hours.
+    let (day, hour, minute, second, micro, neg) = match v {
+        Value::Date(d) | Value::DateTime(d, _) => (
+            d.day as i64,
+            d.hour as i64,
+            d.minute as i64,
+            d.second as i64,
+            d.micro as i64,
+            false,
+        ),
+        Value::Str(s) if temporal::parse_datetime(s).is_some_and(|p| p.has_time) => {
+            let Some(d) = dt_of(v, ctx, w) else {
+                return Ok(Value::Null);
+            };
+            (
+                d.day as i64,
+                d.hour as i64,
+                d.minute as i64,
+                d.second as i64,
+                d.micro as i64,
+                false,
+            )
+        }
+        _ => {
+            let Some(t) = convert::to_time(v, w) else {
+                return Ok(Value::Null);
+            };
+            (
+                0,
+                t.hour as i64,
+                t.minute as i64,
+                t.second as i64,
+                t.micro as i64,
+                t.neg,
+            )
+        }
+    };
+    let r = match unit {
+        U::DayHour => day * 100 + hour,
+        U::DayMinute => day * 10_000 + hour * 100 + minute,
+        U::DaySecond => day * 1_000_000 + hour * 10_000 + minute * 100 + second,
+        U::Hour => hour,
+        U::HourMinute => hour * 100 + minute,
+        U::HourSecond => hour * 10_000 + minute * 100 + second,
+        U::Minute => minute,
+        U::MinuteSecond => minute * 100 + second,
+        U::Second => second,
+        U::Microsecond => micro,
+        U::DayMicrosecond => {
+            (day * 1_000_000 + hour * 10_000 + minute * 100 + second) * 1_000_000 + micro
+        }
+        U::HourMicrosecond => (hour * 10_000 + minute * 100 + second) * 1_000_000 + micro,
+        U::MinuteMicrosecond => (minute * 100 + second) * 1_000_000 + micro,
+        _ => second * 1_000_000 + micro,
+    };
+    Ok(int(if neg { -r } else { r }))
+}
+
+/// A time zone argument of CONVERT_TZ: a fixed offset ('+05:30', 'SYSTEM' = the server's UTC)
+/// or a named IANA zone ('Europe/Paris'; MySQL reads these from its time zone tables).
+enum TimeZone {
+    Fixed(i64),
+    Named(chrono_tz::Tz),
+}
+
+impl TimeZone {
+    fn parse(s: &str, _ctx: &FnCtx) -> Option<TimeZone> {
+        let t = s.trim();
+        if t.eq_ignore_ascii_case("SYSTEM") {
+            return Some(TimeZone::Fixed(0));
+        }
+        if let Some(rest) = t.strip_prefix(['+', '-']) {
+            let (h, m) = rest.split_once(':')?;
+            if h.is_empty() || m.len() != 2 || h.len() > 2 {
+                return None;
+            }
+            let h: i64 = h.parse().ok()?;
+            let m: i64 = m.parse().ok()?;
+            if m > 59 {
+                return None;
+            }
+            let secs = if t.starts_with('-') {
+                -(h * 3600 + m * 60)
+            } else {
+                h * 3600 + m * 60
+            };
+            // MySQL accepts offsets from -13:59 to +14:00.
+            if !(-(13 * 3600 + 59 * 60)..=14 * 3600).contains(&secs) {
+                return None;
+            }
+            return Some(TimeZone::Fixed(secs));
+        }
+        chrono_tz::Tz::from_str_insensitive(t)
+            .ok()
+            .map(TimeZone::Named)
+    }
+
+    /// Seconds since the epoch of local time `d` in this zone (times in a DST gap are read
+    /// with the offset in force before the gap).
+    fn local_to_utc(&self, d: &DateTime) -> i64 {
+        let local = temporal::dt_to_unix_micros(&DateTime { micro: 0, ..*d }) / 1_000_000;
+        match self {
+            TimeZone::Fixed(off) => local - off,
+            TimeZone::Named(tz) => {
+                use chrono::{Offset, TimeZone as _};
+                let Some(naive) = chrono::DateTime::from_timestamp(local, 0) else {
+                    return local;
+                };
+                let naive = naive.naive_utc();
+                match tz.offset_from_local_datetime(&naive) {
+                    chrono::LocalResult::Single(o) | chrono::LocalResult::Ambiguous(o, _) => {
+                        local - o.fix().local_minus_utc() as i64
+                    }
+                    chrono::LocalResult::None => {
+                        let before = naive - chrono::Duration::hours(3);
+                        let o = tz.offset_from_utc_datetime(&before).fix();
+                        local - o.local_minus_utc() as i64
+                    }
+                }
+            }
+        }
+    }
+
+    fn utc_to_local(&self, secs: i64) -> Option<DateTime> {
+        let off = match self {
+            TimeZone::Fixed(off) => *off,
+            TimeZone::Named(tz) => {
+                use chrono::{Offset, TimeZone as _};
+                let utc = chrono::DateTime::from_timestamp(secs, 0)?.naive_utc();
+                tz.offset_from_utc_datetime(&utc).fix().local_minus_utc() as i64
+            }
+        };
+        temporal::unix_micros_to_dt((secs + off) * 1_000_000)
+    }
+}
 
 fn unit_arg(v: &Value, func: &str) -> Result<IntervalUnit> {
     let s = convert::to_string_value(v).unwrap_or_default();
@@ -1583,5 +1819,104 @@ mod tests {
             &mut vec![]
         )
         .is_err());
+    }
+
+    #[test]
+    fn extract_convert_tz_get_format() {
+        let mut ctx = FnCtx::default();
+        let mut c = |name: &str, args: &[Value]| -> Value {
+            crate::scalar::call(name, args, &mut ctx, &mut vec![]).unwrap()
+        };
+        let s = |x: &str| Value::Str(x.into());
+        assert_eq!(
+            c("EXTRACT", &[s("DAY_MINUTE"), s("2019-07-02 01:02:03")]),
+            Value::Int(20102)
+        );
+        assert_eq!(
+            c("EXTRACT", &[s("YEAR"), s("2019-07-02")]),
+            Value::Int(2019)
+        );
+        assert_eq!(
+            c("EXTRACT", &[s("YEAR_MONTH"), s("2019-07-02 01:02:03")]),
+            Value::Int(201907)
+        );
+        assert_eq!(c("EXTRACT", &[s("HOUR"), s("-10:00:00")]), Value::Int(-10));
+        assert_eq!(c("EXTRACT", &[s("WEEK"), s("2019-07-02")]), Value::Int(26));
+        assert_eq!(
+            c("EXTRACT", &[s("MICROSECOND"), s("10:00:00.5")]),
+            Value::Int(500000)
+        );
+        assert_eq!(
+            c(
+                "EXTRACT",
+                &[s("SECOND_MICROSECOND"), s("2003-01-02 10:30:00.000123")]
+            ),
+            Value::Int(123)
+        );
+        assert_eq!(c("EXTRACT", &[s("DAY"), Value::Null]), Value::Null);
+        assert_eq!(
+            c(
+                "CONVERT_TZ",
+                &[s("2004-01-01 12:00:00"), s("+00:00"), s("+10:00")]
+            )
+            .to_string(),
+            "2004-01-01 22:00:00"
+        );
+        assert_eq!(
+            c(
+                "CONVERT_TZ",
+                &[s("2004-01-01 12:00:00"), s("GMT"), s("MET")]
+            )
+            .to_string(),
+            "2004-01-01 13:00:00"
+        );
+        assert_eq!(
+            c(
+                "CONVERT_TZ",
+                &[
+                    s("2021-07-01 12:00:00"),
+                    s("europe/paris"),
+                    s("America/New_York")
+                ]
+            )
+            .to_string(),
+            "2021-07-01 06:00:00"
+        );
+        assert_eq!(
+            c(
+                "CONVERT_TZ",
+                &[s("2004-01-01 12:00:00"), s("+00:00"), s("Mars/Base")]
+            ),
+            Value::Null
+        );
+        assert_eq!(
+            c(
+                "CONVERT_TZ",
+                &[s("2004-01-01 12:00:00"), s("+00:00"), s("+15:00")]
+            ),
+            Value::Null
+        );
+        // Outside the TIMESTAMP range: unchanged.
+        assert_eq!(
+            c(
+                "CONVERT_TZ",
+                &[s("1960-01-01 12:00:00"), s("+00:00"), s("+10:00")]
+            )
+            .to_string(),
+            "1960-01-01 12:00:00"
+        );
+        assert_eq!(
+            c("GET_FORMAT", &[s("DATE"), s("USA")]).to_string(),
+            "%m.%d.%Y"
+        );
+        assert_eq!(
+            c("GET_FORMAT", &[s("DATETIME"), s("JIS")]).to_string(),
+            "%Y-%m-%d %H:%i:%s"
+        );
+        assert_eq!(
+            c("GET_FORMAT", &[s("TIME"), s("EUR")]).to_string(),
+            "%H.%i.%s"
+        );
+        assert_eq!(c("GET_FORMAT", &[s("DATE"), s("XX")]), Value::Null);
     }
 }

@@ -8,6 +8,8 @@
 //! * [`datefn`] — the date/time functions behind `call` (DATE_FORMAT, STR_TO_DATE, WEEK...).
 //! * [`pattern`] — `LIKE` matching and regular expression construction.
 //! * [`types`] — static result types of expressions for column metadata.
+//! * [`crypt`] — AES_ENCRYPT/AES_DECRYPT and COMPRESS/UNCOMPRESS.
+//! * [`gtid`] — GTID set arithmetic (GTID_SUBSET, GTID_SUBTRACT).
 //! * [`temporal`] — calendar arithmetic and temporal literal parsing shared by the above.
 //! * [`json`] — JSON text validation and MySQL's canonical JSON rendering.
 //! * [`jsonfn`] — the JSON functions (JSON_EXTRACT, JSON_SET, JSON_SEARCH...) and JSON paths.
@@ -18,7 +20,9 @@
 pub mod arith;
 pub mod compare;
 pub mod convert;
+pub mod crypt;
 pub mod datefn;
+pub mod gtid;
 pub mod json;
 pub mod jsonfn;
 pub mod pattern;

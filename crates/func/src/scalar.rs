@@ -109,6 +109,8 @@ pub struct FnCtx {
     pub rand_seeded: HashMap<i64, MyRnd>,
     /// Compiled regular expressions by (pattern, flags).
     pub regex_cache: HashMap<(String, String), regex::Regex>,
+    /// The session's connection id (CONNECTION_ID(), PS_CURRENT_THREAD_ID()).
+    pub connection_id: u64,
 }
 
 impl Default for FnCtx {
@@ -126,6 +128,7 @@ impl Default for FnCtx {
             rand: None,
             rand_seeded: HashMap::new(),
             regex_cache: HashMap::new(),
+            connection_id: 0,
         }
     }
 }
@@ -506,6 +509,90 @@ pub fn call(name: &str, args: &[Value], ctx: &mut FnCtx, w: &mut Vec<Warning>) -
             need(n == 0)?;
             Ok(ctx.current_db.clone().map_or(Value::Null, Value::Str))
         }
+        "MAKE_SET" => {
+            need(n >= 2)?;
+            let Some(bits) = convert::to_u64(a(0), w) else {
+                return Ok(Value::Null);
+            };
+            let mut parts: Vec<Vec<u8>> = Vec::new();
+            for (i, v) in args[1..].iter().enumerate().take(64) {
+                if bits >> i & 1 == 1 && !v.is_null() {
+                    parts.push(bytes(v).into_owned());
+                }
+            }
+            let out = parts.join(&b","[..]);
+            Ok(if is_bin(&args[1..]) {
+                Value::Bytes(out)
+            } else {
+                Value::Str(String::from_utf8_lossy(&out).into_owned())
+            })
+        }
+        "ANY_VALUE" => {
+            need(n == 1)?;
+            Ok(a(0).clone())
+        }
+        "NAME_CONST" => {
+            need(n == 2)?;
+            Ok(a(1).clone())
+        }
+        "CHARSET" | "COLLATION" => {
+            need(n == 1)?;
+            let c = match a(0) {
+                Value::Str(_) => coll,
+                _ => Collation::Binary,
+            };
+            Ok(Value::Str(if name == "CHARSET" {
+                charset_of(c).into()
+            } else {
+                c.name().into()
+            }))
+        }
+        "COERCIBILITY" => {
+            need(n == 1)?;
+            Ok(Value::Int(match a(0) {
+                Value::Null => 6,
+                Value::Str(_) | Value::Bytes(_) => 4,
+                _ => 5,
+            }))
+        }
+        "ICU_VERSION" => {
+            need(n == 0)?;
+            Ok(Value::Str(ICU_VERSION.into()))
+        }
+        "CURRENT_ROLE" => {
+            need(n == 0)?;
+            Ok(Value::Str("NONE".into()))
+        }
+        "PS_CURRENT_THREAD_ID" => {
+            need(n == 0)?;
+            Ok(Value::UInt(ctx.connection_id))
+        }
+        "IS_IPV4" | "IS_IPV6" | "IS_IPV4_COMPAT" | "IS_IPV4_MAPPED" => {
+            need(n == 1)?;
+            let r = match a(0) {
+                Value::Str(_) | Value::Bytes(_) => match name {
+                    "IS_IPV4" => text(a(0)).parse::<std::net::Ipv4Addr>().is_ok(),
+                    "IS_IPV6" => text(a(0)).parse::<std::net::Ipv6Addr>().is_ok(),
+                    _ => {
+                        let b = bytes(a(0));
+                        b.len() == 16
+                            && if name == "IS_IPV4_COMPAT" {
+                                b[..12].iter().all(|x| *x == 0)
+                                    && u32::from_be_bytes([b[12], b[13], b[14], b[15]]) > 1
+                            } else {
+                                b[..10].iter().all(|x| *x == 0) && b[10] == 0xFF && b[11] == 0xFF
+                            }
+                    }
+                },
+                _ => false,
+            };
+            Ok(Value::Int(r as i64))
+        }
+        "MASTER_POS_WAIT" | "SOURCE_POS_WAIT" => {
+            // Strata has no replication: as on a MySQL server that is not a replica, NULL.
+            need((2..=4).contains(&n))?;
+            Ok(Value::Null)
+        }
         _ => {
             if any_null {
                 // Still validate the argument count of known functions.
@@ -528,13 +615,67 @@ fn arity(name: &str) -> Option<(usize, usize)> {
     const MANY: usize = usize::MAX;
     Some(match name {
         "CONCAT" => (1, MANY),
-        "LENGTH" | "OCTET_LENGTH" | "CHAR_LENGTH" | "CHARACTER_LENGTH" | "BIT_LENGTH" | "UPPER"
-        | "UCASE" | "LOWER" | "LCASE" | "REVERSE" | "LTRIM" | "RTRIM" | "SPACE" | "ASCII"
-        | "ORD" | "HEX" | "UNHEX" | "ABS" | "CEIL" | "CEILING" | "FLOOR" | "SQRT" | "EXP"
-        | "LN" | "LOG2" | "LOG10" | "SIGN" | "CRC32" | "MD5" | "SHA1" | "SHA" | "INET_ATON"
-        | "INET_NTOA" | "BIT_COUNT" | "BIN" | "OCT" | "IS_UUID" | "SIN" | "COS" | "TAN"
-        | "ASIN" | "ACOS" | "COT" | "DEGREES" | "RADIANS" | "INET6_ATON" | "INET6_NTOA"
-        | "IS_IPV4" | "IS_IPV6" | "SOUNDEX" => (1, 1),
+        "LENGTH"
+        | "OCTET_LENGTH"
+        | "CHAR_LENGTH"
+        | "CHARACTER_LENGTH"
+        | "BIT_LENGTH"
+        | "UPPER"
+        | "UCASE"
+        | "LOWER"
+        | "LCASE"
+        | "REVERSE"
+        | "LTRIM"
+        | "RTRIM"
+        | "SPACE"
+        | "ASCII"
+        | "ORD"
+        | "HEX"
+        | "UNHEX"
+        | "ABS"
+        | "CEIL"
+        | "CEILING"
+        | "FLOOR"
+        | "SQRT"
+        | "EXP"
+        | "LN"
+        | "LOG2"
+        | "LOG10"
+        | "SIGN"
+        | "CRC32"
+        | "MD5"
+        | "SHA1"
+        | "SHA"
+        | "INET_ATON"
+        | "INET_NTOA"
+        | "BIT_COUNT"
+        | "BIN"
+        | "OCT"
+        | "IS_UUID"
+        | "SIN"
+        | "COS"
+        | "TAN"
+        | "ASIN"
+        | "ACOS"
+        | "COT"
+        | "DEGREES"
+        | "RADIANS"
+        | "INET6_ATON"
+        | "INET6_NTOA"
+        | "SOUNDEX"
+        | "TO_BASE64"
+        | "FROM_BASE64"
+        | "COMPRESS"
+        | "UNCOMPRESS"
+        | "UNCOMPRESSED_LENGTH"
+        | "RANDOM_BYTES"
+        | "FORMAT_BYTES"
+        | "FORMAT_PICO_TIME"
+        | "VALIDATE_PASSWORD_STRENGTH"
+        | "PS_THREAD_ID" => (1, 1),
+        "EXPORT_SET" => (3, 5),
+        "AES_ENCRYPT" | "AES_DECRYPT" => (2, 6),
+        "GTID_SUBSET" | "GTID_SUBTRACT" => (2, 2),
         "TRIM" => (1, 3),
         "SUBSTRING" | "SUBSTR" | "MID" => (2, 3),
         "SUBSTRING_INDEX" | "REPLACE" | "LPAD" | "RPAD" => (3, 3),
@@ -1285,6 +1426,130 @@ fn call_strict(name: &str, args: &[Value], ctx: &mut FnCtx, w: &mut Vec<Warning>
             Value::Str(format_number(a(0), d, w))
         }
         "SOUNDEX" => Value::Str(soundex(&text(a(0)))),
+        "EXPORT_SET" => {
+            let bits = convert::to_u64(a(0), w).unwrap_or(0);
+            let sep = if n >= 4 {
+                bytes(a(3)).into_owned()
+            } else {
+                b",".to_vec()
+            };
+            let nbits = if n == 5 {
+                let k = int_arg(a(4), w);
+                if (0..=64).contains(&k) {
+                    k as usize
+                } else {
+                    64
+                }
+            } else {
+                64
+            };
+            let (on, off) = (bytes(a(1)), bytes(a(2)));
+            let mut out = Vec::new();
+            for i in 0..nbits {
+                if i > 0 {
+                    out.extend_from_slice(&sep);
+                }
+                out.extend_from_slice(if bits >> i & 1 == 1 { &on } else { &off });
+            }
+            if bin {
+                Value::Bytes(out)
+            } else {
+                Value::Str(String::from_utf8_lossy(&out).into_owned())
+            }
+        }
+        "TO_BASE64" => {
+            let b64 = convert::base64(&bytes(a(0)));
+            // MySQL breaks the output into lines of 76 characters.
+            let lines: Vec<&str> = b64
+                .as_bytes()
+                .chunks(76)
+                .map(|c| std::str::from_utf8(c).unwrap_or(""))
+                .collect();
+            Value::Str(lines.join("\n"))
+        }
+        "FROM_BASE64" => from_base64(&bytes(a(0))).map_or(Value::Null, Value::Bytes),
+        "RANDOM_BYTES" => {
+            let k = int_arg(a(0), w);
+            if !(1..=1024).contains(&k) {
+                return Err(Error::new(
+                    codes::ER_DATA_OUT_OF_RANGE,
+                    "length value is out of range in 'random_bytes'",
+                ));
+            }
+            let mut buf = vec![0u8; k as usize];
+            rand::thread_rng().fill(&mut buf[..]);
+            Value::Bytes(buf)
+        }
+        "AES_ENCRYPT" => Value::Bytes(crate::crypt::aes_encrypt(&bytes(a(0)), &bytes(a(1)))),
+        "AES_DECRYPT" => {
+            crate::crypt::aes_decrypt(&bytes(a(0)), &bytes(a(1))).map_or(Value::Null, Value::Bytes)
+        }
+        "COMPRESS" => Value::Bytes(crate::crypt::compress(&bytes(a(0)))),
+        "UNCOMPRESSED_LENGTH" => Value::Int(crate::crypt::uncompressed_length(&bytes(a(0)))),
+        "UNCOMPRESS" => match crate::crypt::uncompress(&bytes(a(0)), ctx.max_allowed_packet) {
+            Ok(b) => Value::Bytes(b),
+            Err(crate::crypt::UncompressError::TooBig) => {
+                w.push(Warning::warn(
+                    ErrorCode {
+                        num: 1256,
+                        sqlstate: "HY000",
+                        name: "ER_TOO_BIG_FOR_UNCOMPRESS",
+                    },
+                    format!(
+                        "Uncompressed data size too large; the maximum size is {} (probably, length of uncompressed data was corrupted)",
+                        ctx.max_allowed_packet
+                    ),
+                ));
+                Value::Null
+            }
+            Err(crate::crypt::UncompressError::Corrupt) => {
+                w.push(Warning::warn(
+                    ErrorCode {
+                        num: 1259,
+                        sqlstate: "HY000",
+                        name: "ER_ZLIB_Z_DATA_ERROR",
+                    },
+                    "ZLIB: Input data corrupted",
+                ));
+                Value::Null
+            }
+        },
+        "VALIDATE_PASSWORD_STRENGTH" => {
+            // Without the validate_password component (never installed in Strata) MySQL
+            // returns 0.
+            Value::Int(0)
+        }
+        "FORMAT_BYTES" => Value::Str(format_bytes(f(0, w))),
+        "FORMAT_PICO_TIME" => Value::Str(format_pico_time(f(0, w))),
+        "PS_THREAD_ID" => {
+            let id = convert::to_u64(a(0), w).unwrap_or(0);
+            if id == ctx.connection_id {
+                Value::UInt(id)
+            } else {
+                Value::Null
+            }
+        }
+        "GTID_SUBSET" | "GTID_SUBTRACT" => {
+            let parse = |v: &Value| {
+                let t = text(v);
+                crate::gtid::GtidSet::parse(&t).ok_or_else(|| {
+                    Error::new(
+                        ErrorCode {
+                            num: 1772,
+                            sqlstate: "HY000",
+                            name: "ER_MALFORMED_GTID_SET_SPECIFICATION",
+                        },
+                        format!("Malformed GTID set specification '{t}'."),
+                    )
+                })
+            };
+            let (x, y) = (parse(a(0))?, parse(a(1))?);
+            if name == "GTID_SUBSET" {
+                Value::Int(x.is_subset(&y) as i64)
+            } else {
+                Value::Str(x.subtract(&y).to_string())
+            }
+        }
         // ---- numbers ------------------------------------------------------------------
         "ABS" => match arith::to_num(a(0), w) {
             Some(arith::Num::Int(i)) => match i.checked_abs() {
@@ -1475,8 +1740,6 @@ fn call_strict(name: &str, args: &[Value], ctx: &mut FnCtx, w: &mut Vec<Warning>
                 Value::Str(format!("{}.{}.{}.{}", b[0], b[1], b[2], b[3]))
             }
         }
-        "IS_IPV4" => Value::Int(text(a(0)).parse::<std::net::Ipv4Addr>().is_ok() as i64),
-        "IS_IPV6" => Value::Int(text(a(0)).parse::<std::net::Ipv6Addr>().is_ok() as i64),
         "INET6_ATON" => {
             let t = text(a(0));
             if let Ok(v4) = t.parse::<std::net::Ipv4Addr>() {
@@ -1632,6 +1895,103 @@ fn call_strict(name: &str, args: &[Value], ctx: &mut FnCtx, w: &mut Vec<Warning>
         }
         _ => return Err(unknown_function(name, ctx)),
     })
+}
+
+/// ICU_VERSION(): the ICU release MySQL 8.0.36 bundles (Strata's regular expressions use the
+/// Rust `regex` engine, not ICU).
+const ICU_VERSION: &str = "73.1";
+
+fn charset_of(c: Collation) -> &'static str {
+    match c {
+        Collation::Binary => "binary",
+        Collation::Latin1SwedishCi | Collation::Latin1Bin => "latin1",
+        _ => "utf8mb4",
+    }
+}
+
+/// MySQL's base64 decoding: whitespace is skipped, '=' padding may only end the input.
+fn from_base64(src: &[u8]) -> Option<Vec<u8>> {
+    let val = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => (c - b'A') as u32,
+            b'a'..=b'z' => (c - b'a' + 26) as u32,
+            b'0'..=b'9' => (c - b'0' + 52) as u32,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        })
+    };
+    let mut out = Vec::with_capacity(src.len() / 4 * 3);
+    let mut acc = 0u32;
+    let mut k = 0;
+    let mut pad = 0;
+    for &c in src {
+        if c.is_ascii_whitespace() {
+            continue;
+        }
+        if c == b'=' {
+            pad += 1;
+            acc <<= 6;
+            k += 1;
+        } else {
+            if pad > 0 {
+                return None;
+            }
+            acc = acc << 6 | val(c)?;
+            k += 1;
+        }
+        if k == 4 {
+            let b = [(acc >> 16) as u8, (acc >> 8) as u8, acc as u8];
+            if pad > 2 {
+                return None;
+            }
+            out.extend_from_slice(&b[..3 - pad]);
+            acc = 0;
+            k = 0;
+        }
+    }
+    if k != 0 {
+        return None;
+    }
+    Some(out)
+}
+
+/// FORMAT_BYTES(n): "512 bytes", "1.00 KiB" ... up to PiB.
+fn format_bytes(v: f64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if v.abs() < 1024.0 {
+        return format!("{} bytes", v.trunc() as i64);
+    }
+    let mut x = v / 1024.0;
+    let mut u = 0;
+    while x.abs() >= 1024.0 && u < UNITS.len() - 1 {
+        x /= 1024.0;
+        u += 1;
+    }
+    format!("{x:.2} {}", UNITS[u])
+}
+
+/// FORMAT_PICO_TIME(t): picoseconds as "3.50 ns", "3.15 min" ... up to days.
+fn format_pico_time(v: f64) -> String {
+    const STEPS: [(f64, &str); 7] = [
+        (1e3, "ns"),
+        (1e6, "us"),
+        (1e9, "ms"),
+        (1e12, "s"),
+        (60e12, "min"),
+        (3600e12, "h"),
+        (86400e12, "d"),
+    ];
+    if v.abs() < 1e3 {
+        return format!("{} ps", v.trunc() as i64);
+    }
+    let mut pick = STEPS[0];
+    for st in STEPS {
+        if v.abs() >= st.0 {
+            pick = st;
+        }
+    }
+    format!("{:.2} {}", v / pick.0, pick.1)
 }
 
 fn regex_index_error() -> Error {
@@ -2127,5 +2487,118 @@ mod tests {
         assert_eq!(e.num(), 3685);
         assert_eq!(c("LIKE", &[s("David!"), s("David_")]), i(1));
         assert_eq!(c("LIKE", &[s("David_"), s("David|_"), s("|")]), i(1));
+    }
+
+    #[test]
+    fn sets_and_base64() {
+        assert_eq!(
+            cs("MAKE_SET", &[i(1 | 4), s("a"), s("b"), s("c"), Value::Null]),
+            "a,c"
+        );
+        assert_eq!(c("MAKE_SET", &[Value::Null, s("a")]), Value::Null);
+        assert_eq!(cs("MAKE_SET", &[i(0), s("a")]), "");
+        assert_eq!(
+            cs("EXPORT_SET", &[i(5), s("Y"), s("N"), s(","), i(4)]),
+            "Y,N,Y,N"
+        );
+        assert_eq!(
+            cs("EXPORT_SET", &[i(6), s("1"), s("0"), s(""), i(10)]),
+            "0110000000"
+        );
+        assert_eq!(
+            c("EXPORT_SET", &[i(6), s("1"), s("0"), Value::Null, i(10)]),
+            Value::Null
+        );
+        assert_eq!(cs("TO_BASE64", &[s("abc")]), "YWJj");
+        let long = cs("TO_BASE64", &[s(&"a".repeat(60))]);
+        assert_eq!(long.lines().map(str::len).collect::<Vec<_>>(), vec![76, 4]);
+        assert_eq!(
+            c("FROM_BASE64", &[s("YW Jj")]),
+            Value::Bytes(b"abc".to_vec())
+        );
+        assert_eq!(c("FROM_BASE64", &[s("YWI=")]), Value::Bytes(b"ab".to_vec()));
+        assert_eq!(c("FROM_BASE64", &[s("YWJ")]), Value::Null);
+        assert_eq!(c("FROM_BASE64", &[s("#")]), Value::Null);
+    }
+
+    #[test]
+    fn crypto_and_compression() {
+        assert_eq!(
+            cs("HEX", &[c("AES_ENCRYPT", &[s("text"), s("key")])]),
+            "15E36637363712FC2E699B9C95B75393"
+        );
+        assert_eq!(
+            c(
+                "AES_DECRYPT",
+                &[c("AES_ENCRYPT", &[s("text"), s("key")]), s("key")]
+            ),
+            Value::Bytes(b"text".to_vec())
+        );
+        let z = c("COMPRESS", &[s("aaaaaaaaaa")]);
+        assert_eq!(c("UNCOMPRESSED_LENGTH", std::slice::from_ref(&z)), i(10));
+        assert_eq!(c("UNCOMPRESS", &[z]), Value::Bytes(b"aaaaaaaaaa".to_vec()));
+        let mut w = vec![];
+        let r = call("UNCOMPRESS", &[s("abcdefg")], &mut FnCtx::default(), &mut w).unwrap();
+        assert_eq!(r, Value::Null);
+        assert_eq!(w[0].code, 1256);
+        assert!(matches!(c("RANDOM_BYTES", &[i(8)]), Value::Bytes(b) if b.len() == 8));
+        let e = call("RANDOM_BYTES", &[i(0)], &mut FnCtx::default(), &mut vec![]).unwrap_err();
+        assert_eq!(e.num(), 1690);
+        assert_eq!(c("VALIDATE_PASSWORD_STRENGTH", &[s("x")]), i(0));
+    }
+
+    #[test]
+    fn information_and_misc() {
+        assert_eq!(cs("CHARSET", &[i(1)]), "binary");
+        assert_eq!(cs("CHARSET", &[s("a")]), "utf8mb4");
+        assert_eq!(cs("COLLATION", &[s("a")]), "utf8mb4_0900_ai_ci");
+        assert_eq!(cs("COLLATION", &[Value::Null]), "binary");
+        assert_eq!(c("COERCIBILITY", &[s("a")]), i(4));
+        assert_eq!(c("COERCIBILITY", &[i(1)]), i(5));
+        assert_eq!(c("COERCIBILITY", &[Value::Null]), i(6));
+        assert_eq!(cs("FORMAT_BYTES", &[i(512)]), "512 bytes");
+        assert_eq!(cs("FORMAT_BYTES", &[i(2048)]), "2.00 KiB");
+        assert_eq!(
+            cs("FORMAT_BYTES", &[Value::UInt(18446644073709551615)]),
+            "16383.91 PiB"
+        );
+        assert_eq!(cs("FORMAT_PICO_TIME", &[i(3501)]), "3.50 ns");
+        assert_eq!(cs("FORMAT_PICO_TIME", &[i(188732396662000)]), "3.15 min");
+        assert_eq!(cs("FORMAT_PICO_TIME", &[i(12)]), "12 ps");
+        assert_eq!(c("IS_IPV4", &[Value::Null]), i(0));
+        assert_eq!(c("IS_IPV4", &[i(10)]), i(0));
+        let v4c = c("INET6_ATON", &[s("::10.0.5.9")]);
+        assert_eq!(c("IS_IPV4_COMPAT", &[v4c]), i(1));
+        let v4m = c("INET6_ATON", &[s("::ffff:10.0.5.9")]);
+        assert_eq!(c("IS_IPV4_MAPPED", std::slice::from_ref(&v4m)), i(1));
+        assert_eq!(c("IS_IPV4_COMPAT", &[v4m]), i(0));
+        assert_eq!(c("IS_IPV4_COMPAT", &[c("INET6_ATON", &[s("::1")])]), i(0));
+        assert_eq!(c("ANY_VALUE", &[i(3)]), i(3));
+        assert_eq!(c("NAME_CONST", &[s("x"), i(14)]), i(14));
+        assert_eq!(cs("CURRENT_ROLE", &[]), "NONE");
+        assert_eq!(c("MASTER_POS_WAIT", &[s("log.000001"), i(4)]), Value::Null);
+        let u = "3E11FA47-71CA-11E1-9E33-C80AA9429562";
+        assert_eq!(
+            c(
+                "GTID_SUBSET",
+                &[s(&format!("{u}:23-25")), s(&format!("{u}:21-57"))]
+            ),
+            i(1)
+        );
+        assert_eq!(
+            cs(
+                "GTID_SUBTRACT",
+                &[s(&format!("{u}:21-57")), s(&format!("{u}:20-25"))]
+            ),
+            "3e11fa47-71ca-11e1-9e33-c80aa9429562:26-57"
+        );
+        let e = call(
+            "GTID_SUBSET",
+            &[s("nope"), s("")],
+            &mut FnCtx::default(),
+            &mut vec![],
+        )
+        .unwrap_err();
+        assert_eq!(e.num(), 1772);
     }
 }

@@ -420,6 +420,8 @@ pub fn return_type(name: &str, args: &[ExprType]) -> ExprType {
         "UNHEX" | "UUID_TO_BIN" | "RANDOM_BYTES" => Bytes {
             max_len: if name == "UUID_TO_BIN" {
                 16
+            } else if name == "RANDOM_BYTES" {
+                1024
             } else {
                 a0.str_len() / 2 + 1
             },
@@ -529,7 +531,47 @@ pub fn return_type(name: &str, args: &[ExprType]) -> ExprType {
             _ => str_t(29),
         },
         "CONVERT_TZ" => DateTime { fsp: fsp_arg(args) },
-        "JSON_QUOTE" | "JSON_UNQUOTE" => str_t(LONG),
+        "JSON_QUOTE" | "JSON_UNQUOTE" | "JSON_PRETTY" | "JSON_SEARCH" => str_t(LONG),
+        n if crate::jsonfn::returns_json(n) => str_t(LONG),
+        "JSON_TYPE" => str_t(16),
+        "JSON_VALUE" => str_t(512),
+        "EXTRACT"
+        | "JSON_CONTAINS"
+        | "JSON_CONTAINS_PATH"
+        | "JSON_LENGTH"
+        | "JSON_DEPTH"
+        | "JSON_VALID"
+        | "JSON_OVERLAPS"
+        | "JSON_STORAGE_SIZE"
+        | "JSON_STORAGE_FREE"
+        | "MEMBER OF"
+        | "COERCIBILITY"
+        | "UNCOMPRESSED_LENGTH"
+        | "VALIDATE_PASSWORD_STRENGTH"
+        | "GTID_SUBSET"
+        | "IS_IPV4"
+        | "IS_IPV6"
+        | "IS_IPV4_COMPAT"
+        | "IS_IPV4_MAPPED"
+        | "GET_LOCK"
+        | "RELEASE_LOCK"
+        | "RELEASE_ALL_LOCKS"
+        | "IS_FREE_LOCK"
+        | "BENCHMARK"
+        | "MASTER_POS_WAIT"
+        | "SOURCE_POS_WAIT" => Int,
+        "IS_USED_LOCK" | "PS_CURRENT_THREAD_ID" | "PS_THREAD_ID" => UInt,
+        "MAKE_SET" => string_like(&args[1.min(args.len())..], LONG),
+        "EXPORT_SET" => string_like(args, LONG),
+        "TO_BASE64" | "GTID_SUBTRACT" => str_t(LONG),
+        "FROM_BASE64" | "AES_ENCRYPT" | "AES_DECRYPT" | "COMPRESS" | "UNCOMPRESS" => {
+            Bytes { max_len: LONG }
+        }
+        "ICU_VERSION" | "CURRENT_ROLE" => str_t(64),
+        "FORMAT_BYTES" | "FORMAT_PICO_TIME" => str_t(11),
+        "GET_FORMAT" => str_t(17),
+        "ANY_VALUE" => a0,
+        "NAME_CONST" => arg(args, 1),
         _ => Null,
     }
 }

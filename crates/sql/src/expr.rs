@@ -250,8 +250,20 @@ impl Expr {
             | Expr::Exists(_)
             | Expr::InSubquery(..) => false,
             Expr::Func(name, args) => {
-                !matches!(name.as_str(), "RAND" | "UUID" | "UUID_SHORT" | "SYSDATE")
-                    && args.iter().all(|a| a.is_const())
+                !matches!(
+                    name.as_str(),
+                    "RAND"
+                        | "UUID"
+                        | "UUID_SHORT"
+                        | "SYSDATE"
+                        | "RANDOM_BYTES"
+                        | "BENCHMARK"
+                        | "GET_LOCK"
+                        | "RELEASE_LOCK"
+                        | "RELEASE_ALL_LOCKS"
+                        | "IS_FREE_LOCK"
+                        | "IS_USED_LOCK"
+                ) && args.iter().all(|a| a.is_const())
             }
             Expr::Arith(_, a, b, _)
             | Expr::Cmp(_, a, b, _)
@@ -630,12 +642,27 @@ impl Expr {
                 let v = a.eval(row, ctx)?;
                 func::convert::cast(&v, target.clone(), ctx.warnings)?
             }
+            Expr::Func(name, args) if name == "BENCHMARK" => benchmark(args, row, ctx)?,
             Expr::Func(name, args) => {
+                use func::jsonfn::{ArgKind, MARK_BOOL, MARK_JSON};
                 let mut vals = Vec::with_capacity(args.len());
-                for a in args {
+                let mut kinds = Vec::new();
+                for (i, a) in args.iter().enumerate() {
                     vals.push(a.eval(row, ctx)?);
+                    let kind = match a {
+                        Expr::Func(n, _) if n == MARK_JSON => ArgKind::Json,
+                        Expr::Func(n, _) if n == MARK_BOOL => ArgKind::Bool,
+                        _ => continue,
+                    };
+                    kinds.resize(i, ArgKind::Plain);
+                    kinds.push(kind);
                 }
-                func::scalar::call(name, &vals, ctx.fnctx, ctx.warnings)?
+                if crate::userlock::is_lock_function(name) {
+                    let conn = ctx.fnctx.connection_id;
+                    crate::userlock::call(name, &vals, conn, ctx.killed, ctx.warnings)?
+                } else {
+                    func::scalar::call_typed(name, &vals, &kinds, ctx.fnctx, ctx.warnings)?
+                }
             }
             Expr::DateAdd(d, n, unit, neg) => {
                 let d = d.eval(row, ctx)?;
@@ -1177,6 +1204,14 @@ impl Binder<'_> {
                 self.bind(expr)?
             }
             E::Function(f) => self.bind_function(f)?,
+            E::MemberOf(m) => {
+                let v = self.bind(&m.value)?;
+                let arr = self.bind(&m.array)?;
+                Expr::Func(
+                    func::jsonfn::MEMBER_OF.into(),
+                    vec![self.json_arg(v, &m.value), self.json_arg(arr, &m.array)],
+                )
+            }
             E::Interval(_) => return Err(Error::parse("INTERVAL")),
             E::Tuple(items) if items.len() == 1 => self.bind(&items[0])?,
             E::Subquery(q) => {
@@ -1346,6 +1381,18 @@ impl Binder<'_> {
             | B::PGBitwiseShiftRight => Expr::Bit(op.clone(), Box::new(a), Box::new(b)),
             B::StringConcat => Expr::Func("CONCAT".into(), vec![a, b]),
             B::Regexp => Expr::Func("REGEXP_LIKE".into(), vec![a, b]),
+            // col->'$.path' and col->>'$.path'
+            B::Arrow | B::LongArrow => {
+                let ext = Expr::Func("JSON_EXTRACT".into(), vec![self.json_arg(a, left), b]);
+                if *op == B::Arrow {
+                    ext
+                } else {
+                    Expr::Func(
+                        "JSON_UNQUOTE".into(),
+                        vec![Expr::Func(func::jsonfn::MARK_JSON.into(), vec![ext])],
+                    )
+                }
+            }
             other => return Err(Error::not_supported(format!("operator {other}"))),
         })
     }
@@ -1681,9 +1728,100 @@ impl Binder<'_> {
             | "CURDATE" | "CURRENT_DATE" | "CURTIME" | "CURRENT_TIME" | "UTC_TIMESTAMP" => {
                 Expr::Func(name, bound)
             }
+            "GET_LOCK" | "RELEASE_LOCK" | "RELEASE_ALL_LOCKS" | "IS_FREE_LOCK" | "IS_USED_LOCK"
+            | "BENCHMARK" => {
+                let want = match name.as_str() {
+                    "GET_LOCK" | "BENCHMARK" => 2,
+                    "RELEASE_ALL_LOCKS" => 0,
+                    _ => 1,
+                };
+                if bound.len() != want {
+                    return Err(func::scalar::arg_count_error(&name));
+                }
+                Expr::Func(name, bound)
+            }
+            _ if func::jsonfn::takes_json(&name) => {
+                let mut marked = Vec::with_capacity(bound.len());
+                for (e, a) in bound.into_iter().zip(&args) {
+                    marked.push(match a {
+                        ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ae)) => {
+                            self.json_arg(e, ae)
+                        }
+                        _ => e,
+                    });
+                }
+                Expr::Func(name, marked)
+            }
             _ => Expr::Func(name, bound),
         })
     }
+}
+
+impl Binder<'_> {
+    /// Wraps an argument of a JSON function in a marker when it is JSON-typed (a JSON column,
+    /// a JSON function, CAST(.. AS JSON)) or boolean (a comparison, TRUE/FALSE), so the JSON
+    /// function embeds it as JSON or as true/false rather than as a string or number.
+    fn json_arg(&self, e: Expr, ast_e: &ast::Expr) -> Expr {
+        use func::jsonfn::{returns_json, MARK_BOOL, MARK_JSON};
+        let is_json = match &e {
+            Expr::Col(i) => matches!(
+                self.scope.cols.get(*i).and_then(|c| c.ty.as_ref()),
+                Some(DataType::Json)
+            ),
+            Expr::Func(n, _) => returns_json(n),
+            Expr::Cast(_, CastTarget::Json) => true,
+            _ => false,
+        };
+        let is_bool = matches!(
+            e,
+            Expr::Cmp(..)
+                | Expr::And(..)
+                | Expr::Or(..)
+                | Expr::Xor(..)
+                | Expr::Not(_)
+                | Expr::IsNull(..)
+                | Expr::IsBool(..)
+                | Expr::InList(..)
+                | Expr::Between(..)
+                | Expr::Like(..)
+                | Expr::Exists(_)
+                | Expr::InSubquery(..)
+        ) || matches!(ast_e, ast::Expr::Value(v) if matches!(v.value, ast::Value::Boolean(_)));
+        if is_json && !matches!(&e, Expr::Func(n, _) if n == MARK_JSON) {
+            Expr::Func(MARK_JSON.into(), vec![e])
+        } else if is_bool {
+            Expr::Func(MARK_BOOL.into(), vec![e])
+        } else {
+            e
+        }
+    }
+}
+
+/// BENCHMARK(count, expr): evaluates `expr` `count` times and returns 0.
+fn benchmark(args: &[Expr], row: &[Value], ctx: &mut EvalCtx<'_>) -> Result<Value> {
+    let count = args[0].eval(row, ctx)?;
+    let n = func::convert::to_i64(&count, ctx.warnings);
+    let n = match (n, &count) {
+        (_, Value::UInt(u)) => *u as i64,
+        (Some(n), _) if n >= 0 => n,
+        _ => {
+            ctx.warnings.push(Warning::warn(
+                func::datefn::ER_WRONG_VALUE_FOR_TYPE,
+                format!(
+                    "Incorrect count value: '{}' for function benchmark",
+                    func::convert::to_string_value(&count).unwrap_or_else(|| "NULL".into())
+                ),
+            ));
+            return Ok(Value::Null);
+        }
+    };
+    for _ in 0..n {
+        if ctx.killed.load(AtOrd::Relaxed) {
+            break;
+        }
+        args[1].eval(row, ctx)?;
+    }
+    Ok(Value::Int(0))
 }
 
 fn interval_unit(iv: &ast::Interval) -> Result<func::arith::IntervalUnit> {

@@ -22,6 +22,7 @@ pub mod session;
 pub mod show;
 pub mod stats;
 pub mod sysvars;
+pub mod userlock;
 pub mod view;
 pub mod window;
 

@@ -223,6 +223,7 @@ impl<E: KvEngine> Drop for Session<E> {
             t.rollback();
         }
         self.inst.processes.lock().remove(&self.conn_id);
+        crate::userlock::release_all(self.conn_id as u64);
     }
 }
 
@@ -607,6 +608,7 @@ impl<E: KvEngine> Session<E> {
             current_db: self.db.clone(),
             collation: self.collation(),
             time_zone_offset_secs: self.tz_offset_secs(),
+            connection_id: self.conn_id as u64,
             ..Default::default()
         }
     }

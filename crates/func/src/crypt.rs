@@ -31,7 +31,8 @@ pub fn aes_encrypt(data: &[u8], key: &[u8]) -> Vec<u8> {
 /// AES_DECRYPT(crypt, key) in aes-128-ecb mode; `None` (SQL NULL) for data that does not
 /// decrypt to valid padding.
 pub fn aes_decrypt(data: &[u8], key: &[u8]) -> Option<Vec<u8>> {
-    if data.is_empty() || data.len() % 16 != 0 {
+    let partial_block = data.len() % 16;
+    if data.is_empty() || partial_block != 0 {
         return None;
     }
     let cipher = Aes128::new(GenericArray::from_slice(&fold_key(key)));

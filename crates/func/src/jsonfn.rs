@@ -1343,7 +1343,7 @@ pub fn call(
             Ok(out(&Json::Array(v)))
         }
         "JSON_OBJECT" => {
-            need(n % 2 == 0)?;
+            need(n & 1 == 0)?;
             let mut m = Vec::new();
             for i in (0..n).step_by(2) {
                 if a(i).is_null() {

@@ -1677,6 +1677,22 @@ impl Binder<'_> {
                 return Ok(Expr::Lit(Value::Null));
             }
         }
+        if name == "GET_FORMAT" && args.len() == 2 {
+            // GET_FORMAT(DATE, 'USA'): the type keyword arrives as an identifier.
+            if let ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Identifier(
+                id,
+            ))) = &args[0]
+            {
+                let kind = id.value.to_ascii_uppercase();
+                if matches!(kind.as_str(), "DATE" | "TIME" | "DATETIME" | "TIMESTAMP") {
+                    let locale = match &args[1] {
+                        ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => self.bind(e)?,
+                        _ => return Err(Error::not_supported("argument form in GET_FORMAT()")),
+                    };
+                    return Ok(Expr::Func(name, vec![Expr::Lit(Value::Str(kind)), locale]));
+                }
+            }
+        }
         let mut bound = Vec::with_capacity(args.len());
         for a in &args {
             match a {
@@ -1727,6 +1743,49 @@ impl Binder<'_> {
             "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" | "SYSDATE"
             | "CURDATE" | "CURRENT_DATE" | "CURTIME" | "CURRENT_TIME" | "UTC_TIMESTAMP" => {
                 Expr::Func(name, bound)
+            }
+            "CHARSET" | "COLLATION" | "COERCIBILITY"
+                if bound.len() == 1 && matches!(bound[0], Expr::Col(_)) =>
+            {
+                // A column argument: its declared character set and collation, coercibility
+                // 2 (implicit) for strings and 5 for other types.
+                let ty = match &bound[0] {
+                    Expr::Col(i) => self.scope.cols.get(*i).and_then(|c| c.ty.clone()),
+                    _ => None,
+                };
+                match ty {
+                    Some(t) => {
+                        let coll = match t {
+                            DataType::Json => Collation::Utf8mb4Bin,
+                            ref t => t.collation(),
+                        };
+                        let stringy = matches!(
+                            t,
+                            DataType::Char { .. }
+                                | DataType::VarChar { .. }
+                                | DataType::Text { .. }
+                                | DataType::Enum { .. }
+                                | DataType::Set { .. }
+                                | DataType::Binary { .. }
+                                | DataType::VarBinary { .. }
+                                | DataType::Blob { .. }
+                                | DataType::Json
+                        );
+                        Expr::Lit(match name.as_str() {
+                            "COERCIBILITY" => Value::Int(if stringy { 2 } else { 5 }),
+                            "COLLATION" => Value::Str(coll.name().into()),
+                            _ => Value::Str(
+                                match coll {
+                                    Collation::Binary => "binary",
+                                    Collation::Latin1SwedishCi | Collation::Latin1Bin => "latin1",
+                                    _ => "utf8mb4",
+                                }
+                                .into(),
+                            ),
+                        })
+                    }
+                    None => Expr::Func(name, bound),
+                }
             }
             "GET_LOCK" | "RELEASE_LOCK" | "RELEASE_ALL_LOCKS" | "IS_FREE_LOCK" | "IS_USED_LOCK"
             | "BENCHMARK" => {

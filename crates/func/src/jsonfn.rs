@@ -1022,27 +1022,31 @@ fn concrete_paths(v: &Json, p: &Path) -> Vec<String> {
 // ---------------------------------------------------------------------------------------------
 // Containment and merging
 
+/// JSON_CONTAINS as MySQL's `contains_wr`: an array target contains a candidate when every
+/// scalar of the (auto-wrapped) candidate is one of the target's own scalars and every nested
+/// candidate array/object is contained in one of the target's arrays/objects.
 fn contains(target: &Json, cand: &Json) -> bool {
-    match (target, cand) {
-        (Json::Array(t), Json::Array(c)) => c.iter().all(|ce| {
-            t.iter().any(|te| {
+    match target {
+        Json::Object(_) => match cand {
+            Json::Object(c) => c
+                .iter()
+                .all(|(k, cv)| target.get(k).is_some_and(|tv| contains(tv, cv))),
+            _ => false,
+        },
+        Json::Array(t) => {
+            let cands: Vec<&Json> = match cand {
+                Json::Array(c) => c.iter().collect(),
+                other => vec![other],
+            };
+            cands.iter().all(|ce| {
                 if ce.is_scalar() {
-                    te.json_eq(ce)
+                    t.iter().any(|te| te.is_scalar() && te.json_eq(ce))
                 } else {
-                    contains(te, ce)
+                    t.iter().any(|te| !te.is_scalar() && contains(te, ce))
                 }
             })
-        }),
-        (Json::Array(t), c) => t.iter().any(|te| contains(te, c)),
-        (Json::Object(t), Json::Object(c)) => c.iter().all(|(k, cv)| match target.get(k) {
-            Some(tv) => contains(tv, cv),
-            None => {
-                let _ = t;
-                false
-            }
-        }),
-        (Json::Object(_), _) => false,
-        (t, c) => t.json_eq(c),
+        }
+        t => t.json_eq(cand),
     }
 }
 
@@ -1923,6 +1927,16 @@ mod tests {
         assert_eq!(c("JSON_CONTAINS", &[d.clone(), s(r#"{"a": 1}"#)]), "1");
         assert_eq!(c("JSON_CONTAINS", &[d.clone(), s("[2, 1]"), s("$.b")]), "1");
         assert_eq!(c("JSON_CONTAINS", &[d.clone(), s("2"), s("$.a")]), "0");
+        // Candidate scalars must be top-level scalars of an array target (MariaDB differs).
+        assert_eq!(c("JSON_CONTAINS", &[s("[1, [2, 3]]"), s("2")]), "0");
+        assert_eq!(c("JSON_CONTAINS", &[s("[1, [2, 3]]"), s("[[2]]")]), "1");
+        assert_eq!(
+            c(
+                "JSON_CONTAINS",
+                &[s(r#"[{"a": 1, "b": 2}]"#), s(r#"{"a": 1}"#)]
+            ),
+            "1"
+        );
         assert!(null("JSON_CONTAINS", &[d.clone(), s("2"), s("$.zz")]));
         assert_eq!(
             c(

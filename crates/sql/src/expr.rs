@@ -1693,9 +1693,30 @@ impl Binder<'_> {
                 }
             }
         }
+        let date_add = matches!(
+            name.as_str(),
+            "DATE_ADD" | "ADDDATE" | "DATE_SUB" | "SUBDATE"
+        );
+        let unit_first = matches!(name.as_str(), "TIMESTAMPDIFF" | "TIMESTAMPADD");
         let mut bound = Vec::with_capacity(args.len());
-        for a in &args {
+        for (i, a) in args.iter().enumerate() {
             match a {
+                // DATE_ADD(d, INTERVAL n unit): the interval is bound below.
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Interval(_)))
+                    if date_add && i == 1 =>
+                {
+                    bound.push(Expr::Lit(Value::Null))
+                }
+                // TIMESTAMPDIFF(MONTH, a, b): the unit keyword arrives as an identifier.
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Identifier(
+                    id,
+                ))) if unit_first
+                    && i == 0
+                    && id.quote_style.is_none()
+                    && func::arith::IntervalUnit::from_name(&id.value).is_some() =>
+                {
+                    bound.push(Expr::Lit(Value::Str(id.value.to_ascii_uppercase())))
+                }
                 ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
                     bound.push(self.sub().bind(e)?)
                 }

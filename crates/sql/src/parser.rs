@@ -250,6 +250,17 @@ pub fn tokenize_with(
                         continue;
                     }
                 }
+                if up == "INTERVAL" && is_interval_function(&out, i + 1) {
+                    // INTERVAL(N, N1, ...) is a function, not an interval literal: pass it on
+                    // as a quoted identifier so sqlparser reads a function call.
+                    res.push(TokenWithSpan::wrap(Token::Word(Word {
+                        value: "INTERVAL".into(),
+                        quote_style: Some('`'),
+                        keyword: Keyword::NoKeyword,
+                    })));
+                    i += 1;
+                    continue;
+                }
                 if up == "LOCK" && words_follow(&out, i + 1, &["IN", "SHARE", "MODE"]) {
                     res.push(word("FOR"));
                     res.push(TokenWithSpan::wrap(Token::Whitespace(Whitespace::Space)));
@@ -281,6 +292,32 @@ pub fn tokenize_with(
         i += 1;
     }
     Ok((res, params, zerofill))
+}
+
+/// True if the tokens from `i` are `( ... , ... )` with a comma at the top level: the MySQL
+/// INTERVAL() function rather than `INTERVAL (expr) unit`.
+fn is_interval_function(toks: &[TokenWithSpan], i: usize) -> bool {
+    let Some(start) = next_non_ws_idx(toks, i) else {
+        return false;
+    };
+    if toks[start].token != Token::LParen {
+        return false;
+    }
+    let mut depth = 0usize;
+    for t in &toks[start..] {
+        match t.token {
+            Token::LParen => depth += 1,
+            Token::RParen => {
+                depth -= 1;
+                if depth == 0 {
+                    return false;
+                }
+            }
+            Token::Comma if depth == 1 => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 fn word(s: &str) -> TokenWithSpan {
@@ -582,6 +619,20 @@ mod tests {
             parse("CREATE TABLE t (a INT) /*!50100 ENGINE=InnoDB */ /*!99999 garbage */").unwrap();
         assert_eq!(p.len(), 1);
         assert!(matches!(&p[0].stmt, Stmt::Ast(s) if s.to_string().contains("ENGINE")));
+    }
+
+    #[test]
+    fn interval_function_vs_interval_literal() {
+        let p = parse(
+            "SELECT INTERVAL(23, 1, 15), DATE_ADD(d, INTERVAL (1) DAY), INTERVAL (2) DAY + d",
+        )
+        .unwrap();
+        let text = match &p[0].stmt {
+            Stmt::Ast(s) => s.to_string(),
+            other => panic!("{other:?}"),
+        };
+        assert!(text.contains("`INTERVAL`(23, 1, 15)"), "{text}");
+        assert!(text.contains("INTERVAL (1) DAY"), "{text}");
     }
 
     #[test]

@@ -1736,7 +1736,10 @@ pub fn call(
                         let ps = path_string(steps);
                         let ok = match &allowed {
                             None => true,
-                            Some(al) => al.iter().any(|a| ps.starts_with(a.as_str())),
+                            Some(al) => al.iter().any(|a| {
+                                ps.strip_prefix(a.as_str())
+                                    .is_some_and(|r| r.is_empty() || r.starts_with(['.', '[']))
+                            }),
                         };
                         if ok && !hits.contains(&ps) {
                             hits.push(ps);
@@ -2121,6 +2124,14 @@ mod tests {
                 &[d, s("all"), s("%b%"), Value::Null, s("$[*]")]
             ),
             r#"["$[0]", "$[2].x", "$[3].y"]"#
+        );
+        let many = s(r#"["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "b"]"#);
+        assert_eq!(
+            c(
+                "JSON_SEARCH",
+                &[many, s("all"), s("b"), Value::Null, s("$[1]")]
+            ),
+            r#""$[1]""#
         );
     }
 }

@@ -250,6 +250,22 @@ pub fn tokenize_with(
                         continue;
                     }
                 }
+                if up == "EXTRACT" {
+                    // EXTRACT(YEAR_MONTH FROM d): sqlparser knows only the single-word units, so
+                    // compound units become the call `EXTRACT`('YEAR_MONTH', d).
+                    if let Some((unit, next)) = compound_extract_unit(&out, i + 1) {
+                        res.push(TokenWithSpan::wrap(Token::Word(Word {
+                            value: "EXTRACT".into(),
+                            quote_style: Some('`'),
+                            keyword: Keyword::NoKeyword,
+                        })));
+                        res.push(TokenWithSpan::wrap(Token::LParen));
+                        res.push(TokenWithSpan::wrap(Token::SingleQuotedString(unit)));
+                        res.push(TokenWithSpan::wrap(Token::Comma));
+                        i = next;
+                        continue;
+                    }
+                }
                 if up == "INTERVAL" && is_interval_function(&out, i + 1) {
                     // INTERVAL(N, N1, ...) is a function, not an interval literal: pass it on
                     // as a quoted identifier so sqlparser reads a function call.
@@ -292,6 +308,28 @@ pub fn tokenize_with(
         i += 1;
     }
     Ok((res, params, zerofill))
+}
+
+/// For `( UNIT FROM` at `i` with a compound MySQL unit (YEAR_MONTH, DAY_SECOND...): the unit
+/// and the index after FROM.
+fn compound_extract_unit(toks: &[TokenWithSpan], i: usize) -> Option<(String, usize)> {
+    let lp = next_non_ws_idx(toks, i)?;
+    if toks[lp].token != Token::LParen {
+        return None;
+    }
+    let u = next_non_ws_idx(toks, lp + 1)?;
+    let unit = match &toks[u].token {
+        Token::Word(w) if w.quote_style.is_none() && w.value.contains('_') => {
+            w.value.to_ascii_uppercase()
+        }
+        _ => return None,
+    };
+    func::arith::IntervalUnit::from_name(&unit)?;
+    let from = next_non_ws_idx(toks, u + 1)?;
+    match &toks[from].token {
+        Token::Word(w) if w.keyword == Keyword::FROM => Some((unit, from + 1)),
+        _ => None,
+    }
 }
 
 /// True if the tokens from `i` are `( ... , ... )` with a comma at the top level: the MySQL
@@ -633,6 +671,13 @@ mod tests {
         };
         assert!(text.contains("`INTERVAL`(23, 1, 15)"), "{text}");
         assert!(text.contains("INTERVAL (1) DAY"), "{text}");
+        let p = parse("SELECT EXTRACT(YEAR_MONTH FROM d), EXTRACT(DAY FROM d)").unwrap();
+        let text = match &p[0].stmt {
+            Stmt::Ast(s) => s.to_string(),
+            other => panic!("{other:?}"),
+        };
+        assert!(text.contains("`EXTRACT`('YEAR_MONTH', d)"), "{text}");
+        assert!(text.contains("EXTRACT(DAY FROM d)"), "{text}");
     }
 
     #[test]

@@ -178,6 +178,10 @@ def test_misc_functions(server):
                   "GTID_SUBSET('3e11fa47-71ca-11e1-9e33-c80aa9429562:23', '3e11fa47-71ca-11e1-9e33-c80aa9429562:21-57'), "
                   "GTID_SUBTRACT('3e11fa47-71ca-11e1-9e33-c80aa9429562:21-57', '3e11fa47-71ca-11e1-9e33-c80aa9429562:20-25')") \
         == (5, 14, 0, 1, "3e11fa47-71ca-11e1-9e33-c80aa9429562:26-57")
+    cur = c.cursor()
+    cur.execute("SELECT NAME_CONST('myname', 14)")
+    assert cur.description[0][0] == "myname" and cur.fetchall() == ((14,),)
+    assert err(c, "SELECT NAME_CONST('x', RAND())") == 1210
     assert one(c, "SELECT IF(1 > 0, 'y', 'n'), IFNULL(NULL, 3), NULLIF(1, 1), COALESCE(NULL, NULL, 'c'), "
                   "INTERVAL(23, 1, 15, 17, 30), ISNULL(1 / 0)") == ("y", 3, None, "c", 3, 1)
 

@@ -559,7 +559,8 @@ pub fn return_type(name: &str, args: &[ExprType]) -> ExprType {
         | "IS_FREE_LOCK"
         | "BENCHMARK"
         | "MASTER_POS_WAIT"
-        | "SOURCE_POS_WAIT" => Int,
+        | "SOURCE_POS_WAIT"
+        | crate::jsonfn::MARK_BOOL => Int,
         "IS_USED_LOCK" | "PS_CURRENT_THREAD_ID" | "PS_THREAD_ID" => UInt,
         "MAKE_SET" => string_like(&args[1.min(args.len())..], LONG),
         "EXPORT_SET" => string_like(args, LONG),
@@ -628,6 +629,25 @@ mod tests {
             ExprType::Date
         );
         assert_eq!(return_type("CURDATE", &[]), ExprType::Date);
+        assert_eq!(
+            return_type("JSON_OBJECT", &[s, s]),
+            ExprType::Str {
+                max_chars: 16_777_216
+            }
+        );
+        assert_eq!(return_type("JSON_LENGTH", &[s]), ExprType::Int);
+        assert_eq!(return_type("EXTRACT", &[s, s]), ExprType::Int);
+        assert_eq!(return_type("IS_USED_LOCK", &[s]), ExprType::UInt);
+        assert_eq!(
+            return_type("AES_ENCRYPT", &[s, s]),
+            ExprType::Bytes {
+                max_len: 16_777_216
+            }
+        );
+        assert_eq!(
+            return_type("ANY_VALUE", &[ExprType::Double]),
+            ExprType::Double
+        );
     }
 
     #[test]

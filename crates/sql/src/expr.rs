@@ -1808,6 +1808,17 @@ impl Binder<'_> {
                     None => Expr::Func(name, bound),
                 }
             }
+            "NAME_CONST" => {
+                // Both arguments must be constants (a literal, possibly negated).
+                let is_lit = |e: &Expr| matches!(e, Expr::Lit(_) | Expr::Neg(_) if e.is_const());
+                if bound.len() != 2 || !bound.iter().all(is_lit) {
+                    return Err(Error::new(
+                        codes::ER_WRONG_ARGUMENTS,
+                        "Incorrect arguments to NAME_CONST",
+                    ));
+                }
+                Expr::Func(name, bound)
+            }
             "GET_LOCK" | "RELEASE_LOCK" | "RELEASE_ALL_LOCKS" | "IS_FREE_LOCK" | "IS_USED_LOCK"
             | "BENCHMARK" => {
                 let want = match name.as_str() {

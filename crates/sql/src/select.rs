@@ -733,7 +733,9 @@ pub fn plan_block<E: KvEngine>(
                         ast::Expr::CompoundIdentifier(ids) => {
                             ids.last().map(|i| i.value.clone()).unwrap_or_default()
                         }
-                        _ => source_text(sql, e).unwrap_or_else(|| e.to_string()),
+                        _ => name_const_name(e)
+                            .or_else(|| source_text(sql, e))
+                            .unwrap_or_else(|| e.to_string()),
                     },
                 };
                 let meta = match &bound {
@@ -2749,4 +2751,28 @@ pub fn explain<E: KvEngine>(
         }
     }
     Ok(Output::Rows { columns, rows })
+}
+
+/// `NAME_CONST('name', value)` names its result column `name`.
+fn name_const_name(e: &ast::Expr) -> Option<String> {
+    let ast::Expr::Function(f) = e else {
+        return None;
+    };
+    if !f.name.to_string().eq_ignore_ascii_case("NAME_CONST") {
+        return None;
+    }
+    let ast::FunctionArguments::List(l) = &f.args else {
+        return None;
+    };
+    match l.args.first() {
+        Some(ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Value(v)))) => {
+            match &v.value {
+                ast::Value::SingleQuotedString(s) | ast::Value::DoubleQuotedString(s) => {
+                    Some(s.clone())
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }

@@ -1,8 +1,7 @@
 //! Encryption and compression functions: AES_ENCRYPT/AES_DECRYPT (MySQL's default
 //! `block_encryption_mode` aes-128-ecb with its key folding and PKCS#7 padding) and
-//! COMPRESS/UNCOMPRESS/UNCOMPRESSED_LENGTH (zlib with MySQL's 4-byte length header).
-
-use std::io::{Read, Write};
+//! COMPRESS/UNCOMPRESS/UNCOMPRESSED_LENGTH (zlib's `compress`/`uncompress`, as MySQL calls
+//! them, with MySQL's 4-byte length header: the bytes match MySQL's).
 
 use aes::cipher::{generic_array::GenericArray, BlockDecrypt, BlockEncrypt, KeyInit};
 use aes::Aes128;
@@ -55,11 +54,24 @@ pub fn compress(data: &[u8]) -> Vec<u8> {
         return Vec::new();
     }
     let mut out = (data.len() as u32 & 0x3FFF_FFFF).to_le_bytes().to_vec();
-    let mut enc = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-    let z = enc
-        .write_all(data)
-        .and_then(|_| enc.finish())
-        .unwrap_or_default();
+    // SAFETY: compressBound only computes a size.
+    let bound = unsafe { libz_sys::compressBound(data.len() as libz_sys::uLong) };
+    let mut z = vec![0u8; bound as usize];
+    let mut z_len = bound;
+    // SAFETY: `z` has `z_len` writable bytes and `data` is a valid slice; zlib writes at most
+    // `z_len` bytes and stores the length written.
+    let rc = unsafe {
+        libz_sys::compress(
+            z.as_mut_ptr(),
+            &mut z_len,
+            data.as_ptr(),
+            data.len() as libz_sys::uLong,
+        )
+    };
+    if rc != libz_sys::Z_OK {
+        return Vec::new();
+    }
+    z.truncate(z_len as usize);
     out.extend_from_slice(&z);
     if out.last() == Some(&b' ') {
         out.push(b'.');
@@ -87,12 +99,22 @@ pub fn uncompress(data: &[u8], max: u64) -> Result<Vec<u8>, UncompressError> {
     if len > max {
         return Err(UncompressError::TooBig);
     }
-    let mut out = Vec::with_capacity(len as usize);
-    let mut dec = flate2::read::ZlibDecoder::new(&data[4..]);
-    match dec.read_to_end(&mut out) {
-        Ok(_) if out.len() as u64 == len => Ok(out),
-        _ => Err(UncompressError::Corrupt),
+    let mut out = vec![0u8; len as usize];
+    let mut out_len = len as libz_sys::uLong;
+    // SAFETY: `out` has `out_len` writable bytes; zlib reads `data[4..]` and writes at most
+    // `out_len` bytes, storing the length written.
+    let rc = unsafe {
+        libz_sys::uncompress(
+            out.as_mut_ptr(),
+            &mut out_len,
+            data[4..].as_ptr(),
+            (data.len() - 4) as libz_sys::uLong,
+        )
+    };
+    if rc != libz_sys::Z_OK || out_len != len as libz_sys::uLong {
+        return Err(UncompressError::Corrupt);
     }
+    Ok(out)
 }
 
 /// Why UNCOMPRESS returned NULL.
@@ -128,6 +150,12 @@ mod tests {
         assert_eq!(uncompressed_length(&c), 40);
         assert_eq!(uncompress(&c, 1 << 20).unwrap(), vec![b'a'; 40]);
         assert_eq!(compress(b""), Vec::<u8>::new());
+        // Byte-identical to MySQL's (zlib) COMPRESS output.
+        assert_eq!(
+            hex::encode_upper(compress(b"aaaaaaaaaa")),
+            "0A000000789C4B4C84010014E103CB"
+        );
+        assert_eq!(compress(&[b'a'; 1000]).len(), 21);
         assert_eq!(
             uncompress(b"xxxxxxx", 1 << 20),
             Err(UncompressError::TooBig)

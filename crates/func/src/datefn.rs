@@ -516,7 +516,9 @@ pub(crate) fn call(
                 let fsp = fsp_of_value(a0).max(fsp_of_value(&args[1]));
                 let is_dt = match a0 {
                     Value::DateTime(..) | Value::Date(_) => true,
-                    Value::Str(s) => temporal::parse_datetime(s).is_some_and(|p| p.has_time),
+                    // A string with a date part ('2024-01-01', '2024-01-01 10:00') is a DATETIME.
+                    Value::Str(s) => temporal::parse_datetime(s)
+                        .is_some_and(|p| p.has_time || s.trim().contains('-')),
                     _ => false,
                 };
                 if is_dt {

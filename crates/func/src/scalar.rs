@@ -571,7 +571,7 @@ pub fn call(name: &str, args: &[Value], ctx: &mut FnCtx, w: &mut Vec<Warning>) -
             need(n == 1)?;
             let r = match a(0) {
                 Value::Str(_) | Value::Bytes(_) => match name {
-                    "IS_IPV4" => text(a(0)).parse::<std::net::Ipv4Addr>().is_ok(),
+                    "IS_IPV4" => parse_ipv4(&text(a(0))).is_some(),
                     "IS_IPV6" => text(a(0)).parse::<std::net::Ipv6Addr>().is_ok(),
                     _ => {
                         let b = bytes(a(0));
@@ -731,9 +731,18 @@ fn greatest(args: &[Value], max: bool, coll: Collation, w: &mut Vec<Warning>) ->
             compare::compare(x, y, coll).unwrap_or(Ordering::Equal)
         });
         if all_exact && !all_int {
-            return Ok(Value::Decimal(
-                convert::to_decimal(&args[i], w).unwrap_or_default(),
-            ));
+            // DECIMAL result with the largest scale of the arguments (GREATEST(1, 2.5, 3) = 3.0).
+            let scale = args
+                .iter()
+                .map(|v| match v {
+                    Value::Decimal(d) => d.scale(),
+                    _ => 0,
+                })
+                .max()
+                .unwrap_or(0);
+            let mut d = convert::to_decimal(&args[i], w).unwrap_or_default();
+            d.rescale(scale);
+            return Ok(Value::Decimal(d));
         }
         if all_int
             && args.iter().any(|v| matches!(v, Value::UInt(_)))
@@ -932,28 +941,38 @@ fn format_number(v: &Value, d: i64, w: &mut Vec<Warning>) -> String {
     out
 }
 
+/// MySQL's INET_ATON: digits and dots only, each group at most 255, no trailing dot; short
+/// forms ('127.1') are padded as MySQL pads them, extra groups shift further left.
 fn inet_aton(s: &str) -> Option<u64> {
-    let parts: Vec<&str> = s.split('.').collect();
-    if parts.is_empty() || parts.len() > 4 {
+    let b = s.as_bytes();
+    if b.is_empty() || b.last() == Some(&b'.') {
         return None;
     }
-    let mut nums = Vec::new();
-    for p in &parts {
-        if p.is_empty() || p.len() > 3 || !p.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
+    let mut result: u64 = 0;
+    let mut group: u64 = 0;
+    let mut dots = 0;
+    for &c in b {
+        match c {
+            b'0'..=b'9' => {
+                group = group * 10 + (c - b'0') as u64;
+                if group > 255 {
+                    return None;
+                }
+            }
+            b'.' => {
+                dots += 1;
+                result = (result << 8).wrapping_add(group);
+                group = 0;
+            }
+            _ => return None,
         }
-        let v: u64 = p.parse().ok()?;
-        if v > 255 {
-            return None;
-        }
-        nums.push(v);
     }
-    let last = *nums.last()?;
-    let mut r: u64 = 0;
-    for (i, v) in nums[..nums.len() - 1].iter().enumerate() {
-        r |= v << (24 - 8 * i);
+    match dots {
+        1 => result <<= 16,
+        2 => result <<= 8,
+        _ => {}
     }
-    Some(r | last)
+    Some((result << 8).wrapping_add(group))
 }
 
 fn parse_uuid(s: &str) -> Option<[u8; 16]> {
@@ -1133,11 +1152,11 @@ fn call_strict(name: &str, args: &[Value], ctx: &mut FnCtx, w: &mut Vec<Warning>
         "CHAR_LENGTH" | "CHARACTER_LENGTH" => Value::Int(units(a(0), bin).len() as i64),
         "UPPER" | "UCASE" => match a(0) {
             Value::Bytes(b) => Value::Bytes(b.clone()),
-            v => Value::Str(text(v).to_uppercase()),
+            v => Value::Str(map_case(&text(v), true)),
         },
         "LOWER" | "LCASE" => match a(0) {
             Value::Bytes(b) => Value::Bytes(b.clone()),
-            v => Value::Str(text(v).to_lowercase()),
+            v => Value::Str(map_case(&text(v), false)),
         },
         "REVERSE" => {
             let mut u = units(a(0), bin);
@@ -1700,6 +1719,11 @@ fn call_strict(name: &str, args: &[Value], ctx: &mut FnCtx, w: &mut Vec<Warning>
         "DEGREES" => Value::Double(f(0, w).to_degrees()),
         "RADIANS" => Value::Double(f(0, w).to_radians()),
         "CONV" => {
+            if matches!(a(0), Value::Str(x) if x.is_empty())
+                || matches!(a(0), Value::Bytes(x) if x.is_empty())
+            {
+                return Ok(Value::Null);
+            }
             let from = int_arg(a(1), w);
             let to = int_arg(a(2), w);
             let s = match a(0) {
@@ -1742,8 +1766,8 @@ fn call_strict(name: &str, args: &[Value], ctx: &mut FnCtx, w: &mut Vec<Warning>
         }
         "INET6_ATON" => {
             let t = text(a(0));
-            if let Ok(v4) = t.parse::<std::net::Ipv4Addr>() {
-                Value::Bytes(v4.octets().to_vec())
+            if let Some(v4) = parse_ipv4(&t) {
+                Value::Bytes(v4.to_vec())
             } else if let Ok(v6) = t.parse::<std::net::Ipv6Addr>() {
                 Value::Bytes(v6.octets().to_vec())
             } else {
@@ -2005,6 +2029,41 @@ fn regex_index_error() -> Error {
     )
 }
 
+/// MySQL's case mapping: one character to one character ('ß' stays 'ß' in UPPER), unlike
+/// Unicode's full mapping that Rust's `to_uppercase` applies.
+fn map_case(s: &str, upper: bool) -> String {
+    s.chars()
+        .map(|c| {
+            let mut m: Vec<char> = if upper {
+                c.to_uppercase().collect()
+            } else {
+                c.to_lowercase().collect()
+            };
+            if m.len() == 1 {
+                m.pop().unwrap_or(c)
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+/// MySQL's `str_to_ipv4`: exactly four dot-separated groups of one to three digits, each at
+/// most 255 (leading zeros allowed).
+fn parse_ipv4(s: &str) -> Option<[u8; 4]> {
+    let mut out = [0u8; 4];
+    let mut n = 0;
+    for part in s.split('.') {
+        if n == 4 || part.is_empty() || part.len() > 3 || !part.bytes().all(|b| b.is_ascii_digit())
+        {
+            return None;
+        }
+        out[n] = u8::try_from(part.parse::<u32>().ok()?).ok()?;
+        n += 1;
+    }
+    (n == 4).then_some(out)
+}
+
 fn soundex(s: &str) -> String {
     let code = |c: char| match c.to_ascii_uppercase() {
         'B' | 'F' | 'P' | 'V' => '1',
@@ -2022,12 +2081,12 @@ fn soundex(s: &str) -> String {
     let mut out = String::new();
     out.push(first.to_ascii_uppercase());
     let mut last = code(*first);
+    // MySQL's original Soundex: vowels (and H, W, Y) are dropped first, then repeated codes,
+    // so a vowel between two equal codes does not separate them.
     for c in &letters[1..] {
         let d = code(*c);
         if d != '0' && d != last {
             out.push(d);
-        }
-        if !matches!(c.to_ascii_uppercase(), 'H' | 'W') {
             last = d;
         }
     }
@@ -2204,6 +2263,11 @@ mod tests {
         );
         assert_eq!(c("CHAR", &[i(256)]), Value::Bytes(vec![1, 0]));
         assert_eq!(cs("SOUNDEX", &[s("Hello")]), "H400");
+        assert_eq!(cs("SOUNDEX", &[s("Tymczak")]), "T520");
+        assert_eq!(cs("SOUNDEX", &[s("Ashcraft")]), "A2613");
+        assert_eq!(cs("SOUNDEX", &[s("Quadratically")]), "Q36324");
+        assert_eq!(cs("UPPER", &[s("straße")]), "STRAßE");
+        assert_eq!(cs("LOWER", &[s("ÀÉ")]), "àé");
     }
 
     #[test]
@@ -2237,6 +2301,7 @@ mod tests {
         assert_eq!(cs("CONV", &[s("-1"), i(10), i(16)]), "FFFFFFFFFFFFFFFF");
         assert_eq!(cs("CONV", &[d("10"), i(10), i(10)]), "10");
         assert_eq!(c("CONV", &[s("10"), i(1), i(10)]), Value::Null);
+        assert_eq!(c("CONV", &[s(""), i(10), i(10)]), Value::Null);
         assert_eq!(cs("BIN", &[i(12)]), "1100");
         assert_eq!(cs("OCT", &[i(12)]), "14");
         assert_eq!(c("BIT_COUNT", &[i(64)]), i(1));
@@ -2325,7 +2390,8 @@ mod tests {
         );
         assert_eq!(cs("GREATEST", &[s("B"), s("A"), s("C")]), "C");
         assert_eq!(c("LEAST", &[i(2), i(0)]), i(0));
-        assert_eq!(cs("LEAST", &[d("34.0"), i(3), i(5)]), "3");
+        assert_eq!(cs("LEAST", &[d("34.0"), i(3), i(5)]), "3.0");
+        assert_eq!(cs("GREATEST", &[i(1), d("2.5"), i(3)]), "3.0");
         assert_eq!(c("LEAST", &[s("B"), Value::Null]), Value::Null);
         assert_eq!(c("LEAST", &[s("11"), i(2)]), Value::Double(2.0));
     }
@@ -2377,6 +2443,10 @@ mod tests {
         assert_eq!(c("INET_ATON", &[s("10.0.5.9")]), Value::UInt(167773449));
         assert_eq!(c("INET_ATON", &[s("127.1")]), Value::UInt(2130706433));
         assert_eq!(c("INET_ATON", &[s("1.2.3.256")]), Value::Null);
+        assert_eq!(c("INET_ATON", &[s("1.2.3.4.5")]), Value::UInt(4328719365));
+        assert_eq!(c("INET_ATON", &[s("1.2.3.")]), Value::Null);
+        assert_eq!(c("IS_IPV4", &[s("01.2.3.4")]), i(1));
+        assert_eq!(c("IS_IPV4", &[s("1.2.3")]), i(0));
         assert_eq!(cs("INET_NTOA", &[i(167773449)]), "10.0.5.9");
         assert_eq!(c("IS_IPV4", &[s("10.0.5.9")]), i(1));
         assert_eq!(

@@ -1920,5 +1920,13 @@ mod tests {
             "%H.%i.%s"
         );
         assert_eq!(c("GET_FORMAT", &[s("DATE"), s("XX")]), Value::Null);
+        assert_eq!(
+            c("ADDTIME", &[s("2024-01-01"), s("01:00:00")]).to_string(),
+            "2024-01-01 01:00:00"
+        );
+        assert_eq!(
+            c("ADDTIME", &[s("10:00:00"), s("02:30:00")]).to_string(),
+            "12:30:00"
+        );
     }
 }

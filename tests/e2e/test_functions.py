@@ -94,6 +94,11 @@ def test_date_functions(server):
     assert one(c, "SELECT DAYNAME('2007-02-03'), MONTHNAME('2008-02-03'), QUARTER('2008-04-01'), "
                   "DAYOFYEAR('2007-02-03'), UTC_DATE() = DATE(UTC_TIMESTAMP()), SYSDATE() >= NOW() - INTERVAL 1 MINUTE") \
         == ("Saturday", "February", 2, 34, 1, 1)
+    assert one(c, "SELECT DATE_ADD('2024-01-01 10:00:00', INTERVAL '1:30' HOUR_MINUTE), "
+                  "'2024-01-01' - INTERVAL '1 2' DAY_HOUR, DATE_SUB('2024-01-01', INTERVAL '1-2' YEAR_MONTH), "
+                  "TIMESTAMPADD(SECOND, 1, '2024-01-01 10:00:00')") \
+        == (datetime.datetime(2024, 1, 1, 11, 30), datetime.datetime(2023, 12, 30, 22, 0),
+            datetime.date(2022, 11, 1), datetime.datetime(2024, 1, 1, 10, 0, 1))
     assert one(c, "SELECT DATE_FORMAT(NULL, '%Y'), EXTRACT(DAY FROM NULL), CONVERT_TZ(NULL, '+00:00', '+01:00')") \
         == (None, None, None)
 

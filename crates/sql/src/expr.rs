@@ -1404,9 +1404,31 @@ impl Binder<'_> {
         negate: bool,
     ) -> Result<Expr> {
         let d = self.bind(date)?;
-        let n = self.bind(&iv.value)?;
-        let unit = interval_unit(iv)?;
+        let (n, unit) = self.interval_parts(iv)?;
         Ok(Expr::DateAdd(Box::new(d), Box::new(n), unit, negate))
+    }
+
+    /// The bound value and unit of `INTERVAL value unit`. Compound MySQL units (HOUR_MINUTE,
+    /// DAY_SECOND...) arrive from the tokenizer as `INTERVAL `INTERVAL@UNIT`('UNIT', value) DAY`.
+    fn interval_parts(&mut self, iv: &ast::Interval) -> Result<(Expr, func::arith::IntervalUnit)> {
+        if let ast::Expr::Function(f) = iv.value.as_ref() {
+            if f.name.to_string().trim_matches('`') == crate::parser::COMPOUND_INTERVAL {
+                if let ast::FunctionArguments::List(l) = &f.args {
+                    if let [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(
+                        ast::Expr::Value(u),
+                    )), ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(v))] =
+                        l.args.as_slice()
+                    {
+                        if let ast::Value::SingleQuotedString(unit) = &u.value {
+                            let unit = func::arith::IntervalUnit::from_name(unit)
+                                .ok_or_else(|| Error::parse(format!("INTERVAL ... {unit}")))?;
+                            return Ok((self.bind(v)?, unit));
+                        }
+                    }
+                }
+            }
+        }
+        Ok((self.bind(&iv.value)?, interval_unit(iv)?))
     }
 
     fn bind_window(
@@ -1745,13 +1767,8 @@ impl Binder<'_> {
                     iv,
                 ))) = &args[1]
                 {
-                    let n = self.bind(&iv.value)?;
-                    Expr::DateAdd(
-                        Box::new(bound.remove(0)),
-                        Box::new(n),
-                        interval_unit(iv)?,
-                        neg,
-                    )
+                    let (n, unit) = self.interval_parts(iv)?;
+                    Expr::DateAdd(Box::new(bound.remove(0)), Box::new(n), unit, neg)
                 } else {
                     Expr::DateAdd(
                         Box::new(bound.remove(0)),

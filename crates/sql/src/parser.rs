@@ -11,6 +11,10 @@ use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserOptions};
 use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace, Word};
 
+/// Name of the marker call the tokenizer wraps around the value of an `INTERVAL value unit`
+/// whose unit is a compound MySQL unit (see [`tokenize`]).
+pub const COMPOUND_INTERVAL: &str = "INTERVAL@UNIT";
+
 /// The MySQL version whose versioned comments we execute (8.0.36).
 pub const MYSQL_VERSION_ID: u32 = 80036;
 
@@ -266,6 +270,28 @@ pub fn tokenize_with(
                         continue;
                     }
                 }
+                if up.contains('_') && func::arith::IntervalUnit::from_name(&up).is_some() {
+                    // INTERVAL '1:30' HOUR_MINUTE: sqlparser has no compound units, so the value
+                    // becomes `INTERVAL@UNIT`('HOUR_MINUTE', value) under a plain DAY unit, which
+                    // the binder unpacks.
+                    if let Some(p) = interval_value_start(&res) {
+                        let value: Vec<TokenWithSpan> = res.drain(p..).collect();
+                        res.push(TokenWithSpan::wrap(Token::Word(Word {
+                            value: COMPOUND_INTERVAL.into(),
+                            quote_style: Some('`'),
+                            keyword: Keyword::NoKeyword,
+                        })));
+                        res.push(TokenWithSpan::wrap(Token::LParen));
+                        res.push(TokenWithSpan::wrap(Token::SingleQuotedString(up)));
+                        res.push(TokenWithSpan::wrap(Token::Comma));
+                        res.extend(value);
+                        res.push(TokenWithSpan::wrap(Token::RParen));
+                        res.push(TokenWithSpan::wrap(Token::Whitespace(Whitespace::Space)));
+                        res.push(word("DAY"));
+                        i += 1;
+                        continue;
+                    }
+                }
                 if up == "INTERVAL" && is_interval_function(&out, i + 1) {
                     // INTERVAL(N, N1, ...) is a function, not an interval literal: pass it on
                     // as a quoted identifier so sqlparser reads a function call.
@@ -308,6 +334,45 @@ pub fn tokenize_with(
         i += 1;
     }
     Ok((res, params, zerofill))
+}
+
+/// If the tokens so far end with `INTERVAL <value>` (the value a literal, parameter, or a
+/// balanced parenthesised/signed expression without a top-level comma), the index where the
+/// value starts.
+fn interval_value_start(res: &[TokenWithSpan]) -> Option<usize> {
+    let mut depth = 0i32;
+    let mut j = res.len();
+    while j > 0 {
+        j -= 1;
+        match &res[j].token {
+            Token::RParen => depth += 1,
+            Token::LParen => {
+                depth -= 1;
+                if depth < 0 {
+                    return None;
+                }
+            }
+            Token::Comma | Token::SemiColon if depth == 0 => return None,
+            Token::Word(w)
+                if depth == 0 && w.quote_style.is_none() && w.keyword == Keyword::INTERVAL =>
+            {
+                let start = next_non_ws_idx(res, j + 1)?;
+                return (start < res.len()).then_some(start);
+            }
+            Token::Word(w)
+                if depth == 0
+                    && w.quote_style.is_none()
+                    && matches!(
+                        w.keyword,
+                        Keyword::SELECT | Keyword::FROM | Keyword::WHERE | Keyword::SET
+                    ) =>
+            {
+                return None
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// For `( UNIT FROM` at `i` with a compound MySQL unit (YEAR_MONTH, DAY_SECOND...): the unit
@@ -678,6 +743,21 @@ mod tests {
         };
         assert!(text.contains("`EXTRACT`('YEAR_MONTH', d)"), "{text}");
         assert!(text.contains("EXTRACT(DAY FROM d)"), "{text}");
+        let p =
+            parse("SELECT DATE_ADD(d, INTERVAL '1:30' HOUR_MINUTE), d - INTERVAL (1 + 1) DAY_HOUR")
+                .unwrap();
+        let text = match &p[0].stmt {
+            Stmt::Ast(s) => s.to_string(),
+            other => panic!("{other:?}"),
+        };
+        assert!(
+            text.contains("INTERVAL `INTERVAL@UNIT`('HOUR_MINUTE', '1:30') DAY"),
+            "{text}"
+        );
+        assert!(
+            text.contains("INTERVAL `INTERVAL@UNIT`('DAY_HOUR', (1 + 1)) DAY"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -71,7 +71,7 @@ def test_date_functions(server):
     assert one(c, "SELECT DATE_FORMAT('2009-10-04 22:23:00', '%W %M %Y %H:%i'), "
                   "STR_TO_DATE('01,5,2013', '%d,%m,%Y'), TIMESTAMPDIFF(MONTH, '2003-02-01', '2003-05-01'), "
                   "TIMESTAMPADD(MINUTE, 1, '2003-01-02')") \
-        == ("Sunday October 2009 22:23", datetime.date(2013, 5, 1), 3, datetime.datetime(2003, 1, 2, 0, 1))
+        == ("Sunday October 2009 22:23", datetime.date(2013, 5, 1), 3, "2003-01-02 00:01:00")
     assert one(c, "SELECT EXTRACT(YEAR_MONTH FROM '2019-07-02 01:02:03'), EXTRACT(DAY_MINUTE FROM '2019-07-02 01:02:03'), "
                   "WEEK('2008-02-20'), WEEKDAY('2008-02-03 22:23:00'), WEEKOFYEAR('2008-02-20'), YEARWEEK('1987-01-01')") \
         == (201907, 20102, 7, 6, 8, 198652)
@@ -97,8 +97,11 @@ def test_date_functions(server):
     assert one(c, "SELECT DATE_ADD('2024-01-01 10:00:00', INTERVAL '1:30' HOUR_MINUTE), "
                   "'2024-01-01' - INTERVAL '1 2' DAY_HOUR, DATE_SUB('2024-01-01', INTERVAL '1-2' YEAR_MONTH), "
                   "TIMESTAMPADD(SECOND, 1, '2024-01-01 10:00:00')") \
-        == (datetime.datetime(2024, 1, 1, 11, 30), datetime.datetime(2023, 12, 30, 22, 0),
-            datetime.date(2022, 11, 1), datetime.datetime(2024, 1, 1, 10, 0, 1))
+        == ("2024-01-01 11:30:00", "2023-12-30 22:00:00", "2022-11-01", "2024-01-01 10:00:01")
+    # DATE/DATETIME arguments keep their type
+    assert one(c, "SELECT DATE_ADD(DATE '2024-01-31', INTERVAL 1 MONTH), "
+                  "TIMESTAMPADD(HOUR, 2, TIMESTAMP '2024-01-01 23:00:00')") \
+        == (datetime.date(2024, 2, 29), datetime.datetime(2024, 1, 2, 1, 0))
     assert one(c, "SELECT DATE_FORMAT(NULL, '%Y'), EXTRACT(DAY FROM NULL), CONVERT_TZ(NULL, '+00:00', '+01:00')") \
         == (None, None, None)
 

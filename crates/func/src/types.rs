@@ -524,7 +524,21 @@ pub fn return_type(name: &str, args: &[ExprType]) -> ExprType {
         },
         "TIMESTAMP" => DateTime { fsp: fsp_arg(args) },
         "STR_TO_DATE" => DateTime { fsp: 6 },
-        "TIMESTAMPADD" | "DATE_ADD" | "DATE_SUB" | "ADDDATE" | "SUBDATE" => DateTime { fsp: 6 },
+        "TIMESTAMPADD" | "DATE_ADD" | "DATE_SUB" | "ADDDATE" | "SUBDATE" => {
+            // As MySQL: a DATETIME stays DATETIME, a DATE becomes DATETIME for time units,
+            // and a string argument gives a string.
+            let d = if name == "TIMESTAMPADD" {
+                arg(args, 2)
+            } else {
+                a0
+            };
+            match d {
+                DateTime { fsp } => DateTime { fsp },
+                Date => DateTime { fsp: 0 },
+                Null => Null,
+                _ => str_t(29),
+            }
+        }
         "ADDTIME" | "SUBTIME" => match a0 {
             Time { fsp } => Time { fsp },
             DateTime { fsp } => DateTime { fsp },

@@ -144,13 +144,22 @@ pub struct Parsed {
 
 /// Tokenizes `sql` and applies the rewrites described in the module docs.
 pub fn tokenize(sql: &str) -> Result<(Vec<TokenWithSpan>, usize, Vec<String>)> {
-    tokenize_with(sql, false)
+    tokenize_with(sql, SqlModeFlags::default())
 }
 
-/// [`tokenize`]; with `ansi_quotes` (sql_mode ANSI_QUOTES) `"x"` is an identifier, not a string.
+/// The sql_mode flags that change how statements are tokenized.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SqlModeFlags {
+    /// ANSI_QUOTES: `"x"` is an identifier.
+    pub ansi_quotes: bool,
+    /// PIPES_AS_CONCAT: `||` concatenates (otherwise it is a synonym of OR).
+    pub pipes_as_concat: bool,
+}
+
+/// [`tokenize`] under the sql_mode flags that change tokens (ANSI_QUOTES, PIPES_AS_CONCAT).
 pub fn tokenize_with(
     sql: &str,
-    ansi_quotes: bool,
+    mode: SqlModeFlags,
 ) -> Result<(Vec<TokenWithSpan>, usize, Vec<String>)> {
     let dialect = MySqlDialect {};
     let text = strip_versioned(sql);
@@ -170,7 +179,15 @@ pub fn tokenize_with(
     let mut update_tables: Option<i32> = None;
     while i < out.len() {
         let t = &out[i];
-        if ansi_quotes {
+        if !mode.pipes_as_concat && t.token == Token::StringConcat {
+            // MySQL's default: `a || b` is `a OR b` (sqlparser reads it as concatenation)
+            res.push(TokenWithSpan::wrap(Token::Whitespace(Whitespace::Space)));
+            res.push(word("OR"));
+            res.push(TokenWithSpan::wrap(Token::Whitespace(Whitespace::Space)));
+            i += 1;
+            continue;
+        }
+        if mode.ansi_quotes {
             if let Token::DoubleQuotedString(v) = &t.token {
                 res.push(TokenWithSpan::new(
                     Token::Word(Word {
@@ -545,12 +562,12 @@ pub fn strip_versioned(sql: &str) -> std::borrow::Cow<'_, str> {
 
 /// Parses `sql` into statements (several when the text holds several `;`-separated ones).
 pub fn parse(sql: &str) -> Result<Vec<Parsed>> {
-    parse_with(sql, false)
+    parse_with(sql, SqlModeFlags::default())
 }
 
-/// [`parse`] under sql_mode ANSI_QUOTES when `ansi_quotes` is set.
-pub fn parse_with(sql: &str, ansi_quotes: bool) -> Result<Vec<Parsed>> {
-    let (tokens, _params, zerofill) = tokenize_with(sql, ansi_quotes)?;
+/// [`parse`] under the given sql_mode flags.
+pub fn parse_with(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parsed>> {
+    let (tokens, _params, zerofill) = tokenize_with(sql, mode)?;
     // Split on top-level semicolons so each statement gets its own placeholder count.
     let mut stmts = Vec::new();
     let mut cur: Vec<TokenWithSpan> = Vec::new();

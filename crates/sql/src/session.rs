@@ -403,10 +403,18 @@ impl<E: KvEngine> Session<E> {
         }
     }
 
+    /// The sql_mode flags the tokenizer needs.
+    fn parse_mode(&self) -> parser::SqlModeFlags {
+        parser::SqlModeFlags {
+            ansi_quotes: self.mode("ANSI_QUOTES"),
+            pipes_as_concat: self.mode("PIPES_AS_CONCAT"),
+        }
+    }
+
     /// COM_QUERY: runs every statement in `sql`; stops at the first error.
     pub fn query(&mut self, sql: &str, multi: bool) -> Vec<Result<Output>> {
         self.inst.status.questions.fetch_add(1, Ordering::Relaxed);
-        let parsed = match parser::parse_with(sql, self.mode("ANSI_QUOTES")) {
+        let parsed = match parser::parse_with(sql, self.parse_mode()) {
             Ok(p) => p,
             Err(e) => {
                 self.warnings.clear();
@@ -446,7 +454,7 @@ impl<E: KvEngine> Session<E> {
 
     /// COM_STMT_PREPARE.
     pub fn prepare(&mut self, sql: &str) -> Result<(u32, usize, Vec<ColumnMeta>)> {
-        let mut parsed = parser::parse_with(sql, self.mode("ANSI_QUOTES"))?;
+        let mut parsed = parser::parse_with(sql, self.parse_mode())?;
         if parsed.len() != 1 {
             return Err(Error::parse(sql));
         }
@@ -1808,6 +1816,11 @@ mod tests {
         );
         ok(&mut s, "SET sql_mode = 'PIPES_AS_CONCAT'");
         assert_eq!(rows(&mut s, "SELECT 'a' || 'b'"), vec![vec!["ab"]]);
+        ok(&mut s, "SET sql_mode = DEFAULT");
+        assert_eq!(
+            rows(&mut s, "SELECT 0 || 1, 1 = 0 || 2 = 2"),
+            vec![vec!["1", "1"]]
+        );
     }
 
     #[test]

@@ -206,6 +206,8 @@ pub enum Expr {
     /// A column of an enclosing query block: (levels up, offset in that block's row). Replaced
     /// by a literal before a correlated subquery runs for one outer row.
     Outer(usize, usize),
+    /// `expr COLLATE name`: the value unchanged, compared under an explicit collation.
+    Collate(Box<Expr>, Collation),
     /// A scalar subquery `(SELECT ...)`.
     Subquery(Arc<SubQuery>),
     /// `EXISTS (SELECT ...)`.
@@ -276,7 +278,8 @@ impl Expr {
             | Expr::BitNot(a)
             | Expr::IsNull(a, _)
             | Expr::IsBool(a, _, _)
-            | Expr::Cast(a, _) => a.is_const(),
+            | Expr::Cast(a, _)
+            | Expr::Collate(a, _) => a.is_const(),
             Expr::InList(a, l, _, _) => a.is_const() && l.iter().all(|e| e.is_const()),
             Expr::Between(a, b, c, _, _) => a.is_const() && b.is_const() && c.is_const(),
             Expr::Like(a, b, _, _, _) => a.is_const() && b.is_const(),
@@ -330,7 +333,8 @@ impl Expr {
             | Expr::IsBool(a, _, _)
             | Expr::Cast(a, _)
             | Expr::Sleep(a)
-            | Expr::SetLastInsertId(a) => a.walk(f),
+            | Expr::SetLastInsertId(a)
+            | Expr::Collate(a, _) => a.walk(f),
             Expr::InList(a, l, _, _) => {
                 a.walk(f);
                 l.iter().for_each(|e| e.walk(f));
@@ -403,6 +407,7 @@ impl Expr {
             Expr::Func(n, args) => Expr::Func(n.clone(), v(args, f)),
             Expr::DateAdd(x, y, u, n) => Expr::DateAdd(b(x, f), b(y, f), *u, *n),
             Expr::Sleep(x) => Expr::Sleep(b(x, f)),
+            Expr::Collate(x, c) => Expr::Collate(b(x, f), *c),
             Expr::SetLastInsertId(x) => Expr::SetLastInsertId(b(x, f)),
             Expr::InSubquery(x, q, n, c) => Expr::InSubquery(b(x, f), q.clone(), *n, *c),
         }
@@ -691,6 +696,7 @@ impl Expr {
                 ctx.set_last_insert_id = Some(n);
                 Value::UInt(n)
             }
+            Expr::Collate(a, _) => a.eval(row, ctx)?,
             Expr::Outer(..) | Expr::Subquery(_) | Expr::Exists(_) | Expr::InSubquery(..) => {
                 return Err(Error::internal(
                     "subquery or outer reference evaluated before it was resolved",
@@ -1198,10 +1204,14 @@ impl Binder<'_> {
                 )
             }
             E::Collate { expr, collation } => {
-                // The collation affects comparisons; we keep the value and rely on the
-                // comparison collation picked from the column (documented gap).
-                let _ = collation;
-                self.bind(expr)?
+                let name = collation.to_string().trim_matches('`').to_ascii_lowercase();
+                let c = Collation::from_name(&name).ok_or_else(|| {
+                    Error::new(
+                        codes::ER_UNKNOWN_COLLATION,
+                        format!("Unknown collation: '{name}'"),
+                    )
+                })?;
+                Expr::Collate(Box::new(self.bind(expr)?), c)
             }
             E::Function(f) => self.bind_function(f)?,
             E::MemberOf(m) => {
@@ -1312,6 +1322,12 @@ impl Binder<'_> {
     }
 
     fn cmp_collation(&self, a: &Expr, b: &Expr) -> Collation {
+        // an explicit COLLATE wins (coercibility 0), then binary strings, then columns
+        for e in [a, b] {
+            if let Expr::Collate(_, c) = e {
+                return *c;
+            }
+        }
         let col_coll = |e: &Expr| match e {
             Expr::Col(i) => self
                 .scope
@@ -2101,6 +2117,7 @@ pub fn expr_type(e: &Expr, scope: &Scope, aggs: &[AggCall], agg_base: usize) -> 
             _ => ExprType::Str { max_chars: 29 },
         },
         Expr::Sleep(_) => ExprType::Int,
+        Expr::Collate(a, _) => expr_type(a, scope, aggs, agg_base),
         Expr::SetLastInsertId(_) => ExprType::UInt,
     }
 }

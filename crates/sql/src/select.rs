@@ -2137,6 +2137,7 @@ fn run_join<E: KvEngine>(
 /// binary strings, else `default` (the connection's).
 pub fn expr_collation(e: &Expr, scope: &Scope, default: common::Collation) -> common::Collation {
     match e {
+        Expr::Collate(_, c) => *c,
         Expr::Col(i) => scope
             .cols
             .get(*i)

@@ -1855,6 +1855,19 @@ mod tests {
             col(&mut s, "SELECT id FROM cl ORDER BY ci, id LIMIT 3"),
             "1,3,2"
         );
+        // explicit COLLATE decides comparisons and ordering
+        assert_eq!(
+            rows(&mut s, "SELECT 'a' COLLATE utf8mb4_bin = 'A', 'a' = 'A'"),
+            vec![vec!["0", "1"]]
+        );
+        assert_eq!(
+            col(
+                &mut s,
+                "SELECT ci FROM cl ORDER BY ci COLLATE utf8mb4_bin LIMIT 2"
+            ),
+            "A,B"
+        );
+        assert_eq!(err(&mut s, "SELECT 'a' COLLATE no_such_coll"), 1273);
     }
 
     #[test]

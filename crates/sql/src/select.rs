@@ -478,12 +478,72 @@ pub fn source_text(sql: &str, node: &impl Spanned) -> Option<String> {
         }
         None
     };
-    let (a, mut b) = (
+    let (mut a, mut b) = (
         off(span.start.line, span.start.column)?,
         off(span.end.line, span.end.column)?,
     );
     if a >= b || b > sql.len() {
         return None;
+    }
+    // sqlparser's span can also start late: at the operand of a leading unary sign, inside
+    // `CAST(` / `CEIL(` / … or after `BINARY`. Extend backwards over those.
+    let word_before = |end: usize| -> (usize, &str) {
+        let t = sql[..end].trim_end();
+        let start = t
+            .char_indices()
+            .rev()
+            .take_while(|(_, c)| c.is_ascii_alphanumeric() || *c == '_')
+            .last()
+            .map(|(i, _)| i)
+            .unwrap_or(t.len());
+        (start, &t[start..])
+    };
+    loop {
+        let before = sql[..a].trim_end();
+        let Some(prev) = before.chars().last() else {
+            break;
+        };
+        if prev == '(' {
+            let (ws, w) = word_before(before.len() - 1);
+            if [
+                "CAST",
+                "CONVERT",
+                "CEIL",
+                "CEILING",
+                "FLOOR",
+                "EXTRACT",
+                "POSITION",
+                "SUBSTRING",
+                "SUBSTR",
+                "TRIM",
+            ]
+            .iter()
+            .any(|k| k.eq_ignore_ascii_case(w))
+            {
+                a = ws;
+                continue;
+            }
+            break;
+        }
+        if matches!(prev, '-' | '+' | '~' | '!') {
+            let rest = before[..before.len() - 1].trim_end();
+            let (_, w) = word_before(rest.len());
+            let unary = rest.ends_with([',', '(', '='])
+                || ["SELECT", "DISTINCT", "ALL"]
+                    .iter()
+                    .any(|k| k.eq_ignore_ascii_case(w));
+            if unary {
+                a = before.len() - 1;
+                continue;
+            }
+            break;
+        }
+        let (ws, w) = word_before(before.len());
+        if w.eq_ignore_ascii_case("BINARY") {
+            a = ws;
+            continue;
+        }
+        break;
     }
     // sqlparser's span of a function call can stop at its name or at its last argument:
     // extend until the parentheses opened inside the expression are closed (skipping quotes).

@@ -1871,6 +1871,27 @@ mod tests {
     }
 
     #[test]
+    fn column_headers_are_the_expression_text() {
+        let mut s = session();
+        let sql = "SELECT -7 % 3, CEIL(-1.5), CAST('1' AS SIGNED) + 1, BINARY 'a' = 'a', 1 - 1, FLOOR(2.5)";
+        let names: Vec<String> = match s.query(sql, false).pop().unwrap() {
+            Ok(Output::Rows { columns, .. }) => columns.into_iter().map(|c| c.name).collect(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            names,
+            vec![
+                "-7 % 3",
+                "CEIL(-1.5)",
+                "CAST('1' AS SIGNED) + 1",
+                "BINARY 'a' = 'a'",
+                "1 - 1",
+                "FLOOR(2.5)"
+            ]
+        );
+    }
+
+    #[test]
     fn statement_rollback_inside_transaction() {
         let mut s = session();
         ok(

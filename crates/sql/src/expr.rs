@@ -214,6 +214,8 @@ pub enum Expr {
     Exists(Arc<SubQuery>),
     /// `expr [NOT] IN (SELECT ...)`.
     InSubquery(Box<Expr>, Arc<SubQuery>, bool, Collation),
+    /// `expr op ANY|SOME|ALL (SELECT ...)`: (op, expr, subquery, ALL, collation).
+    Quantified(CmpOp, Box<Expr>, Arc<SubQuery>, bool, Collation),
 }
 
 /// What evaluation needs from the statement and session.
@@ -250,7 +252,8 @@ impl Expr {
             | Expr::Outer(..)
             | Expr::Subquery(_)
             | Expr::Exists(_)
-            | Expr::InSubquery(..) => false,
+            | Expr::InSubquery(..)
+            | Expr::Quantified(..) => false,
             Expr::Func(name, args) => {
                 !matches!(
                     name.as_str(),
@@ -314,7 +317,7 @@ impl Expr {
             | Expr::Outer(..)
             | Expr::Subquery(_)
             | Expr::Exists(_) => {}
-            Expr::InSubquery(a, ..) => a.walk(f),
+            Expr::InSubquery(a, ..) | Expr::Quantified(_, a, ..) => a.walk(f),
             Expr::Arith(_, a, b, _)
             | Expr::Cmp(_, a, b, _)
             | Expr::And(a, b)
@@ -410,6 +413,9 @@ impl Expr {
             Expr::Collate(x, c) => Expr::Collate(b(x, f), *c),
             Expr::SetLastInsertId(x) => Expr::SetLastInsertId(b(x, f)),
             Expr::InSubquery(x, q, n, c) => Expr::InSubquery(b(x, f), q.clone(), *n, *c),
+            Expr::Quantified(op, x, q, all, c) => {
+                Expr::Quantified(*op, b(x, f), q.clone(), *all, *c)
+            }
         }
     }
 
@@ -428,7 +434,7 @@ impl Expr {
         self.walk(&mut |e| {
             if matches!(
                 e,
-                Expr::Subquery(_) | Expr::Exists(_) | Expr::InSubquery(..)
+                Expr::Subquery(_) | Expr::Exists(_) | Expr::InSubquery(..) | Expr::Quantified(..)
             ) {
                 found = true
             }
@@ -440,7 +446,12 @@ impl Expr {
     pub fn has_correlated(&self) -> bool {
         let mut found = false;
         self.walk(&mut |e| match e {
-            Expr::Subquery(q) | Expr::Exists(q) | Expr::InSubquery(_, q, ..) if q.correlated => {
+            Expr::Subquery(q)
+            | Expr::Exists(q)
+            | Expr::InSubquery(_, q, ..)
+            | Expr::Quantified(_, _, q, ..)
+                if q.correlated =>
+            {
                 found = true
             }
             _ => {}
@@ -697,7 +708,11 @@ impl Expr {
                 Value::UInt(n)
             }
             Expr::Collate(a, _) => a.eval(row, ctx)?,
-            Expr::Outer(..) | Expr::Subquery(_) | Expr::Exists(_) | Expr::InSubquery(..) => {
+            Expr::Outer(..)
+            | Expr::Subquery(_)
+            | Expr::Exists(_)
+            | Expr::InSubquery(..)
+            | Expr::Quantified(..) => {
                 return Err(Error::internal(
                     "subquery or outer reference evaluated before it was resolved",
                 ))
@@ -1236,6 +1251,36 @@ impl Binder<'_> {
                 } else {
                     e
                 }
+            }
+            E::AnyOp {
+                left,
+                compare_op,
+                right,
+                ..
+            }
+            | E::AllOp {
+                left,
+                compare_op,
+                right,
+            } => {
+                let all = matches!(e, E::AllOp { .. });
+                let ast::Expr::Subquery(q) = right.as_ref() else {
+                    return Err(Error::not_supported("ANY / ALL over a non-subquery"));
+                };
+                let op = match compare_op {
+                    BinaryOperator::Eq => CmpOp::Eq,
+                    BinaryOperator::NotEq => CmpOp::Ne,
+                    BinaryOperator::Lt => CmpOp::Lt,
+                    BinaryOperator::LtEq => CmpOp::Le,
+                    BinaryOperator::Gt => CmpOp::Gt,
+                    BinaryOperator::GtEq => CmpOp::Ge,
+                    other => return Err(Error::parse(format!("{other} ANY"))),
+                };
+                let a = self.bind(left)?;
+                let sq = self.env.subquery(q, self.scope)?;
+                sq.require_columns(1)?;
+                let c = self.cmp_collation(&a, &a);
+                Expr::Quantified(op, Box::new(a), sq, all, c)
             }
             E::InSubquery {
                 expr,
@@ -1910,6 +1955,7 @@ impl Binder<'_> {
                 | Expr::Like(..)
                 | Expr::Exists(_)
                 | Expr::InSubquery(..)
+                | Expr::Quantified(..)
         ) || matches!(ast_e, ast::Expr::Value(v) if matches!(v.value, ast::Value::Boolean(_)));
         if is_json && !matches!(&e, Expr::Func(n, _) if n == MARK_JSON) {
             Expr::Func(MARK_JSON.into(), vec![e])
@@ -2026,7 +2072,7 @@ pub fn expr_type(e: &Expr, scope: &Scope, aggs: &[AggCall], agg_base: usize) -> 
             }
         }
         Expr::Subquery(q) => q.first_type.clone(),
-        Expr::Exists(_) | Expr::InSubquery(..) => ExprType::Int,
+        Expr::Exists(_) | Expr::InSubquery(..) | Expr::Quantified(..) => ExprType::Int,
         Expr::Param(_) => ExprType::Str { max_chars: 255 },
         Expr::Agg(i) => {
             let Some(a) = aggs.get(i - agg_base) else {

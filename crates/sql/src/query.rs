@@ -241,6 +241,13 @@ pub fn map_expr_deep(e: &Expr, depth: usize, f: &dyn Fn(&Expr, usize) -> Option<
                 *n,
                 *c,
             )),
+            Expr::Quantified(op, a, q, all, c) => Some(Expr::Quantified(
+                *op,
+                Box::new(map_expr_deep(a, depth, f)),
+                sub(q),
+                *all,
+                *c,
+            )),
             _ => None,
         }
     })
@@ -730,8 +737,43 @@ fn fold_subquery<E: KvEngine>(
                 )
             }
         }
+        Expr::Quantified(op, _, _, all, coll) => {
+            // x op ANY (v1..vn) == (x op v1) OR … ; ALL == AND …, with SQL's three-valued
+            // logic giving MySQL's NULL results; empty set: ANY false, ALL true. A balanced
+            // tree keeps evaluation depth logarithmic.
+            let lhs = lhs.unwrap_or(Expr::Lit(Value::Null));
+            let cmps: Vec<Expr> = rows
+                .into_iter()
+                .map(|r| {
+                    Expr::Cmp(
+                        *op,
+                        Box::new(lhs.clone()),
+                        Box::new(Expr::Lit(r.into_iter().next().unwrap_or(Value::Null))),
+                        *coll,
+                    )
+                })
+                .collect();
+            balanced(cmps, *all).unwrap_or(Expr::Lit(Value::Int(*all as i64)))
+        }
         _ => return Err(Error::internal("fold_subquery on a non-subquery")),
     })
+}
+
+/// Combines conditions with AND (`all`) or OR as a balanced tree.
+fn balanced(mut v: Vec<Expr>, all: bool) -> Option<Expr> {
+    match v.len() {
+        0 => None,
+        1 => v.pop(),
+        n => {
+            let right = v.split_off(n / 2);
+            let (a, b) = (balanced(v, all)?, balanced(right, all)?);
+            Some(if all {
+                Expr::And(Box::new(a), Box::new(b))
+            } else {
+                Expr::Or(Box::new(a), Box::new(b))
+            })
+        }
+    }
 }
 
 /// Replaces subqueries in `e` by their results: uncorrelated ones always, correlated ones only
@@ -752,21 +794,26 @@ pub fn resolve<E: KvEngine>(
         }
         let (q, lhs) = match x {
             Expr::Subquery(q) | Expr::Exists(q) => (q, None),
-            Expr::InSubquery(a, q, ..) => (q, Some(a)),
+            Expr::InSubquery(a, q, ..) | Expr::Quantified(_, a, q, ..) => (q, Some(a)),
             _ => return None,
         };
         if q.correlated && row.is_none() {
             // keep the node, but still resolve what the left-hand side contains
             if let Some(a) = lhs {
-                if let Expr::InSubquery(_, q2, n, c) = x {
-                    return match resolve(s, a, row, ctx) {
-                        Ok(a2) => Some(Expr::InSubquery(Box::new(a2), q2.clone(), *n, *c)),
-                        Err(e) => {
-                            err = Some(e);
-                            None
-                        }
-                    };
-                }
+                let a2 = match resolve(s, a, row, ctx) {
+                    Ok(a2) => Box::new(a2),
+                    Err(e) => {
+                        err = Some(e);
+                        return None;
+                    }
+                };
+                return match x {
+                    Expr::InSubquery(_, q2, n, c) => Some(Expr::InSubquery(a2, q2.clone(), *n, *c)),
+                    Expr::Quantified(op, _, q2, all, c) => {
+                        Some(Expr::Quantified(*op, a2, q2.clone(), *all, *c))
+                    }
+                    _ => None,
+                };
             }
             return None;
         }

@@ -2377,9 +2377,10 @@ fn explain_block<E: KvEngine>(
         let mut v = Vec::new();
         let mut visit = |e: &Expr| {
             e.walk(&mut |x| match x {
-                Expr::Subquery(q) | Expr::Exists(q) | Expr::InSubquery(_, q, ..) => {
-                    v.push(q.clone())
-                }
+                Expr::Subquery(q)
+                | Expr::Exists(q)
+                | Expr::InSubquery(_, q, ..)
+                | Expr::Quantified(_, _, q, ..) => v.push(q.clone()),
                 _ => {}
             })
         };

@@ -1419,6 +1419,29 @@ mod tests {
             vec![vec!["NULL", "1", "0"]]
         );
         assert_eq!(err(&mut s, "SELECT (SELECT x FROM u)"), 1242);
+        // ANY / SOME / ALL with MySQL's NULL results
+        assert_eq!(
+            rows(
+                &mut s,
+                "SELECT a FROM t WHERE a > ANY (SELECT x FROM u WHERE x IS NOT NULL) ORDER BY a"
+            ),
+            vec![vec!["2"], vec!["3"]]
+        );
+        assert_eq!(
+            rows(
+                &mut s,
+                "SELECT a FROM t WHERE a < ALL (SELECT x FROM u WHERE x > 1) ORDER BY a"
+            ),
+            vec![vec!["1"], vec!["2"], vec!["3"]]
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT 5 > ALL (SELECT x FROM u), 5 > SOME (SELECT x FROM u), 1 = ANY (SELECT x FROM u WHERE 0), 1 <> ALL (SELECT x FROM u WHERE 0)"),
+            vec![vec!["NULL", "1", "0", "1"]]
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT a FROM t WHERE b >= ALL (SELECT b FROM t t2 WHERE t2.b IS NOT NULL AND t2.a <= t.a) ORDER BY a"),
+            vec![vec!["1"], vec!["2"]]
+        );
         assert_eq!(err(&mut s, "SELECT (SELECT x, y FROM u)"), 1241);
         // derived tables
         assert_eq!(

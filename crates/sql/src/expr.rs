@@ -755,6 +755,9 @@ pub fn conjuncts(e: &Expr) -> Vec<&Expr> {
 // ---------------------------------------------------------------------------------------------
 // Binding
 
+/// Function name marking a row constructor on the left of `IN (SELECT …)`.
+pub const ROW_MARKER: &str = "\u{0}ROW";
+
 /// One column visible to the binder.
 #[derive(Debug, Clone)]
 pub struct ScopeCol {
@@ -1287,9 +1290,20 @@ impl Binder<'_> {
                 subquery,
                 negated,
             } => {
-                let a = self.bind(expr)?;
+                // a row constructor `(a, b) IN (SELECT x, y ...)` keeps its items in a
+                // ROW marker the subquery folding expands
+                let (a, width) = match expr.as_ref() {
+                    ast::Expr::Tuple(items) if items.len() > 1 => {
+                        let mut bound = Vec::with_capacity(items.len());
+                        for it in items {
+                            bound.push(self.bind(it)?);
+                        }
+                        (Expr::Func(ROW_MARKER.into(), bound), items.len())
+                    }
+                    other => (self.bind(other)?, 1),
+                };
                 let sq = self.env.subquery(subquery, self.scope)?;
-                sq.require_columns(1)?;
+                sq.require_columns(width)?;
                 let c = self.cmp_collation(&a, &a);
                 Expr::InSubquery(Box::new(a), sq, *negated, c)
             }

@@ -720,6 +720,37 @@ fn fold_subquery<E: KvEngine>(
             )
         }
         Expr::Exists(_) => Expr::Lit(Value::Int(!rows.is_empty() as i64)),
+        Expr::InSubquery(_, _, neg, coll) if matches!(&lhs, Some(Expr::Func(n, _)) if n == crate::expr::ROW_MARKER) =>
+        {
+            // (a, b) IN rows == OR over rows of (a = x AND b = y), three-valued
+            let Some(Expr::Func(_, items)) = lhs else {
+                return Err(Error::internal("row constructor"));
+            };
+            let alts: Vec<Expr> = rows
+                .into_iter()
+                .filter_map(|r| {
+                    let eqs: Vec<Expr> = items
+                        .iter()
+                        .zip(r)
+                        .map(|(a, v)| {
+                            Expr::Cmp(
+                                crate::expr::CmpOp::Eq,
+                                Box::new(a.clone()),
+                                Box::new(Expr::Lit(v)),
+                                *coll,
+                            )
+                        })
+                        .collect();
+                    balanced(eqs, true)
+                })
+                .collect();
+            let any = balanced(alts, false).unwrap_or(Expr::Lit(Value::Int(0)));
+            if *neg {
+                Expr::Not(Box::new(any))
+            } else {
+                any
+            }
+        }
         Expr::InSubquery(_, _, neg, coll) => {
             let list = rows
                 .into_iter()

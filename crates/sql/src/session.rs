@@ -1419,6 +1419,24 @@ mod tests {
             vec![vec!["NULL", "1", "0"]]
         );
         assert_eq!(err(&mut s, "SELECT (SELECT x FROM u)"), 1242);
+        // row subqueries
+        assert_eq!(
+            rows(
+                &mut s,
+                "SELECT a FROM t WHERE (a, 10) IN (SELECT x, 10 FROM u)"
+            ),
+            vec![vec!["1"]]
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT (1, 'p') IN (SELECT x, y FROM u), (2, 'p') IN (SELECT x, y FROM u), (1, 'z') NOT IN (SELECT x, y FROM u WHERE x IS NOT NULL)"),
+            vec![vec!["1", "0", "1"]]
+        );
+        assert_eq!(err(&mut s, "SELECT (1, 2) IN (SELECT x FROM u)"), 1241);
+        // a NULL in the probed row that could match gives NULL, as MySQL
+        assert_eq!(
+            rows(&mut s, "SELECT (4, 'r') IN (SELECT x, y FROM u WHERE x IS NULL OR x = 9), (NULL, 's') IN (SELECT x, y FROM u)"),
+            vec![vec!["0", "NULL"]]
+        );
         // ANY / SOME / ALL with MySQL's NULL results
         assert_eq!(
             rows(

@@ -720,6 +720,13 @@ pub fn plan_block<E: KvEngine>(
     sql: &str,
     env: &Scope,
 ) -> Result<Plan> {
+    let expanded;
+    let (sel, order_by) = if sel.named_window.is_empty() {
+        (sel, order_by)
+    } else {
+        expanded = expand_named_windows(sel, order_by)?;
+        (&expanded.0, expanded.1.as_ref())
+    };
     let (from, scope) = bind_from(s, &sel.from, sql, env)?;
     let ncols = scope.cols.len();
     let mut aggs: Vec<AggCall> = Vec::new();
@@ -1089,6 +1096,100 @@ fn check_full_group_by(
         }
     }
     Ok(())
+}
+
+/// `WINDOW w AS (...)`: a copy of the block (and its ORDER BY) where `OVER w` and
+/// `OVER (w ORDER BY ...)` are replaced by the window specifications they name.
+fn expand_named_windows(
+    sel: &ast::Select,
+    order_by: Option<&ast::OrderBy>,
+) -> Result<(ast::Select, Option<ast::OrderBy>)> {
+    let defs: Vec<(String, ast::NamedWindowExpr)> = sel
+        .named_window
+        .iter()
+        .map(|d| (d.0.value.to_ascii_lowercase(), d.1.clone()))
+        .collect();
+    let lookup = |name: &str| -> Result<ast::WindowSpec> {
+        let mut n = name.to_ascii_lowercase();
+        for _ in 0..=defs.len() {
+            match defs.iter().find(|(d, _)| *d == n).map(|(_, e)| e) {
+                Some(ast::NamedWindowExpr::WindowSpec(w)) => {
+                    // a definition may itself build on another window
+                    if let Some(base) = &w.window_name {
+                        let mut b = lookup_base(&defs, &base.value)?;
+                        if !w.order_by.is_empty() {
+                            b.order_by = w.order_by.clone();
+                        }
+                        if w.window_frame.is_some() {
+                            b.window_frame = w.window_frame.clone();
+                        }
+                        return Ok(b);
+                    }
+                    return Ok(w.clone());
+                }
+                Some(ast::NamedWindowExpr::NamedWindow(other)) => {
+                    n = other.value.to_ascii_lowercase()
+                }
+                None => break,
+            }
+        }
+        Err(Error::new(
+            codes::ER_WINDOW_NO_SUCH_WINDOW,
+            format!("Window name '{name}' is not defined."),
+        ))
+    };
+    fn lookup_base(defs: &[(String, ast::NamedWindowExpr)], name: &str) -> Result<ast::WindowSpec> {
+        match defs
+            .iter()
+            .find(|(d, _)| d.eq_ignore_ascii_case(name))
+            .map(|(_, e)| e)
+        {
+            Some(ast::NamedWindowExpr::WindowSpec(w)) if w.window_name.is_none() => Ok(w.clone()),
+            Some(ast::NamedWindowExpr::NamedWindow(o)) => lookup_base(defs, &o.value),
+            _ => Err(Error::new(
+                codes::ER_WINDOW_NO_SUCH_WINDOW,
+                format!("Window name '{name}' is not defined."),
+            )),
+        }
+    }
+    let mut err = None;
+    let mut fix = |e: &mut ast::Expr| {
+        if let ast::Expr::Function(f) = e {
+            let spec = match &f.over {
+                Some(ast::WindowType::NamedWindow(n)) => Some(lookup(&n.value)),
+                Some(ast::WindowType::WindowSpec(w)) => w.window_name.as_ref().map(|n| {
+                    lookup(&n.value).map(|mut b| {
+                        if !w.order_by.is_empty() {
+                            b.order_by = w.order_by.clone();
+                        }
+                        if w.window_frame.is_some() {
+                            b.window_frame = w.window_frame.clone();
+                        }
+                        b.window_name = None;
+                        b
+                    })
+                }),
+                None => None,
+            };
+            match spec {
+                Some(Ok(w)) => f.over = Some(ast::WindowType::WindowSpec(w)),
+                Some(Err(x)) => err = Some(x),
+                None => {}
+            }
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    };
+    let mut sel = sel.clone();
+    sel.named_window.clear();
+    let _ = ast::visit_expressions_mut(&mut sel, &mut fix);
+    let mut order_by = order_by.cloned();
+    if let Some(ob) = order_by.as_mut() {
+        let _ = ast::visit_expressions_mut(ob, &mut fix);
+    }
+    match err {
+        Some(e) => Err(e),
+        None => Ok((sel, order_by)),
+    }
 }
 
 /// Binds LIMIT / OFFSET (constants or parameters).

@@ -1702,6 +1702,18 @@ mod tests {
             err(&mut s, "SELECT v FROM w WHERE ROW_NUMBER() OVER () > 1"),
             3593
         );
+        // named windows, also refined in OVER (w ORDER BY ...)
+        assert_eq!(
+            rows(&mut s, "SELECT v, ROW_NUMBER() OVER w, SUM(v) OVER (w2 ORDER BY v DESC) FROM w WHERE g = 2 WINDOW w AS (ORDER BY v), w2 AS (PARTITION BY g) ORDER BY v"),
+            vec![vec!["5", "1", "12"], vec!["7", "2", "7"]]
+        );
+        assert_eq!(
+            err(
+                &mut s,
+                "SELECT ROW_NUMBER() OVER nope FROM w WINDOW w AS ()"
+            ),
+            3579
+        );
     }
 
     #[test]

@@ -145,6 +145,8 @@ pub struct AggCall {
     pub coll: Collation,
     /// Set for a window function call: computed per row over its window, not per group.
     pub window: Option<Box<WindowDef>>,
+    /// GROUP_CONCAT(... ORDER BY ...): sort keys (expression, descending).
+    pub order: Vec<(Expr, bool)>,
 }
 
 /// A bound expression.
@@ -1662,6 +1664,7 @@ impl Binder<'_> {
                 frame,
                 extra,
             })),
+            order: vec![],
         });
         Ok(Expr::Agg(self.agg_base + aggs.len() - 1))
     }
@@ -1726,11 +1729,31 @@ impl Binder<'_> {
                 }
             }
             let mut separator = ",".to_string();
+            let mut order = Vec::new();
             for c in &clauses {
-                if let ast::FunctionArgumentClause::Separator(v) = c {
-                    if let ast::Value::SingleQuotedString(s) = &v.value {
-                        separator = s.clone();
+                match c {
+                    ast::FunctionArgumentClause::Separator(v) => {
+                        if let ast::Value::SingleQuotedString(s) = &v.value {
+                            separator = s.clone();
+                        }
                     }
+                    ast::FunctionArgumentClause::OrderBy(list) if func == AggFunc::GroupConcat => {
+                        let mut inner = Binder {
+                            scope: self.scope,
+                            env: self.env,
+                            aggs: None,
+                            clause: "order clause",
+                            agg_base: self.agg_base,
+                            aliases: None,
+                        };
+                        for o in list {
+                            order.push((
+                                inner.bind(&o.expr)?,
+                                matches!(o.options.sort, Some(ast::OrderBySort::Desc)),
+                            ));
+                        }
+                    }
+                    _ => {}
                 }
             }
             let arg = match (func, star, arg_exprs.len()) {
@@ -1759,6 +1782,7 @@ impl Binder<'_> {
                 separator,
                 coll,
                 window: None,
+                order,
             });
             return Ok(Expr::Agg(self.agg_base + aggs.len() - 1));
         }

@@ -127,6 +127,7 @@ impl Plan {
                 .iter()
                 .map(|a| AggCall {
                     arg: mo(&a.arg),
+                    order: a.order.iter().map(|(e, d)| (m(e), *d)).collect(),
                     window: a.window.as_ref().map(|w| {
                         Box::new(expr::WindowDef {
                             partition: w.partition.iter().map(m).collect(),
@@ -1355,7 +1356,8 @@ pub(crate) enum AggState {
     },
     MinMax(Option<Value>),
     Bit(u64),
-    Concat(Vec<String>),
+    /// GROUP_CONCAT parts with their ORDER BY keys (empty without ORDER BY).
+    Concat(Vec<(Vec<Value>, String)>),
 }
 
 pub(crate) fn new_state(a: &AggCall) -> AggState {
@@ -1464,9 +1466,10 @@ pub(crate) fn update_state(
                 _ => *b ^= x,
             }
         }
-        AggState::Concat(parts) => {
-            parts.push(func::convert::to_string_value(&v).unwrap_or_default())
-        }
+        AggState::Concat(parts) => parts.push((
+            Vec::new(),
+            func::convert::to_string_value(&v).unwrap_or_default(),
+        )),
     }
     Ok(())
 }
@@ -1506,11 +1509,16 @@ pub(crate) fn finish_state(st: AggState, a: &AggCall) -> Value {
         }
         AggState::MinMax(v) => v.unwrap_or(Value::Null),
         AggState::Bit(b) => Value::UInt(b),
-        AggState::Concat(parts) => {
+        AggState::Concat(mut parts) => {
             if parts.is_empty() {
                 Value::Null
             } else {
-                let mut s = parts.join(&a.separator);
+                if !a.order.is_empty() {
+                    let desc: Vec<bool> = a.order.iter().map(|(_, d)| *d).collect();
+                    parts.sort_by(|x, y| compare_sort_keys(&x.0, &y.0, &desc, a.coll));
+                }
+                let texts: Vec<String> = parts.into_iter().map(|(_, t)| t).collect();
+                let mut s = texts.join(&a.separator);
                 if s.len() > 1024 {
                     let mut end = 1024;
                     while !s.is_char_boundary(end) {
@@ -1868,7 +1876,19 @@ fn group_rows<E: KvEngine>(
                     continue;
                 }
             }
+            let keyed = !a.order.is_empty() && !v.is_null();
             update_state(&mut g.2[ai], a, v, ctx)?;
+            if keyed {
+                let mut keys = Vec::with_capacity(a.order.len());
+                for (e, _) in &a.order {
+                    keys.push(query::eval(s, e, row, ctx)?);
+                }
+                if let AggState::Concat(parts) = &mut g.2[ai] {
+                    if let Some(last) = parts.last_mut() {
+                        last.0 = keys;
+                    }
+                }
+            }
         }
     }
     if groups.is_empty() && p.group_by.is_empty() {

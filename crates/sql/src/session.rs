@@ -1702,6 +1702,11 @@ mod tests {
             err(&mut s, "SELECT v FROM w WHERE ROW_NUMBER() OVER () > 1"),
             3593
         );
+        // GROUP_CONCAT with ORDER BY and SEPARATOR
+        assert_eq!(
+            rows(&mut s, "SELECT g, GROUP_CONCAT(v ORDER BY v DESC SEPARATOR '|'), GROUP_CONCAT(DISTINCT v ORDER BY v) FROM w WHERE g IS NOT NULL GROUP BY g"),
+            vec![vec!["1", "20|20|10", "10,20"], vec!["2", "7|5", "5,7"]]
+        );
         // named windows, also refined in OVER (w ORDER BY ...)
         assert_eq!(
             rows(&mut s, "SELECT v, ROW_NUMBER() OVER w, SUM(v) OVER (w2 ORDER BY v DESC) FROM w WHERE g = 2 WINDOW w AS (ORDER BY v), w2 AS (PARTITION BY g) ORDER BY v"),

@@ -2343,19 +2343,47 @@ pub fn sort_rows<E: KvEngine>(
     top: Option<usize>,
     ctx: &mut EvalCtx<'_>,
 ) -> Result<()> {
-    let mut keyed: Vec<(Vec<Value>, Vec<Value>)> = Vec::with_capacity(rows.len());
-    for r in rows.drain(..) {
-        let mut k = Vec::with_capacity(keys.len());
-        for (e, _) in keys {
-            k.push(query::eval(s, e, &r, ctx)?);
-        }
-        keyed.push((k, r));
-    }
     let default = ctx.fnctx.collation;
     let coll_of = |i: usize| colls.get(i).copied().unwrap_or(default);
+    // Strings under a weight-based collation are compared by their weights: compute each
+    // row's weights once instead of twice per comparison (the sort's hot spot otherwise).
+    let weighted = |c: common::Collation| {
+        !matches!(
+            c,
+            common::Collation::Binary
+                | common::Collation::Utf8mb4Bin
+                | common::Collation::Latin1Bin
+        )
+    };
+    type Keyed = (Vec<Value>, Vec<Option<Vec<u8>>>, Vec<Value>);
+    let mut keyed: Vec<Keyed> = Vec::with_capacity(rows.len());
+    for r in rows.drain(..) {
+        let mut k = Vec::with_capacity(keys.len());
+        let mut w = Vec::with_capacity(keys.len());
+        for (i, (e, _)) in keys.iter().enumerate() {
+            let v = query::eval(s, e, &r, ctx)?;
+            let c = coll_of(i);
+            w.push(match &v {
+                Value::Str(text) if weighted(c) => Some(common::collation::weight(c, text)),
+                _ => None,
+            });
+            k.push(v);
+        }
+        keyed.push((k, w, r));
+    }
     let desc: Vec<bool> = keys.iter().map(|(_, d)| *d).collect();
-    let cmp = |a: &(Vec<Value>, Vec<Value>), b: &(Vec<Value>, Vec<Value>)| {
-        compare_keys_with(&a.0, &b.0, &desc, &coll_of)
+    let cmp = |a: &Keyed, b: &Keyed| {
+        for i in 0..desc.len() {
+            let o = match (&a.1[i], &b.1[i]) {
+                (Some(x), Some(y)) => x.cmp(y),
+                _ => compare_keys_with(&a.0[i..=i], &b.0[i..=i], &[false], &|_| coll_of(i)),
+            };
+            let o = if desc[i] { o.reverse() } else { o };
+            if o != Ordering::Equal {
+                return o;
+            }
+        }
+        Ordering::Equal
     };
     match top {
         Some(n) if n < keyed.len() => {
@@ -2369,7 +2397,7 @@ pub fn sort_rows<E: KvEngine>(
         }
         _ => keyed.sort_by(cmp),
     }
-    rows.extend(keyed.into_iter().map(|(_, r)| r));
+    rows.extend(keyed.into_iter().map(|(_, _, r)| r));
     Ok(())
 }
 

@@ -55,3 +55,12 @@ SELECT COUNT(*) FROM emp2;
 UPDATE emp SET salary = salary + 1 WHERE dept_id = (SELECT id FROM dept WHERE name = 'ops');
 DELETE FROM emp WHERE id IN (SELECT id FROM rich);
 SELECT id, salary FROM emp ORDER BY id;
+-- more query forms: ROLLUP, named windows, GROUP_CONCAT ORDER BY, ANY / ALL, row IN, multi-table UPDATE
+SELECT dept_id, COUNT(*), SUM(salary) FROM emp GROUP BY dept_id WITH ROLLUP;
+SELECT name, SUM(salary) OVER w AS running FROM emp WINDOW w AS (ORDER BY id) ORDER BY id;
+SELECT dept_id, GROUP_CONCAT(name ORDER BY salary DESC, name SEPARATOR '/') FROM emp GROUP BY dept_id ORDER BY dept_id;
+SELECT name FROM emp WHERE salary > ALL (SELECT salary FROM emp WHERE dept_id = 2) ORDER BY name;
+SELECT name FROM emp WHERE salary = ANY (SELECT salary FROM emp WHERE boss = 3) ORDER BY name;
+SELECT name FROM emp WHERE (dept_id, salary) IN (SELECT dept_id, MAX(salary) FROM emp GROUP BY dept_id) ORDER BY name;
+UPDATE emp e JOIN dept d ON d.id = e.dept_id SET e.salary = e.salary * 2 WHERE d.name = 'eng';
+SELECT id, salary FROM emp ORDER BY id;

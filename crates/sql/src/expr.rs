@@ -102,6 +102,24 @@ pub enum AggFunc {
     NthValue,
 }
 
+impl AggFunc {
+    /// The aggregate function named `name` (upper case), if it is one.
+    pub fn aggregate(name: &str) -> Option<AggFunc> {
+        Some(match name {
+            "COUNT" => AggFunc::Count,
+            "SUM" => AggFunc::Sum,
+            "AVG" => AggFunc::Avg,
+            "MIN" => AggFunc::Min,
+            "MAX" => AggFunc::Max,
+            "BIT_AND" => AggFunc::BitAnd,
+            "BIT_OR" => AggFunc::BitOr,
+            "BIT_XOR" => AggFunc::BitXor,
+            "GROUP_CONCAT" => AggFunc::GroupConcat,
+            _ => return None,
+        })
+    }
+}
+
 /// Bounds of a window frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FrameBound {
@@ -1508,6 +1526,18 @@ impl Binder<'_> {
         Ok((self.bind(&iv.value)?, interval_unit(iv)?))
     }
 
+    /// Collation an aggregate compares its argument under (MIN/MAX, DISTINCT).
+    fn arg_collation(&self, arg: &Option<Expr>) -> Collation {
+        match arg {
+            Some(Expr::Col(i)) => self.scope.cols[*i]
+                .ty
+                .as_ref()
+                .map(|t| t.collation())
+                .unwrap_or(self.env.collation()),
+            _ => self.env.collation(),
+        }
+    }
+
     fn bind_window(
         &mut self,
         name: &str,
@@ -1515,27 +1545,21 @@ impl Binder<'_> {
         distinct: bool,
         over: &ast::WindowType,
     ) -> Result<Expr> {
-        let func = match name {
-            "COUNT" => AggFunc::Count,
-            "SUM" => AggFunc::Sum,
-            "AVG" => AggFunc::Avg,
-            "MIN" => AggFunc::Min,
-            "MAX" => AggFunc::Max,
-            "BIT_AND" => AggFunc::BitAnd,
-            "BIT_OR" => AggFunc::BitOr,
-            "BIT_XOR" => AggFunc::BitXor,
-            "ROW_NUMBER" => AggFunc::RowNumber,
-            "RANK" => AggFunc::Rank,
-            "DENSE_RANK" => AggFunc::DenseRank,
-            "PERCENT_RANK" => AggFunc::PercentRank,
-            "CUME_DIST" => AggFunc::CumeDist,
-            "NTILE" => AggFunc::Ntile,
-            "LAG" => AggFunc::Lag,
-            "LEAD" => AggFunc::Lead,
-            "FIRST_VALUE" => AggFunc::FirstValue,
-            "LAST_VALUE" => AggFunc::LastValue,
-            "NTH_VALUE" => AggFunc::NthValue,
-            other => {
+        // every aggregate but GROUP_CONCAT can run over a window
+        let func = match (AggFunc::aggregate(name), name) {
+            (Some(f), _) if f != AggFunc::GroupConcat => f,
+            (_, "ROW_NUMBER") => AggFunc::RowNumber,
+            (_, "RANK") => AggFunc::Rank,
+            (_, "DENSE_RANK") => AggFunc::DenseRank,
+            (_, "PERCENT_RANK") => AggFunc::PercentRank,
+            (_, "CUME_DIST") => AggFunc::CumeDist,
+            (_, "NTILE") => AggFunc::Ntile,
+            (_, "LAG") => AggFunc::Lag,
+            (_, "LEAD") => AggFunc::Lead,
+            (_, "FIRST_VALUE") => AggFunc::FirstValue,
+            (_, "LAST_VALUE") => AggFunc::LastValue,
+            (_, "NTH_VALUE") => AggFunc::NthValue,
+            (_, other) => {
                 return Err(Error::new(
                     codes::ER_PARSE_ERROR,
                     format!(
@@ -1643,14 +1667,7 @@ impl Binder<'_> {
                 _ => (first, it.collect()),
             }
         };
-        let coll = match &arg {
-            Some(Expr::Col(i)) => self.scope.cols[*i]
-                .ty
-                .as_ref()
-                .map(|t| t.collation())
-                .unwrap_or(self.env.collation()),
-            _ => self.env.collation(),
-        };
+        let coll = self.arg_collation(&arg);
         let aggs = self.aggs.as_mut().ok_or_else(|| Error::internal("aggs"))?;
         aggs.push(AggCall {
             func,
@@ -1687,18 +1704,7 @@ impl Binder<'_> {
         if let Some(over) = &f.over {
             return self.bind_window(&name, &args, distinct, over);
         }
-        let agg = match name.as_str() {
-            "COUNT" => Some(AggFunc::Count),
-            "SUM" => Some(AggFunc::Sum),
-            "AVG" => Some(AggFunc::Avg),
-            "MIN" => Some(AggFunc::Min),
-            "MAX" => Some(AggFunc::Max),
-            "BIT_AND" => Some(AggFunc::BitAnd),
-            "BIT_OR" => Some(AggFunc::BitOr),
-            "BIT_XOR" => Some(AggFunc::BitXor),
-            "GROUP_CONCAT" => Some(AggFunc::GroupConcat),
-            _ => None,
-        };
+        let agg = AggFunc::aggregate(&name);
         if let Some(func) = agg {
             if self.aggs.is_none() {
                 return Err(Error::new(
@@ -1766,14 +1772,7 @@ impl Binder<'_> {
                     return Err(Error::parse(format!("{name}(")));
                 }
             };
-            let coll = match &arg {
-                Some(Expr::Col(i)) => self.scope.cols[*i]
-                    .ty
-                    .as_ref()
-                    .map(|t| t.collation())
-                    .unwrap_or(self.env.collation()),
-                _ => self.env.collation(),
-            };
+            let coll = self.arg_collation(&arg);
             let aggs = self.aggs.as_mut().ok_or_else(|| Error::internal("aggs"))?;
             aggs.push(AggCall {
                 func,

@@ -163,9 +163,14 @@ impl Plan {
 
 /// Scope columns of a derived source.
 fn derived_scope(alias: &str, q: &Query) -> Vec<ScopeCol> {
-    q.columns()
+    derived_cols(alias, q.columns(), q.types())
+}
+
+/// Scope columns named by `columns` with static `types`, under table name `alias`.
+fn derived_cols(alias: &str, columns: &[ColumnMeta], types: &[ExprType]) -> Vec<ScopeCol> {
+    columns
         .iter()
-        .zip(q.types())
+        .zip(types)
         .map(|(c, t)| ScopeCol {
             db: String::new(),
             table: alias.to_string(),
@@ -231,23 +236,9 @@ fn bind_factor<E: KvEngine>(
                             Source::Derived(Box::new(q.clone())),
                             derived_scope(&tname, q),
                         ),
-                        CteBody::Work { id, columns, types } => (
-                            Source::Work(*id),
-                            columns
-                                .iter()
-                                .zip(types)
-                                .map(|(c, t)| ScopeCol {
-                                    db: String::new(),
-                                    table: tname.clone(),
-                                    org_table: tname.clone(),
-                                    name: c.name.clone(),
-                                    ty: None,
-                                    nullable: true,
-                                    flags: 0,
-                                    ety: Some(*t),
-                                })
-                                .collect(),
-                        ),
+                        CteBody::Work { id, columns, types } => {
+                            (Source::Work(*id), derived_cols(&tname, columns, types))
+                        }
                     };
                     push_source(scope, out, source, tname, cols);
                     return Ok(());

@@ -286,7 +286,11 @@ pub fn ranges(
 }
 
 /// Converts `v` to the column type only if the conversion is lossless for comparison purposes.
-fn exact_key_value(v: &Value, ty: &common::DataType, ctx: &mut EvalCtx<'_>) -> Option<Value> {
+pub(crate) fn exact_key_value(
+    v: &Value,
+    ty: &common::DataType,
+    ctx: &mut EvalCtx<'_>,
+) -> Option<Value> {
     let mut w = Vec::new();
     let k = func::store::store(v.clone(), ty, false, "", 1, &mut w).ok()?;
     if !w.is_empty() {

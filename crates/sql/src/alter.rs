@@ -212,6 +212,8 @@ pub enum Lock {
 /// One operation of an ALTER TABLE.
 #[derive(Debug, Clone)]
 pub enum AlterOp {
+    /// A partition operation (`ADD PARTITION`, `PARTITION BY`, …).
+    Partition(Box<crate::partition::PartOp>),
     /// `ADD [COLUMN] def [FIRST | AFTER c]`.
     AddColumn {
         /// The definition.
@@ -353,6 +355,10 @@ fn parse_op(p: &mut Parser<'_>, ops: &mut Vec<AlterOp>) -> std::result::Result<b
     let w0 = w0.unwrap_or_default();
     let w1 = w1.unwrap_or_default();
     let w2 = w2.unwrap_or_default();
+    if let Some(op) = crate::partition::parse_alter_op(p)? {
+        ops.push(AlterOp::Partition(Box::new(op)));
+        return Ok(false);
+    }
     // ADD [COLUMN] (c1 def, c2 def, ...)
     if w0 == "ADD" && (t1 == Token::LParen || (w1 == "COLUMN" && t2 == Token::LParen)) {
         p.next_token();
@@ -948,7 +954,7 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
             AlterOp::Algorithm(a) => algorithm = *a,
             AlterOp::Lock(l) => lock = *l,
             AlterOp::Force => force = true,
-            AlterOp::Rename(_) | AlterOp::Ignored => {}
+            AlterOp::Rename(_) | AlterOp::Ignored | AlterOp::Partition(_) => {}
             AlterOp::Unsupported(what) => return Err(Error::not_supported(what)),
         }
     }
@@ -1267,6 +1273,9 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
     indexes.extend(secondaries);
     let hidden_pk = indexes.first().is_none_or(|i| i.kind != IndexKind::Primary);
     let def = TableDef {
+        partitioning: None,
+        leaf: None,
+        part_select: None,
         id: old.id,
         db: old.db.clone(),
         name: old.name.clone(),
@@ -1474,7 +1483,61 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, a: &AlterStmt) -> Result<Output>
             return Err(Error::table_exists(&target.1));
         }
     }
-    let p = plan(s, &t, &a.ops)?;
+    // partition management runs alone; PARTITION BY / REMOVE PARTITIONING apply after the
+    // other operations, through a rebuild
+    let mut part_clause = None;
+    for op in &a.ops {
+        if let AlterOp::Partition(po) = op {
+            match po.as_ref() {
+                crate::partition::PartOp::PartitionBy(_) | crate::partition::PartOp::Remove => {
+                    part_clause = Some(po.as_ref().clone())
+                }
+                other => {
+                    if a.ops.len() > 1 {
+                        return Err(Error::parse("PARTITION"));
+                    }
+                    return crate::partition::alter(s, &t, other);
+                }
+            }
+        }
+    }
+    let mut p = plan(s, &t, &a.ops)?;
+    match part_clause {
+        Some(crate::partition::PartOp::PartitionBy(spec)) => {
+            let norm = p.def.clone().normalized();
+            let built = crate::partition::build(s, &norm, &spec)?;
+            p.def.partitioning = Some(std::sync::Arc::new(built));
+            p.rebuild.get_or_insert_with(|| "PARTITION BY".into());
+        }
+        Some(_) => {
+            if t.partitioning.is_none() {
+                return Err(Error::new(
+                    codes::ER_PARTITION_MGMT_ON_NONPARTITIONED,
+                    "Partition management on a not partitioned table is not possible",
+                ));
+            }
+            p.def.partitioning = None;
+            p.rebuild
+                .get_or_insert_with(|| "REMOVE PARTITIONING".into());
+        }
+        None => {
+            if let Some(pp) = p.def.partitioning.clone() {
+                crate::partition::check_partitioning(&p.def.clone().normalized(), &pp)?;
+                crate::partition::check_binds(s, &p.def)?;
+                let same_indexes = p.def.indexes.len() == t.indexes.len()
+                    && p.def
+                        .indexes
+                        .iter()
+                        .zip(&t.indexes)
+                        .all(|(a, b)| a.id == b.id);
+                if p.builds_index || !same_indexes {
+                    p.rebuild
+                        .get_or_insert_with(|| "index change of a partitioned table".into());
+                }
+            }
+        }
+    }
+    s.inst.partitions.clear();
     s.warnings.extend(p.notes.iter().cloned());
     match p.algorithm {
         Algorithm::Instant => {
@@ -1597,11 +1660,16 @@ fn copy_rows<E: KvEngine>(
     let no_auto_on_zero = s.mode("NO_AUTO_VALUE_ON_ZERO");
     let fills = fill_values(s, &tmp.columns, &p.src)?;
     let mut reader = st.begin(TxnOptions::default());
-    let rows = reader.scan_all(old)?;
+    let rows = crate::partition::all_leaves(s, old)?
+        .iter()
+        .map(|l| reader.scan_all(l))
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .flatten();
     let ai = tmp.autoinc_column();
     let mut shown = tmp.clone();
     shown.name = display_name.to_string();
-    s.with_ctx(&[], false, |_, ctx| {
+    s.with_ctx(&[], false, |s, ctx| {
         let mut w = st.begin(TxnOptions::default());
         let mut pending = 0usize;
         let mut n = 0u64;
@@ -1679,7 +1747,8 @@ fn copy_rows<E: KvEngine>(
                     st.autoinc_observe(tmp, v)?;
                 }
             }
-            match w.insert(tmp, &new)? {
+            let leaf = crate::partition::leaf_for(s, tmp, &new, ctx)?;
+            match w.insert(leaf.as_deref().unwrap_or(tmp), &new)? {
                 InsertOutcome::Inserted(_) => {}
                 InsertOutcome::Duplicate { index_no, .. } => {
                     return Err(storage::catalog::ddl::duplicate_error(

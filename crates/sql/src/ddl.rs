@@ -625,6 +625,9 @@ fn create_table_select<E: KvEngine>(
         }
         None => {
             s.storage().create_table(TableDef {
+                partitioning: None,
+                leaf: None,
+                part_select: None,
                 id: 0,
                 db: db.to_string(),
                 name: name.to_string(),
@@ -669,6 +672,15 @@ fn create_table_select<E: KvEngine>(
 }
 
 fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Result<Output> {
+    create_table_with(s, ct, None)
+}
+
+/// CREATE TABLE, with the partition clause parsed apart (`CREATE TABLE … PARTITION BY …`).
+pub(crate) fn create_table_with<E: KvEngine>(
+    s: &mut Session<E>,
+    ct: &ast::CreateTable,
+    part: Option<&crate::partition::PartSpec>,
+) -> Result<Output> {
     let (db, name) = qualify(s, &ct.name)?;
     check_ident(&name, "table")?;
     if !s.db_exists(&db)? {
@@ -928,7 +940,10 @@ fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Resul
             "Too many keys specified; max 64 keys allowed",
         ));
     }
-    let def = TableDef {
+    let mut def = TableDef {
+        partitioning: None,
+        part_select: None,
+        leaf: None,
         id: 0,
         db: db.clone(),
         name: name.clone(),
@@ -937,7 +952,16 @@ fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Resul
         hidden_pk,
         version: 1,
         options: opts,
-    };
+    }
+    .normalized();
+    if let Some(spec) = part {
+        if ct.query.is_some() || ct.like.is_some() {
+            return Err(Error::not_supported(
+                "PARTITION BY with CREATE TABLE ... SELECT / LIKE",
+            ));
+        }
+        def.partitioning = Some(std::sync::Arc::new(crate::partition::build(s, &def, spec)?));
+    }
     s.storage().create_table(def)?;
     Ok(Output::ok(0))
 }

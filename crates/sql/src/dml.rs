@@ -201,6 +201,20 @@ pub fn insert<E: KvEngine>(
     }
     let t = resolve_table(s, &table_name(ins)?)?;
     not_a_view(&t, "INSERT")?;
+    // INSERT INTO t PARTITION (p0, …)
+    let t = match &ins.partitioned {
+        Some(list) if !list.is_empty() => {
+            let names: Vec<String> = list
+                .iter()
+                .map(|e| match e {
+                    ast::Expr::Identifier(i) => Ok(i.value.clone()),
+                    other => Err(Error::parse(other.to_string())),
+                })
+                .collect::<Result<_>>()?;
+            Arc::new(crate::partition::select_partitions(&t, &names)?)
+        }
+        _ => t,
+    };
     let ignore = ins.ignore;
     let replace = ins.replace_into;
     let strict = s.strict() && !ignore;
@@ -416,7 +430,7 @@ pub fn insert<E: KvEngine>(
                 if attempts > 64 {
                     return Err(Error::internal("REPLACE did not converge"));
                 }
-                let outcome = s.ensure_txn().insert(&t, &full)?;
+                let outcome = crate::partition::insert(s, &t, &full, ctx)?;
                 match outcome {
                     InsertOutcome::Inserted(_) => {
                         affected += 1;
@@ -428,7 +442,7 @@ pub fn insert<E: KvEngine>(
                         row: existing,
                     } => {
                         if replace {
-                            s.ensure_txn().delete(&t, &handle, &existing)?;
+                            crate::partition::delete(s, &t, &handle, &existing, ctx)?;
                             affected += 1;
                             continue;
                         }
@@ -454,7 +468,9 @@ pub fn insert<E: KvEngine>(
                                     affected += 1;
                                 }
                             } else {
-                                match s.ensure_txn().update(&t, &handle, &existing, &new)? {
+                                match crate::partition::update(
+                                    s, &t, &handle, &existing, &new, ctx,
+                                )? {
                                     UpdateOutcome::Updated(_) => affected += 2,
                                     UpdateOutcome::Duplicate { index_no, .. } => {
                                         return Err(dup_error(&t, index_no, &new))
@@ -599,10 +615,21 @@ fn single_table<E: KvEngine>(
         return Err(Error::not_supported("multi-table UPDATE/DELETE"));
     }
     match &twj.relation {
-        ast::TableFactor::Table { name, alias, .. } => Ok((
-            resolve_table(s, name)?,
-            alias.as_ref().map(|a| a.name.value.clone()),
-        )),
+        ast::TableFactor::Table {
+            name,
+            alias,
+            partitions,
+            ..
+        } => {
+            let t = resolve_table(s, name)?;
+            let t = if partitions.is_empty() {
+                t
+            } else {
+                let names: Vec<String> = partitions.iter().map(|p| p.value.clone()).collect();
+                Arc::new(crate::partition::select_partitions(&t, &names)?)
+            };
+            Ok((t, alias.as_ref().map(|a| a.name.value.clone())))
+        }
         _ => Err(Error::not_supported("derived tables")),
     }
 }
@@ -734,7 +761,7 @@ pub fn update<E: KvEngine>(
             if rows_equal(&t, &old, &new) {
                 continue;
             }
-            match s.ensure_txn().update(&t, &h, &old, &new)? {
+            match crate::partition::update(s, &t, &h, &old, &new, ctx)? {
                 UpdateOutcome::Updated(_) => changed += 1,
                 UpdateOutcome::Duplicate { index_no, .. } => {
                     return Err(dup_error(&t, index_no, &new))
@@ -806,9 +833,8 @@ pub fn delete<E: KvEngine>(
         let mut rows = fetch_where(s, &t, filter.as_ref(), ctx)?;
         sort_and_limit(&mut rows, &order, &limit, ctx)?;
         let n = rows.len() as u64;
-        let txn = s.ensure_txn();
         for (h, old) in rows {
-            txn.delete(&t, &h, &old)?;
+            crate::partition::delete(s, &t, &h, &old, ctx)?;
         }
         Ok(n)
     })?;

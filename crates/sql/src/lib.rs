@@ -16,6 +16,7 @@ pub mod dml;
 pub mod expr;
 pub mod multi;
 pub mod parser;
+pub mod partition;
 pub mod query;
 pub mod select;
 pub mod session;

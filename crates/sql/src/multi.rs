@@ -154,12 +154,18 @@ pub fn update<E: KvEngine>(
                 if !done[ti].insert(pk_key(&pk)) {
                     continue;
                 }
-                let Some((h, old)) = s.ensure_txn().get_by_pk(&t.def, &pk, LockMode::Exclusive)?
+                let off = p.from[t.from_index].offset;
+                let read = &row[off..off + t.def.columns.len()];
+                let leaf = crate::partition::leaf_for(s, &t.def, read, ctx)?;
+                let Some((h, old)) = s.ensure_txn().get_by_pk(
+                    leaf.as_deref().unwrap_or(&t.def),
+                    &pk,
+                    LockMode::Exclusive,
+                )?
                 else {
                     continue;
                 };
                 matched += 1;
-                let off = p.from[t.from_index].offset;
                 let mut env = row.clone();
                 env[off..off + old.len()].clone_from_slice(&old);
                 let mut new = old.clone();
@@ -175,7 +181,7 @@ pub fn update<E: KvEngine>(
                 if crate::dml::rows_equal(&t.def, &old, &new) {
                     continue;
                 }
-                match s.ensure_txn().update(&t.def, &h, &old, &new)? {
+                match crate::partition::update(s, &t.def, &h, &old, &new, ctx)? {
                     UpdateOutcome::Updated(_) => changed += 1,
                     UpdateOutcome::Duplicate { index_no, .. } => {
                         return Err(crate::dml::dup_error(&t.def, index_no, &new))
@@ -230,9 +236,13 @@ pub fn delete<E: KvEngine>(
                 if !done[ti].insert(pk_key(&pk)) {
                     continue;
                 }
+                let off = p.from[t.from_index].offset;
+                let read = &row[off..off + t.def.columns.len()];
+                let leaf = crate::partition::leaf_for(s, &t.def, read, ctx)?;
+                let def = leaf.as_deref().unwrap_or(&t.def);
                 let txn = s.ensure_txn();
-                if let Some((h, old)) = txn.get_by_pk(&t.def, &pk, LockMode::Exclusive)? {
-                    txn.delete(&t.def, &h, &old)?;
+                if let Some((h, old)) = txn.get_by_pk(def, &pk, LockMode::Exclusive)? {
+                    txn.delete(def, &h, &old)?;
                     n += 1;
                 }
             }

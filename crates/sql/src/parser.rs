@@ -47,6 +47,9 @@ pub enum Stmt {
     Do(Box<Statement>),
     /// `ALTER TABLE …`, parsed by [`crate::alter::parse`] (sqlparser lacks many MySQL forms).
     AlterTable(crate::alter::AlterStmt),
+    /// `CREATE TABLE … PARTITION BY …`: sqlparser's statement for the part before the
+    /// partition clause, and the clause parsed by [`crate::partition`].
+    CreatePartitioned(Box<Statement>, Box<crate::partition::PartSpec>),
 }
 
 /// Where PREPARE takes its statement text from.
@@ -606,7 +609,52 @@ pub fn parse_with(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parsed>> {
             (Some(Token::Word(a)), Some(Token::Word(b)))
                 if a.keyword == Keyword::ALTER && b.keyword == Keyword::TABLE
         );
-        let stmt = if is_show {
+        // EXPLAIN PARTITIONS / EXPLAIN EXTENDED (MySQL 5.x spellings): plain EXPLAIN, which
+        // always shows the partitions column
+        let mut toks = toks;
+        let mut plain = plain;
+        let is_explain = matches!(plain.first(), Some(Token::Word(w)) if w.quote_style.is_none()
+            && matches!(w.value.to_ascii_uppercase().as_str(), "EXPLAIN" | "DESC" | "DESCRIBE"));
+        if is_explain {
+            if let Some(Token::Word(w)) = plain.get(1) {
+                if w.quote_style.is_none()
+                    && matches!(
+                        w.value.to_ascii_uppercase().as_str(),
+                        "PARTITIONS" | "EXTENDED"
+                    )
+                {
+                    let target = w.value.clone();
+                    if let Some(pos) = toks
+                        .iter()
+                        .position(|t| matches!(&t.token, Token::Word(x) if x.value == target))
+                    {
+                        toks.remove(pos);
+                    }
+                    plain.remove(1);
+                }
+            }
+        }
+        let is_create_table = {
+            let mut w = plain.iter().filter_map(|t| match t {
+                Token::Word(w) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
+                _ => None,
+            });
+            w.next().as_deref() == Some("CREATE")
+                && match w.next().as_deref() {
+                    Some("TABLE") => true,
+                    Some("TEMPORARY") => w.next().as_deref() == Some("TABLE"),
+                    _ => false,
+                }
+        };
+        let partitioned = if is_create_table {
+            crate::partition::split_create_table(&toks, &text)?
+        } else {
+            None
+        };
+        let stmt = if let Some((head, spec)) = partitioned {
+            let head_text: String = head.iter().map(|t| t.token.to_string()).collect();
+            Stmt::CreatePartitioned(Box::new(parse_tokens(head, &head_text)?), Box::new(spec))
+        } else if is_show {
             Stmt::Show(plain.into_iter().skip(1).collect())
         } else if is_do {
             // DO e1, e2 == SELECT e1, e2 with the rows discarded

@@ -223,7 +223,12 @@ fn bind_factor<E: KvEngine>(
     out: &mut Vec<JoinTable>,
 ) -> Result<()> {
     match factor {
-        ast::TableFactor::Table { name, alias, .. } => {
+        ast::TableFactor::Table {
+            name,
+            alias,
+            partitions,
+            ..
+        } => {
             let alias = alias.as_ref().map(|a| a.name.value.clone());
             // a CTE name (unqualified) shadows tables
             if name.0.len() == 1 {
@@ -257,6 +262,12 @@ fn bind_factor<E: KvEngine>(
                 push_source(scope, out, Source::Derived(Box::new(q)), tname, cols);
                 return Ok(());
             }
+            let t = if partitions.is_empty() {
+                t
+            } else {
+                let names: Vec<String> = partitions.iter().map(|p| p.value.clone()).collect();
+                Arc::new(crate::partition::select_partitions(&t, &names)?)
+            };
             let ts = table_scope(&t, alias.as_deref());
             let tname = ts.cols.first().map(|c| c.table.clone()).unwrap_or_default();
             check_unique_alias(scope, &tname)?;
@@ -1264,6 +1275,9 @@ pub fn fetch<E: KvEngine>(
             }
         }
         return Ok(out);
+    }
+    if crate::partition::is_partitioned(t) {
+        return crate::partition::fetch(s, t, filter, ctx, lock, order_hint, limit_hint);
     }
     let stats = s.inst.stats.get(t);
     let mut path = access::choose_with_stats(t, filter, stats.as_deref());
@@ -2689,6 +2703,9 @@ fn explain_block<E: KvEngine>(
                 }
                 row[7] = key_len.map(Value::Str).unwrap_or(Value::Null);
                 row[8] = key_ref.map(Value::Str).unwrap_or(Value::Null);
+                row[3] = crate::partition::explain_partitions(s, t, filter)
+                    .map(Value::Str)
+                    .unwrap_or(Value::Null);
                 out.push(row);
             }
             Source::Derived(q) => {

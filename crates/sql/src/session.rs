@@ -119,6 +119,8 @@ pub struct Instance<E: KvEngine> {
     pub disconnect: parking_lot::RwLock<Option<Box<dyn Fn(u32) + Send + Sync>>>,
     /// Index statistics from ANALYZE TABLE.
     pub stats: crate::stats::StatsCache,
+    /// Bound partitioning functions of partitioned tables.
+    pub partitions: crate::partition::RtCache,
 }
 
 impl<E: KvEngine> Instance<E> {
@@ -136,6 +138,7 @@ impl<E: KvEngine> Instance<E> {
             started: Instant::now(),
             disconnect: parking_lot::RwLock::new(None),
             stats: Default::default(),
+            partitions: Default::default(),
         })
     }
 
@@ -643,7 +646,7 @@ impl<E: KvEngine> Session<E> {
             Stmt::Ast(s) => classify(s),
             // EXECUTE runs a statement that may read or write tables
             Stmt::Execute { .. } => Class::Dml,
-            Stmt::AlterTable(_) => Class::Ddl,
+            Stmt::AlterTable(_) | Stmt::CreatePartitioned(..) => Class::Ddl,
             _ => Class::Other,
         };
         if class == Class::Ddl || class == Class::ImplicitCommit {
@@ -769,6 +772,14 @@ impl<E: KvEngine> Session<E> {
                 };
             }
             Stmt::AlterTable(a) => return crate::alter::execute(self, a),
+            Stmt::CreatePartitioned(stmt, spec) => {
+                return match stmt.as_ref() {
+                    Statement::CreateTable(ct) => {
+                        crate::ddl::create_table_with(self, ct, Some(spec))
+                    }
+                    _ => Err(Error::parse("PARTITION BY")),
+                }
+            }
             Stmt::Ast(s) => s,
         };
         match stmt {

@@ -140,7 +140,7 @@ fn parse_filter(t: &mut Toks<'_>) -> Result<Filter> {
 
 /// A text column of a SHOW result. Columns start NOT NULL; [`result`] clears the flag on
 /// columns whose rows contain NULL (the `mariadb` client pads nullable columns to 4 wide).
-fn str_meta(name: &str, len: u32) -> ColumnMeta {
+pub(crate) fn str_meta(name: &str, len: u32) -> ColumnMeta {
     let mut m = meta_for_type(name, &ExprType::Str { max_chars: len });
     m.flags |= common::types::column_flags::NOT_NULL;
     m
@@ -1300,6 +1300,7 @@ pub fn show_create_table(t: &TableDef, next_autoinc: Option<u64>) -> String {
     if !t.options.comment.is_empty() {
         out.push_str(&format!(" COMMENT={}", quote_str(&t.options.comment)));
     }
+    out.push_str(&crate::partition::show_create_clause(t));
     out
 }
 
@@ -1554,6 +1555,33 @@ fn is_columns(table: &str) -> Option<Vec<ColumnDef>> {
             vc("TABLE_NAME", 64),
             vc("REFERENCED_TABLE_NAME", 64),
         ],
+        "PARTITIONS" => vec![
+            vc("TABLE_CATALOG", 64),
+            vc("TABLE_SCHEMA", 64),
+            vc("TABLE_NAME", 64),
+            vc("PARTITION_NAME", 64),
+            vc("SUBPARTITION_NAME", 64),
+            bi("PARTITION_ORDINAL_POSITION"),
+            bi("SUBPARTITION_ORDINAL_POSITION"),
+            vc("PARTITION_METHOD", 13),
+            vc("SUBPARTITION_METHOD", 13),
+            lt("PARTITION_EXPRESSION"),
+            lt("SUBPARTITION_EXPRESSION"),
+            lt("PARTITION_DESCRIPTION"),
+            bi("TABLE_ROWS"),
+            bi("AVG_ROW_LENGTH"),
+            bi("DATA_LENGTH"),
+            bi("MAX_DATA_LENGTH"),
+            bi("INDEX_LENGTH"),
+            bi("DATA_FREE"),
+            dt("CREATE_TIME"),
+            dt("UPDATE_TIME"),
+            dt("CHECK_TIME"),
+            bi("CHECKSUM"),
+            vc("PARTITION_COMMENT", 2048),
+            vc("NODEGROUP", 256),
+            vc("TABLESPACE_NAME", 268),
+        ],
         "VIEWS" => vec![
             vc("TABLE_CATALOG", 64),
             vc("TABLE_SCHEMA", 64),
@@ -1603,6 +1631,7 @@ const IS_TABLES: &[&str] = &[
     "GLOBAL_STATUS",
     "GLOBAL_VARIABLES",
     "KEY_COLUMN_USAGE",
+    "PARTITIONS",
     "PLUGINS",
     "PROCESSLIST",
     "REFERENTIAL_CONSTRAINTS",
@@ -1654,6 +1683,9 @@ pub fn system_table<E: KvEngine>(
     }
     let columns = is_columns(&upper).ok_or_else(|| Error::no_such_table(db, name))?;
     Ok(Some(Arc::new(TableDef {
+        partitioning: None,
+        leaf: None,
+        part_select: None,
         id: 0,
         db: db.to_ascii_lowercase(),
         name: upper,
@@ -1728,6 +1760,13 @@ pub fn system_rows<E: KvEngine>(
                     Value::Null,
                     s("NO"),
                 ]);
+            }
+        }
+        "PARTITIONS" => {
+            for tb in all_tables(sess)? {
+                if tb.options.view.is_none() {
+                    rows.extend(crate::partition::info_schema_rows(sess, &tb)?);
+                }
             }
         }
         "VIEWS" => {
@@ -1814,7 +1853,11 @@ pub fn system_rows<E: KvEngine>(
                     Value::Null,
                     s(tb.options.collation.name()),
                     Value::Null,
-                    s(""),
+                    s(if tb.partitioning.is_some() {
+                        "partitioned"
+                    } else {
+                        ""
+                    }),
                     s(tb.options.comment.clone()),
                 ]);
             }

@@ -70,28 +70,35 @@ pub fn analyze<E: KvEngine>(s: &mut Session<E>, t: &TableDef) -> Result<()> {
     for (ino, idx) in t.indexes.iter().enumerate() {
         let ncols = idx.columns.len();
         let mut distinct = vec![0u64; ncols];
-        let mut prev: Option<Vec<Value>> = None;
         let mut n = 0u64;
+        // a partitioned table: each partition in turn (distinct counts add up)
+        let leaves = crate::partition::all_leaves(s, t)?;
         let txn = s.ensure_txn();
-        for r in txn.scan(t, ino, IndexRange::all(), false, LockMode::None)? {
-            let (_, row) = r?;
-            let key: Vec<Value> = idx.columns.iter().map(|c| row[c.col].clone()).collect();
-            // the first differing column: every prefix from there on is new
-            let first_diff = match &prev {
-                None => 0,
-                Some(p) => (0..ncols)
-                    .find(|&i| {
-                        let coll = t.columns[idx.columns[i].col].ty.collation();
-                        func::compare::compare(&p[i], &key[i], coll) != Some(Ordering::Equal)
-                            && !(p[i].is_null() && key[i].is_null())
-                    })
-                    .unwrap_or(ncols),
-            };
-            for d in distinct.iter_mut().skip(first_diff) {
-                *d += 1;
+        for leaf in &leaves {
+            let mut prev: Option<Vec<Value>> = None;
+            for r in txn.scan(leaf, ino, IndexRange::all(), false, LockMode::None)? {
+                let (_, row) = r?;
+                let key: Vec<Value> = idx.columns.iter().map(|c| row[c.col].clone()).collect();
+                // the first differing column: every prefix from there on is new
+                let first_diff = match &prev {
+                    None => 0,
+                    Some(p) => (0..ncols)
+                        .find(|&i| {
+                            let coll = t.columns[idx.columns[i].col].ty.collation();
+                            func::compare::compare(&p[i], &key[i], coll) != Some(Ordering::Equal)
+                                && !(p[i].is_null() && key[i].is_null())
+                        })
+                        .unwrap_or(ncols),
+                };
+                for d in distinct.iter_mut().skip(first_diff) {
+                    *d += 1;
+                }
+                prev = Some(key);
+                n += 1;
+                if n >= SAMPLE_LIMIT {
+                    break;
+                }
             }
-            prev = Some(key);
-            n += 1;
             if n >= SAMPLE_LIMIT {
                 break;
             }

@@ -156,6 +156,7 @@ pub static VARS: &[VarDef] = vars! {
     "sql_select_limit" Both Int "18446744073709551615";
     "sql_warnings" Both Bool "0";
     "storage_engine" Both Str "InnoDB";
+    "strata_crash_point" Session Str "";
     "system_time_zone" ReadOnly Str "UTC";
     "table_definition_cache" Global Int "2000";
     "table_open_cache" Global Int "4000";

@@ -249,6 +249,9 @@ pub fn create<E: KvEngine>(s: &mut Session<E>, cv: &ast::CreateView) -> Result<O
         None => {}
     }
     let def = TableDef {
+        partitioning: None,
+        leaf: None,
+        part_select: None,
         id: 0,
         db: db.clone(),
         name: name.clone(),

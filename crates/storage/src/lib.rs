@@ -282,12 +282,15 @@ impl<E: KvEngine> Storage<E> {
         let next = match *g {
             Some(n) => n,
             None => {
-                let id = t.indexes.first().map_or(0, |i| i.id);
-                let (lo, hi) = key::index_range(id);
-                match self.last_key(&lo, &hi, true)? {
-                    Some(k) => key::hidden_row_id(&k).map_or(1, |r| r.saturating_add(1)),
-                    None => 1,
+                // the largest row id of any leaf (a partitioned table's row ids are table-wide)
+                let mut next = 1;
+                for id in t.index_ids_all_leaves(0) {
+                    let (lo, hi) = key::index_range(id);
+                    if let Some(k) = self.last_key(&lo, &hi, true)? {
+                        next = next.max(key::hidden_row_id(&k).map_or(1, |r| r.saturating_add(1)));
+                    }
                 }
+                next
             }
         };
         *g = Some(next.saturating_add(1));
@@ -307,24 +310,29 @@ impl<E: KvEngine> Storage<E> {
         else {
             return Ok(start);
         };
-        let (lo, hi) = key::index_range(idx.id);
         // The largest value is last in ascending order, first for a DESC key part (NULLs are
-        // first in ascending order, last in DESC; skip them).
+        // first in ascending order, last in DESC; skip them). A partitioned table: the largest
+        // over all leaves.
         let desc = idx.columns[0].desc;
-        let mut it = self.engine.iter(Cf::Data, &lo, Some(&hi), !desc);
-        let mut max = None;
-        while it.valid() {
-            let vals = key::decode_index_key(t, no, it.key())?;
-            match vals.first() {
-                Some(Some(Value::Null)) | None => it.next(),
-                Some(Some(v)) => {
-                    max = codec_to_u64(v);
-                    break;
+        let mut max: Option<u64> = None;
+        for id in t.index_ids_all_leaves(no) {
+            let (lo, hi) = key::index_range(id);
+            let mut it = self.engine.iter(Cf::Data, &lo, Some(&hi), !desc);
+            while it.valid() {
+                let vals = key::decode_index_key(t, no, it.key())?;
+                match vals.first() {
+                    Some(Some(Value::Null)) | None => it.next(),
+                    Some(Some(v)) => {
+                        if let Some(m) = codec_to_u64(v) {
+                            max = Some(max.map_or(m, |x| x.max(m)));
+                        }
+                        break;
+                    }
+                    Some(None) => break,
                 }
-                Some(None) => break,
             }
+            it.status()?;
         }
-        it.status()?;
         Ok(match max {
             Some(m) => start.max(m.saturating_add(1)),
             None => start,
@@ -408,6 +416,19 @@ impl<E: KvEngine> Storage<E> {
     /// # Errors
     /// An engine I/O error while sampling.
     pub fn table_stats(&self, t: &TableDef) -> Result<(u64, u64, u64)> {
+        if let (Some(p), None) = (&t.partitioning, t.leaf) {
+            // a partitioned table: the sum over its leaves
+            let mut sum = (0, 0, 0);
+            for leaf in 0..p.leaf_count() {
+                let (r, d, i) = self.one_tree_stats(&t.leaf_def(leaf))?;
+                sum = (sum.0 + r, sum.1 + d, sum.2 + i);
+            }
+            return Ok(sum);
+        }
+        self.one_tree_stats(t)
+    }
+
+    fn one_tree_stats(&self, t: &TableDef) -> Result<(u64, u64, u64)> {
         let Some(pk) = t.indexes.first() else {
             return Ok((0, 0, 0));
         };

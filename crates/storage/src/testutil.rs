@@ -223,6 +223,9 @@ pub fn users<E: KvEngine>(st: &Storage<E>, db: &str, name: &str) -> Arc<TableDef
     let mut id = column("id", int_ty(), false);
     id.auto_increment = true;
     st.create_table(TableDef {
+        partitioning: None,
+        leaf: None,
+        part_select: None,
         id: 0,
         db: db.into(),
         name: name.into(),
@@ -1088,6 +1091,9 @@ pub fn autoinc_and_hidden_pk<E: KvEngine>(st: &Arc<Storage<E>>) {
     // Hidden primary key.
     let h = st
         .create_table(TableDef {
+            partitioning: None,
+            part_select: None,
+            leaf: None,
             id: 0,
             db: "d".into(),
             name: "nopk".into(),
@@ -1411,6 +1417,9 @@ pub fn lru_bound<E: KvEngine>(st: &Arc<Storage<E>>) {
     let n = 5000;
     for i in 0..n {
         st.create_table(TableDef {
+            part_select: None,
+            partitioning: None,
+            leaf: None,
             id: 0,
             db: "many".into(),
             name: format!("t{i}"),

@@ -108,6 +108,9 @@ mod tests {
 
     fn def(name: &str) -> Arc<TableDef> {
         Arc::new(TableDef {
+            partitioning: None,
+            leaf: None,
+            part_select: None,
             id: 1,
             db: "d".into(),
             name: name.into(),

@@ -270,11 +270,8 @@ impl<E: KvEngine> Storage<E> {
             keys::counter("next_table_id"),
             (tid + 1).to_be_bytes().to_vec(),
         );
-        let ids = self.alloc_index_ids(def.indexes.len(), &mut b)?;
         def.id = tid;
-        for (idx, id) in def.indexes.iter_mut().zip(ids) {
-            idx.id = id;
-        }
+        self.assign_all_ids(&mut def, &mut b)?;
         def.version = def.version.max(1);
         def.options.auto_increment = def.options.auto_increment.max(1);
         b.put(Cf::Dict, keys::table(&def.db, &def.name), ser(&def)?);
@@ -284,11 +281,34 @@ impl<E: KvEngine> Storage<E> {
         Ok(Arc::new(def))
     }
 
+    /// Gives every index of `def` fresh ids (of every leaf, when partitioned).
+    fn assign_all_ids(&self, def: &mut TableDef, b: &mut WriteBatch) -> Result<Vec<u32>> {
+        let n = def.indexes.len();
+        let mut all = Vec::new();
+        if let Some(p) = def.partitioning.as_mut() {
+            let p = Arc::make_mut(p);
+            let leaves = p.leaf_count();
+            let ids = self.alloc_index_ids(n * leaves, b)?;
+            for (slot, chunk) in p.leaf_ids_mut().into_iter().zip(ids.chunks(n.max(1))) {
+                *slot = chunk.to_vec();
+            }
+            all = ids;
+            def.sync_top_ids();
+        } else {
+            let ids = self.alloc_index_ids(n, b)?;
+            for (idx, id) in def.indexes.iter_mut().zip(&ids) {
+                idx.id = *id;
+            }
+            all.extend(ids);
+        }
+        Ok(all)
+    }
+
     fn drop_ops(&self, def: &TableDef, b: &mut WriteBatch, ids: &mut Vec<u32>) {
         b.delete(Cf::Dict, keys::table(&def.db, &def.name));
-        for idx in &def.indexes {
-            Self::drop_index_range(idx.id, b);
-            ids.push(idx.id);
+        for id in def.all_index_ids() {
+            Self::drop_index_range(id, b);
+            ids.push(id);
         }
     }
 
@@ -334,13 +354,11 @@ impl<E: KvEngine> Storage<E> {
             return Err(Error::no_such_table(db, name));
         };
         let mut b = WriteBatch::new();
-        let new_ids = self.alloc_index_ids(def.indexes.len(), &mut b)?;
-        let mut old = Vec::new();
-        for (idx, id) in def.indexes.iter_mut().zip(new_ids) {
-            old.push(idx.id);
-            Self::drop_index_range(idx.id, &mut b);
-            idx.id = id;
+        let old = def.all_index_ids();
+        for id in &old {
+            Self::drop_index_range(*id, &mut b);
         }
+        self.assign_all_ids(&mut def, &mut b)?;
         def.options.auto_increment = 1;
         b.put(Cf::Dict, keys::table(db, name), ser(&def)?);
         self.engine().write(&b, true)?;
@@ -451,6 +469,13 @@ impl<E: KvEngine> Storage<E> {
         }
         Self::check_def(&def)?;
         Self::check_row_compatible(&cur, &def)?;
+        if def.partitioning != cur.partitioning
+            || (cur.partitioning.is_some() && def.indexes.len() != cur.indexes.len())
+        {
+            return Err(Error::internal(
+                "in-place ALTER cannot change partitions or the indexes of a partitioned table",
+            ));
+        }
         let mut def = def;
         // New indexes: ids allocated and their markers persisted before any entry is written.
         let new_nos: Vec<usize> = (0..def.indexes.len())
@@ -683,6 +708,11 @@ impl<E: KvEngine> Storage<E> {
                 format!("Duplicate key name '{}'", index.name),
             ));
         }
+        if def.partitioning.is_some() {
+            return Err(Error::not_supported(
+                "adding an index to a partitioned table in place (rebuild the table)",
+            ));
+        }
         if index.kind == IndexKind::Primary {
             if def.hidden_pk {
                 return Err(Error::not_supported(
@@ -792,9 +822,9 @@ impl<E: KvEngine> Storage<E> {
                 format!("Can't DROP '{index_name}'; check that column/key exists"),
             ));
         };
-        if no == 0 {
+        if no == 0 || def.partitioning.is_some() {
             return Err(Error::not_supported(
-                "dropping the PRIMARY KEY in place (rebuild the table)",
+                "dropping this index in place (rebuild the table)",
             ));
         }
         let idx = def.indexes.remove(no);
@@ -806,5 +836,172 @@ impl<E: KvEngine> Storage<E> {
         self.cache().invalidate(db, name);
         self.schedule_drop(idx.id);
         Ok(Arc::new(def))
+    }
+
+    // ---- partition DDL ----
+
+    /// First phase of a partition change that writes new leaves (ADD/COALESCE PARTITION of
+    /// HASH/KEY, REORGANIZE, PARTITION BY, REMOVE PARTITIONING): gives every leaf of `def`
+    /// whose id list is empty (or, for an unpartitioned `def`, every index with id 0) fresh index
+    /// ids, and persists "drop ongoing" markers for them in the same synced batch. Until
+    /// [`Storage::publish_table_def`] runs, those ids hold nothing the dictionary refers to: a
+    /// crash leaves only marked ranges, which the next start deletes (the markers are the DDL
+    /// log of the statement). Returns the new ids.
+    ///
+    /// # Errors
+    /// I/O errors; ids exhausted.
+    pub fn prepare_new_ids(&self, def: &mut TableDef) -> Result<Vec<u32>> {
+        let _g = self.ddl_lock();
+        let n = def.indexes.len();
+        let mut b = WriteBatch::new();
+        let new_ids;
+        if let Some(p) = def.partitioning.as_mut() {
+            let p = Arc::make_mut(p);
+            let slots: Vec<&mut Vec<u32>> = p
+                .leaf_ids_mut()
+                .into_iter()
+                .filter(|ids| ids.is_empty())
+                .collect();
+            let ids = self.alloc_index_ids(n * slots.len(), &mut b)?;
+            for (slot, chunk) in slots.into_iter().zip(ids.chunks(n.max(1))) {
+                *slot = chunk.to_vec();
+            }
+            new_ids = ids;
+            def.sync_top_ids();
+        } else {
+            let nos: Vec<usize> = (0..n).filter(|&i| def.indexes[i].id == 0).collect();
+            let ids = self.alloc_index_ids(nos.len(), &mut b)?;
+            for (&no, &id) in nos.iter().zip(&ids) {
+                def.indexes[no].id = id;
+            }
+            new_ids = ids;
+        }
+        for id in &new_ids {
+            b.put(Cf::Dict, keys::drop_marker(*id), Vec::new());
+        }
+        self.engine().write(&b, true)?;
+        Ok(new_ids)
+    }
+
+    /// Abandons ids from [`Storage::prepare_new_ids`] after a failed copy: their ranges are
+    /// deleted and reclaimed in the background.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn abandon_new_ids(&self, ids: &[u32]) -> Result<()> {
+        let mut b = WriteBatch::new();
+        for id in ids {
+            let (lo, hi) = key::index_range(*id);
+            b.delete_range(Cf::Data, lo, hi);
+        }
+        self.engine().write(&b, true)?;
+        for id in ids {
+            self.schedule_drop(*id);
+        }
+        Ok(())
+    }
+
+    /// Second phase: publishes `def` for the table `def.db.def.name` in one synced, atomic
+    /// batch: the new definition (version incremented), the markers of `new_ids` removed (their
+    /// data is now referenced), and every index id of the current definition that `def` no
+    /// longer uses range-deleted (reclaimed in the background). Also used alone for partition
+    /// changes that move no rows (DROP / ADD of RANGE and LIST partitions, TRUNCATE PARTITION
+    /// with ids from [`Storage::prepare_new_ids`]).
+    ///
+    /// # Errors
+    /// 1146 missing table; 1412 when the definition changed since `base_version`.
+    pub fn publish_table_def(
+        &self,
+        base_version: u32,
+        def: TableDef,
+        new_ids: &[u32],
+    ) -> Result<Arc<TableDef>> {
+        let _g = self.ddl_lock();
+        let Some(cur) = self.load_table(&def.db, &def.name)? else {
+            return Err(Error::no_such_table(&def.db, &def.name));
+        };
+        if cur.id != def.id || cur.version != base_version {
+            return Err(table_def_changed());
+        }
+        let mut def = def;
+        def.leaf = None;
+        def.sync_top_ids();
+        Self::check_def(&def)?;
+        let kept: HashSet<u32> = def.all_index_ids().into_iter().collect();
+        let dropped: Vec<u32> = cur
+            .all_index_ids()
+            .into_iter()
+            .filter(|id| !kept.contains(id))
+            .collect();
+        def.version = cur.version + 1;
+        let mut b = WriteBatch::new();
+        b.put(Cf::Dict, keys::table(&def.db, &def.name), ser(&def)?);
+        for id in new_ids {
+            b.delete(Cf::Dict, keys::drop_marker(*id));
+        }
+        for id in &dropped {
+            Self::drop_index_range(*id, &mut b);
+        }
+        self.engine().write(&b, true)?;
+        self.cache().invalidate(&def.db, &def.name);
+        for id in dropped {
+            self.schedule_drop(id);
+        }
+        Ok(Arc::new(def))
+    }
+
+    /// `ALTER TABLE t EXCHANGE PARTITION p WITH TABLE u`: leaf `leaf` of `t` and the whole of
+    /// `u` swap their index ids (and so their rows) in one synced batch; both definitions get a
+    /// new version. The caller checks that the tables have the same structure and that `u`'s
+    /// rows belong in the partition.
+    ///
+    /// # Errors
+    /// 1146; 1412 when either definition changed since the given versions.
+    pub fn exchange_leaf(
+        &self,
+        t: (&str, &str, u32),
+        leaf: usize,
+        u: (&str, &str, u32),
+    ) -> Result<()> {
+        let _g = self.ddl_lock();
+        let Some(mut pt) = self.load_table(t.0, t.1)? else {
+            return Err(Error::no_such_table(t.0, t.1));
+        };
+        let Some(mut ut) = self.load_table(u.0, u.1)? else {
+            return Err(Error::no_such_table(u.0, u.1));
+        };
+        if pt.version != t.2 || ut.version != u.2 {
+            return Err(table_def_changed());
+        }
+        let Some(p) = pt.partitioning.as_mut() else {
+            return Err(Error::internal(
+                "EXCHANGE PARTITION on an unpartitioned table",
+            ));
+        };
+        let p = Arc::make_mut(p);
+        let mut slots = p.leaf_ids_mut();
+        let Some(slot) = slots.get_mut(leaf) else {
+            return Err(Error::internal("EXCHANGE PARTITION: bad leaf"));
+        };
+        if slot.len() != ut.indexes.len() {
+            return Err(Error::internal("EXCHANGE PARTITION: index lists differ"));
+        }
+        let leaf_ids = std::mem::take(*slot);
+        **slot = ut.indexes.iter().map(|i| i.id).collect();
+        for (idx, id) in ut.indexes.iter_mut().zip(leaf_ids) {
+            idx.id = id;
+        }
+        pt.sync_top_ids();
+        pt.version += 1;
+        ut.version += 1;
+        let mut b = WriteBatch::new();
+        b.put(Cf::Dict, keys::table(&pt.db, &pt.name), ser(&pt)?);
+        b.put(Cf::Dict, keys::table(&ut.db, &ut.name), ser(&ut)?);
+        self.engine().write(&b, true)?;
+        self.cache().invalidate(&pt.db, &pt.name);
+        self.cache().invalidate(&ut.db, &ut.name);
+        self.forget_runtime(pt.id);
+        self.forget_runtime(ut.id);
+        Ok(())
     }
 }

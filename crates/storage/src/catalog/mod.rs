@@ -8,6 +8,11 @@
 
 pub mod cache;
 pub mod ddl;
+pub mod partition;
+
+pub use partition::{
+    Leaf, PartFunc, PartMethod, PartValue, PartValues, PartitionDef, Partitioning, SubpartitionDef,
+};
 
 use common::{Collation, DataType};
 use serde::{Deserialize, Serialize};
@@ -169,6 +174,16 @@ pub struct TableDef {
     pub version: u32,
     /// Options.
     pub options: TableOptions,
+    /// PARTITION BY, for a partitioned table (see [`partition`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partitioning: Option<std::sync::Arc<Partitioning>>,
+    /// Set on a leaf view ([`TableDef::leaf_def`]): which leaf its index ids address.
+    #[serde(skip)]
+    pub leaf: Option<u32>,
+    /// A statement's explicit partition selection (`t PARTITION (p0, p1)`): the leaves it may
+    /// read and write. Never stored.
+    #[serde(skip)]
+    pub part_select: Option<std::sync::Arc<Vec<u32>>>,
 }
 
 /// Name of the hidden row-id index of tables without a primary key.
@@ -317,6 +332,9 @@ pub(crate) mod tests {
             hidden_pk: false,
             version: 0,
             options: TableOptions::default(),
+            partitioning: None,
+            leaf: None,
+            part_select: None,
         }
         .normalized();
         assert!(t.hidden_pk);

@@ -432,6 +432,9 @@ mod tests {
 
     fn table(cols: Vec<ColumnDef>) -> TableDef {
         TableDef {
+            partitioning: None,
+            leaf: None,
+            part_select: None,
             id: 1,
             db: "d".into(),
             name: "t".into(),

@@ -1273,7 +1273,7 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
     indexes.extend(secondaries);
     let hidden_pk = indexes.first().is_none_or(|i| i.kind != IndexKind::Primary);
     let def = TableDef {
-        partitioning: None,
+        partitioning: old.partitioning.clone(),
         leaf: None,
         part_select: None,
         id: old.id,
@@ -1640,10 +1640,13 @@ fn rebuild<E: KvEngine>(
             return Err(e);
         }
     };
+    crate::partition::crash_point(s, "partition_after_copy");
     if let Err(e) = st.replace_table(&old.db, &old.name, old.id, &tmp_name, &target.0, &target.1) {
         let _ = st.drop_table(&old.db, &tmp_name);
         return Err(e);
     }
+    s.inst.partitions.clear();
+    crate::partition::crash_point(s, "partition_after_publish");
     Ok(alter_ok(n, s.warnings.len()))
 }
 

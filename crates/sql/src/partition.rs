@@ -1625,7 +1625,15 @@ pub fn runtime<E: KvEngine>(s: &Session<E>, t: &TableDef) -> Result<Arc<PartRt>>
     };
     let cache = &s.inst.partitions;
     if let Some(rt) = cache.map.lock().get(&t.id) {
-        if fingerprint(&rt.def) == fingerprint(t) && rt.def.db == t.db && rt.def.name == t.name {
+        let same_parts = match (&rt.def.partitioning, &t.partitioning) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b) || a == b,
+            _ => false,
+        };
+        if same_parts
+            && fingerprint(&rt.def) == fingerprint(t)
+            && rt.def.db == t.db
+            && rt.def.name == t.name
+        {
             return Ok(rt.clone());
         }
     }

@@ -65,6 +65,27 @@ fn target_of(i: usize, jt: &JoinTable) -> Result<Target> {
 }
 
 /// The primary-key values of target `t` within a joined row (None when null-extended).
+/// Locks target `t`'s row of the joined `row` by primary key and reads its current version,
+/// in the partition the row was read from; returns the definition (leaf view) it lives in.
+fn lock_current<E: KvEngine>(
+    s: &mut Session<E>,
+    p: &Plan,
+    t: &Target,
+    row: &[Value],
+    pk: &[Value],
+    ctx: &mut EvalCtx<'_>,
+) -> Result<Option<(Arc<TableDef>, storage::Handle, Vec<Value>)>> {
+    let off = p.from[t.from_index].offset;
+    let read = &row[off..off + t.def.columns.len()];
+    let def = match crate::partition::leaf_for(s, &t.def, read, ctx)? {
+        Some(leaf) => leaf,
+        None => t.def.clone(),
+    };
+    Ok(s.ensure_txn()
+        .get_by_pk(&def, pk, LockMode::Exclusive)?
+        .map(|(h, old)| (def, h, old)))
+}
+
 fn pk_of(t: &Target, p: &Plan, row: &[Value]) -> Option<Vec<Value>> {
     let off = p.from[t.from_index].offset;
     let pk = &t.def.indexes[0];
@@ -154,18 +175,11 @@ pub fn update<E: KvEngine>(
                 if !done[ti].insert(pk_key(&pk)) {
                     continue;
                 }
-                let off = p.from[t.from_index].offset;
-                let read = &row[off..off + t.def.columns.len()];
-                let leaf = crate::partition::leaf_for(s, &t.def, read, ctx)?;
-                let Some((h, old)) = s.ensure_txn().get_by_pk(
-                    leaf.as_deref().unwrap_or(&t.def),
-                    &pk,
-                    LockMode::Exclusive,
-                )?
-                else {
+                let Some((_, h, old)) = lock_current(s, &p, t, row, &pk, ctx)? else {
                     continue;
                 };
                 matched += 1;
+                let off = p.from[t.from_index].offset;
                 let mut env = row.clone();
                 env[off..off + old.len()].clone_from_slice(&old);
                 let mut new = old.clone();
@@ -236,13 +250,8 @@ pub fn delete<E: KvEngine>(
                 if !done[ti].insert(pk_key(&pk)) {
                     continue;
                 }
-                let off = p.from[t.from_index].offset;
-                let read = &row[off..off + t.def.columns.len()];
-                let leaf = crate::partition::leaf_for(s, &t.def, read, ctx)?;
-                let def = leaf.as_deref().unwrap_or(&t.def);
-                let txn = s.ensure_txn();
-                if let Some((h, old)) = txn.get_by_pk(def, &pk, LockMode::Exclusive)? {
-                    txn.delete(def, &h, &old)?;
+                if let Some((def, h, old)) = lock_current(s, &p, t, row, &pk, ctx)? {
+                    s.ensure_txn().delete(&def, &h, &old)?;
                     n += 1;
                 }
             }

@@ -2791,20 +2791,35 @@ pub fn parse_alter_op(p: &mut Parser<'_>) -> std::result::Result<Option<PartOp>,
         _ => String::new(),
     };
     let (w0, w1) = (up(&t0), up(&t1));
+    let known = matches!(
+        (w0.as_str(), w1.as_str()),
+        ("PARTITION", "BY") | ("REMOVE", "PARTITIONING")
+    ) || (w1 == "PARTITION"
+        && matches!(
+            w0.as_str(),
+            "ADD"
+                | "DROP"
+                | "TRUNCATE"
+                | "COALESCE"
+                | "REORGANIZE"
+                | "EXCHANGE"
+                | "ANALYZE"
+                | "CHECK"
+                | "OPTIMIZE"
+                | "REBUILD"
+                | "REPAIR"
+                | "DISCARD"
+                | "IMPORT"
+        ));
+    if !known {
+        return Ok(None);
+    }
+    p.next_token();
+    p.next_token();
     let op = match (w0.as_str(), w1.as_str()) {
-        ("PARTITION", "BY") => {
-            p.next_token();
-            p.next_token();
-            PartOp::PartitionBy(Box::new(parse_partition_by(p)?))
-        }
-        ("REMOVE", "PARTITIONING") => {
-            p.next_token();
-            p.next_token();
-            PartOp::Remove
-        }
+        ("PARTITION", "BY") => PartOp::PartitionBy(Box::new(parse_partition_by(p)?)),
+        ("REMOVE", "PARTITIONING") => PartOp::Remove,
         ("ADD", "PARTITION") => {
-            p.next_token();
-            p.next_token();
             if eat_word(p, "PARTITIONS") {
                 PartOp::AddCount(parse_count(p)?)
             } else {
@@ -2812,24 +2827,10 @@ pub fn parse_alter_op(p: &mut Parser<'_>) -> std::result::Result<Option<PartOp>,
                 PartOp::Add(parse_part_defs(p)?)
             }
         }
-        ("DROP", "PARTITION") => {
-            p.next_token();
-            p.next_token();
-            PartOp::Drop(name_list(p)?)
-        }
-        ("TRUNCATE", "PARTITION") => {
-            p.next_token();
-            p.next_token();
-            PartOp::Truncate(name_list(p)?)
-        }
-        ("COALESCE", "PARTITION") => {
-            p.next_token();
-            p.next_token();
-            PartOp::Coalesce(parse_count(p)?)
-        }
+        ("DROP", "PARTITION") => PartOp::Drop(name_list(p)?),
+        ("TRUNCATE", "PARTITION") => PartOp::Truncate(name_list(p)?),
+        ("COALESCE", "PARTITION") => PartOp::Coalesce(parse_count(p)?),
         ("REORGANIZE", "PARTITION") => {
-            p.next_token();
-            p.next_token();
             if matches!(p.peek_token().token, Token::EOF | Token::SemiColon) {
                 PartOp::Reorganize(Vec::new(), Vec::new())
             } else {
@@ -2839,8 +2840,6 @@ pub fn parse_alter_op(p: &mut Parser<'_>) -> std::result::Result<Option<PartOp>,
             }
         }
         ("EXCHANGE", "PARTITION") => {
-            p.next_token();
-            p.next_token();
             let part = p.parse_identifier()?.value;
             expect_word(p, "WITH")?;
             expect_word(p, "TABLE")?;
@@ -2856,8 +2855,6 @@ pub fn parse_alter_op(p: &mut Parser<'_>) -> std::result::Result<Option<PartOp>,
             PartOp::Exchange(part, t, validate)
         }
         ("ANALYZE" | "CHECK" | "OPTIMIZE" | "REBUILD" | "REPAIR", "PARTITION") => {
-            p.next_token();
-            p.next_token();
             PartOp::Maintenance(w0.to_ascii_lowercase(), name_list(p)?)
         }
         ("DISCARD" | "IMPORT", "PARTITION") => {

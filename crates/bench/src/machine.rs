@@ -1,0 +1,124 @@
+//! Facts about this machine and its processes, read from `/proc`: CPUs, memory, load, a
+//! process's resident set size, and the disk usage of a directory tree.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+/// The value of a `Key: value kB` line of a `/proc` status-style text, in bytes.
+pub fn parse_kb_field(text: &str, key: &str) -> Option<u64> {
+    text.lines().find_map(|l| {
+        let rest = l.strip_prefix(key)?.strip_prefix(':')?;
+        let mut it = rest.split_whitespace();
+        let n: u64 = it.next()?.parse().ok()?;
+        match it.next() {
+            Some("kB") | Some("KB") => Some(n * 1024),
+            None => Some(n),
+            Some(_) => None,
+        }
+    })
+}
+
+/// Resident set size of a process (`VmRSS` in `/proc/<pid>/status`), in bytes.
+pub fn rss_bytes(pid: u32) -> Option<u64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    parse_kb_field(&s, "VmRSS")
+}
+
+/// Bytes allocated on disk for every file under `path` (like `du -s`); 0 when unreadable.
+pub fn dir_size(path: &Path) -> u64 {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return 0;
+    };
+    let mut total = meta.blocks() * 512;
+    if meta.is_dir() {
+        if let Ok(entries) = std::fs::read_dir(path) {
+            for e in entries.flatten() {
+                total += dir_size(&e.path());
+            }
+        }
+    }
+    total
+}
+
+/// Number of CPUs available to this process.
+pub fn cpus() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
+/// Total memory in bytes (`MemTotal` of `/proc/meminfo`).
+pub fn mem_total() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/meminfo").ok()?;
+    parse_kb_field(&s, "MemTotal")
+}
+
+/// The first `model name` of `/proc/cpuinfo`.
+pub fn cpu_model() -> Option<String> {
+    let s = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    s.lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim().to_string())
+}
+
+/// The 1/5/15-minute load averages as printed in `/proc/loadavg`.
+pub fn load_average() -> Option<String> {
+    let s = std::fs::read_to_string("/proc/loadavg").ok()?;
+    Some(s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+}
+
+/// Kernel release.
+pub fn kernel() -> Option<String> {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .ok()
+        .map(|s| s.trim().to_string())
+}
+
+/// One line describing the machine: CPUs, model, memory, kernel.
+pub fn describe() -> String {
+    let mut parts = vec![format!("{} CPUs", cpus())];
+    if let Some(m) = cpu_model() {
+        parts.push(m);
+    }
+    if let Some(b) = mem_total() {
+        parts.push(format!("{:.1} GiB RAM", b as f64 / (1u64 << 30) as f64));
+    }
+    if let Some(k) = kernel() {
+        parts.push(format!("Linux {k}"));
+    }
+    parts.join(", ")
+}
+
+/// Bytes as MiB.
+pub fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1u64 << 20) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kb_fields() {
+        let status = "Name:\tmariadbd\nVmPeak:\t  123 kB\nVmRSS:\t   2048 kB\nThreads: 7\n";
+        assert_eq!(parse_kb_field(status, "VmRSS"), Some(2048 * 1024));
+        assert_eq!(parse_kb_field(status, "Threads"), Some(7));
+        assert_eq!(parse_kb_field(status, "VmSwap"), None);
+        assert_eq!(
+            parse_kb_field("MemTotal:       24681234 kB\n", "MemTotal"),
+            Some(24681234 * 1024)
+        );
+    }
+
+    #[test]
+    fn own_process_and_dir_size() {
+        assert!(rss_bytes(std::process::id()).unwrap() > 0);
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        std::fs::write(dir.path().join("sub/f"), vec![1u8; 100_000]).unwrap();
+        assert!(dir_size(dir.path()) >= 100_000);
+        assert_eq!(dir_size(&dir.path().join("missing")), 0);
+        assert!(describe().contains("CPUs"));
+    }
+}

@@ -1,0 +1,367 @@
+//! `strata-bench`: benchmark MySQL-protocol servers and write markdown + PNG reports.
+//!
+//! ```text
+//! strata-bench run <workload>... [--host H] [--port P] [--user U] [--password X]
+//!                  [--server-pid PID] [--datadir DIR] [--label NAME] [workload options]
+//! strata-bench compare <workload>... [--engines innodb,myrocks,strata] [--strata-bin PATH]
+//!                  [--cache-mb 256] [--base-port P] [workload options]
+//! ```
+//!
+//! Workloads: iibench, uuid, cache, droptable, manytables, mvcc, sysbench, all.
+//! Reports go to `--out` (default `docs/benchmarks/`): `<date>-<workloads>.md`, its charts in
+//! `<date>-<workloads>/`, and a line in the directory's `README.md` index.
+//! Exit status 1 when a workload failed on some server (the report is written anyway).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Args, Parser, Subcommand};
+use mysql::prelude::Queryable;
+
+use bench::client::Target;
+use bench::machine;
+use bench::report::{self, Column, Report, Section};
+use bench::servers::{self, Engine, Instance, Setup};
+use bench::workloads::{self, Ctx, Params, Unit};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "strata-bench",
+    version,
+    about = "Benchmark MySQL-protocol servers (Strata, MariaDB InnoDB/MyRocks) and write markdown + PNG reports"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Run workloads against one running server.
+    Run(RunArgs),
+    /// Start MariaDB/InnoDB, MariaDB/MyRocks and Strata privately and run the workloads on each.
+    Compare(CompareArgs),
+}
+
+#[derive(Args, Debug)]
+struct Output {
+    /// Output directory for the report, its charts and the README index.
+    #[arg(long, default_value = "docs/benchmarks")]
+    out: PathBuf,
+    /// A remark printed at the top of the report (e.g. "smoke run on a busy machine").
+    #[arg(long)]
+    note: Option<String>,
+}
+
+#[derive(Args, Debug)]
+struct RunArgs {
+    /// Workloads: iibench, uuid, cache, droptable, manytables, mvcc, sysbench, all.
+    #[arg(required = true)]
+    workloads: Vec<String>,
+    /// Server host.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// Server port.
+    #[arg(long, default_value_t = 3306)]
+    port: u16,
+    /// User.
+    #[arg(long, default_value = "root")]
+    user: String,
+    /// Password.
+    #[arg(long, default_value = "")]
+    password: String,
+    /// The server's process id (this machine only): enables RSS figures.
+    #[arg(long)]
+    server_pid: Option<u32>,
+    /// The server's data directory (this machine only): enables size-on-disk figures
+    /// (otherwise information_schema sizes are used).
+    #[arg(long)]
+    datadir: Option<PathBuf>,
+    /// Column label [default: Strata/MariaDB/MySQL from the server version].
+    #[arg(long)]
+    label: Option<String>,
+    #[command(flatten)]
+    output: Output,
+    #[command(flatten)]
+    params: Params,
+}
+
+#[derive(Args, Debug)]
+struct CompareArgs {
+    /// Workloads: iibench, uuid, cache, droptable, manytables, mvcc, sysbench, all.
+    #[arg(required = true)]
+    workloads: Vec<String>,
+    /// Servers to start, in column order (the first InnoDB is the ratio baseline).
+    #[arg(long, value_delimiter = ',', default_values_t = ["innodb".to_string(), "myrocks".to_string(), "strata".to_string()])]
+    engines: Vec<String>,
+    /// The strata binary [default: $CARGO_TARGET_DIR/release/strata, else
+    /// ~/.cache/strata-target/release/strata].
+    #[arg(long)]
+    strata_bin: Option<PathBuf>,
+    /// First port to try for the instances [default: ports chosen by the OS].
+    #[arg(long)]
+    base_port: Option<u16>,
+    /// Do not install missing Debian packages.
+    #[arg(long)]
+    no_install: bool,
+    /// Keep the instances' data directories (under /tmp/bench-*).
+    #[arg(long)]
+    keep_datadirs: bool,
+    #[command(flatten)]
+    output: Output,
+    #[command(flatten)]
+    params: Params,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let r = match cli.cmd {
+        Cmd::Run(a) => run(a),
+        Cmd::Compare(a) => compare(a),
+    };
+    match r {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("strata-bench: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn names(units: &[Box<dyn Unit>]) -> Vec<&'static str> {
+    let mut n: Vec<&'static str> = Vec::new();
+    for u in units {
+        if !n.contains(&u.workload()) {
+            n.push(u.workload());
+        }
+    }
+    n
+}
+
+fn setup_rows(p: &Params, extra: Vec<(String, String)>) -> Vec<(String, String)> {
+    let mut rows = vec![
+        (
+            "date".to_string(),
+            chrono::Local::now().format("%Y-%m-%d %H:%M %Z").to_string(),
+        ),
+        ("machine".into(), machine::describe()),
+        (
+            "load average at start".into(),
+            machine::load_average().unwrap_or_default(),
+        ),
+        ("cache budget".into(), format!("{} MiB", p.cache_mb)),
+    ];
+    rows.extend(extra);
+    rows.push((
+        "command".into(),
+        format!("`{}`", std::env::args().collect::<Vec<_>>().join(" ")),
+    ));
+    rows.push((
+        "tool".into(),
+        format!("strata-bench {}", env!("CARGO_PKG_VERSION")),
+    ));
+    rows
+}
+
+fn label_for(version: &str) -> &'static str {
+    if version.contains("Strata") {
+        "Strata"
+    } else if version.contains("MariaDB") {
+        "MariaDB"
+    } else {
+        "MySQL"
+    }
+}
+
+fn run(a: RunArgs) -> Result<bool> {
+    let units = workloads::units(&a.workloads, &a.params)?;
+    let target = Target {
+        host: a.host.clone(),
+        port: a.port,
+        user: a.user.clone(),
+        password: a.password.clone(),
+        server_pid: a.server_pid,
+        datadir: a.datadir.clone(),
+    };
+    let version: String = target
+        .connect(None)?
+        .query_first("SELECT VERSION()")?
+        .unwrap_or_default();
+    let label = a
+        .label
+        .clone()
+        .unwrap_or_else(|| label_for(&version).to_string());
+    let mut sections = Vec::new();
+    let mut ok = true;
+    for u in &units {
+        eprintln!("== {} on {label}", u.title());
+        let ctx = Ctx {
+            target: &target,
+            params: &a.params,
+            label: &label,
+            cleanup: true,
+        };
+        let r = u.run(&ctx).map_err(|e| format!("{e:#}"));
+        if let Err(e) = &r {
+            eprintln!("[{label}] {} failed: {e}", u.title());
+            ok = false;
+        }
+        sections.push(Section {
+            title: u.title(),
+            params: u.params(),
+            charts: u.charts(),
+            results: vec![r],
+            notes: u.notes(),
+        });
+    }
+    let wl = names(&units).join(", ");
+    let report = Report {
+        title: format!("strata-bench run: {wl} on {label}"),
+        note: a.output.note.clone(),
+        setup: setup_rows(&a.params, vec![]),
+        columns: vec![Column {
+            label: label.clone(),
+            version,
+            config: format!("{}:{}", a.host, a.port),
+        }],
+        baseline: None,
+        sections,
+    };
+    let date = chrono::Local::now().format("%Y-%m-%d");
+    let stem = report::unique_stem(
+        &a.output.out,
+        &format!("{date}-run-{}", names(&units).join("-")),
+    );
+    let summary = format!("run on {label}: {wl}, cache {} MiB", a.params.cache_mb);
+    let path = report::write_report(&report, &a.output.out, &stem, &summary)?;
+    println!("{}", path.display());
+    Ok(ok)
+}
+
+fn compare(a: CompareArgs) -> Result<bool> {
+    let units = workloads::units(&a.workloads, &a.params)?;
+    let engines: Vec<Engine> = a
+        .engines
+        .iter()
+        .map(|e| Engine::parse(e))
+        .collect::<Result<_>>()?;
+    if engines.is_empty() {
+        anyhow::bail!("no engines given");
+    }
+    servers::install_signal_handler();
+    if !a.no_install {
+        servers::ensure_packages(&engines, units.iter().any(|u| u.workload() == "sysbench"))?;
+    }
+    let strata_bin = a
+        .strata_bin
+        .clone()
+        .unwrap_or_else(servers::default_strata_bin);
+    let setup = Setup::new(
+        &engines,
+        a.params.cache_bytes(),
+        strata_bin.clone(),
+        a.base_port,
+        a.keep_datadirs,
+    )?;
+    let mut columns: Vec<Column> = engines
+        .iter()
+        .map(|e| Column {
+            label: e.label().to_string(),
+            version: String::new(),
+            config: String::new(),
+        })
+        .collect();
+    let mut sections: Vec<Section> = Vec::new();
+    let mut ok = true;
+    for u in &units {
+        let mut results = Vec::new();
+        for (i, e) in engines.iter().enumerate() {
+            eprintln!("== {} on {}", u.title(), e.label());
+            let r = match Instance::start(*e, &setup) {
+                Err(err) => Err(format!("could not start the server: {err:#}")),
+                Ok(mut inst) => {
+                    if columns[i].version.is_empty() {
+                        columns[i].version = inst.version.clone();
+                        columns[i].config = inst.config.clone();
+                    }
+                    let target = inst.target();
+                    let ctx = Ctx {
+                        target: &target,
+                        params: &a.params,
+                        label: e.label(),
+                        cleanup: false,
+                    };
+                    let r = u.run(&ctx).map_err(|err| format!("{err:#}"));
+                    inst.stop();
+                    r
+                }
+            };
+            if let Err(err) = &r {
+                eprintln!("[{}] {} failed: {err}", e.label(), u.title());
+                ok = false;
+            }
+            results.push(r);
+        }
+        sections.push(Section {
+            title: u.title(),
+            params: u.params(),
+            charts: u.charts(),
+            results,
+            notes: u.notes(),
+        });
+    }
+    setup.finish();
+    let labels: Vec<&str> = engines.iter().map(|e| e.label()).collect();
+    let wl = names(&units).join(", ");
+    let extra = vec![
+        (
+            "memory budget".to_string(),
+            format!(
+                "{} MiB each: InnoDB innodb_buffer_pool_size = MyRocks rocksdb_block_cache_size \
+                 = Strata --block-cache-size (the MyRocks instance keeps a 16 MiB InnoDB buffer \
+                 pool for system tables)",
+                a.params.cache_mb
+            ),
+        ),
+        (
+            "durability".into(),
+            "sync on commit: innodb_flush_log_at_trx_commit = 1, rocksdb_flush_log_at_trx_commit \
+             = 1, Strata --innodb-flush-log-at-trx-commit 1; binary log off"
+                .into(),
+        ),
+        (
+            "procedure".into(),
+            "each section runs on a fresh instance of each server (new data directory under \
+             /tmp), one server at a time; the instance is stopped afterwards"
+                .into(),
+        ),
+        ("strata binary".into(), strata_bin.display().to_string()),
+    ];
+    let baseline = engines.iter().position(|e| *e == Engine::InnoDb);
+    let report = Report {
+        title: format!("strata-bench compare: {wl}"),
+        note: a.output.note.clone(),
+        setup: setup_rows(&a.params, extra),
+        columns,
+        baseline,
+        sections,
+    };
+    let date = chrono::Local::now().format("%Y-%m-%d");
+    let stem = report::unique_stem(
+        &a.output.out,
+        &format!("{date}-{}", names(&units).join("-")),
+    );
+    let mut summary = format!(
+        "compare {}: {wl}, cache {} MiB",
+        labels.join(" / "),
+        a.params.cache_mb
+    );
+    if let Some(n) = &a.output.note {
+        summary.push_str(&format!(" ({n})"));
+    }
+    let path = report::write_report(&report, &a.output.out, &stem, &summary)?;
+    println!("{}", path.display());
+    Ok(ok)
+}

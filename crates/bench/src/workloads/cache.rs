@@ -1,0 +1,199 @@
+//! cache (reference notes §10 row 3): an sbtest-like table much larger than the cache, then
+//! repeated random point lookups over hot sets of growing size; lookups/s per hot-set size
+//! shows how many distinct hot rows the server keeps in memory.
+
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use anyhow::Result;
+use mysql::prelude::Queryable;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use super::{load_sbtest, mib_str, Ctx, Params, Unit, SBTEST_ROW_BYTES};
+use crate::chart::ChartSpec;
+use crate::client::{self, fresh_database};
+use crate::gen;
+use crate::report::{Better, Outcome};
+
+const DB: &str = "bench_cache";
+const CHART: &str = "cache-lookups";
+
+/// The cache workload.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    /// Table rows.
+    pub rows: u64,
+    /// Hot-set sizes.
+    pub hot_sets: Vec<u64>,
+    /// Timed lookups per hot set.
+    pub lookups: u64,
+    /// Lookup clients.
+    pub clients: usize,
+    /// Cache budget (for the parameters).
+    pub cache_bytes: u64,
+    /// Seed.
+    pub seed: u64,
+}
+
+impl Cache {
+    /// From the parameters.
+    pub fn new(p: &Params) -> Cache {
+        Cache {
+            rows: p
+                .cache_rows
+                .unwrap_or_else(|| (50 * p.cache_bytes()).div_ceil(SBTEST_ROW_BYTES)),
+            hot_sets: p.hot_sets.clone(),
+            lookups: p.lookups.max(1),
+            clients: p.cache_clients.max(1),
+            cache_bytes: p.cache_bytes(),
+            seed: p.seed,
+        }
+    }
+}
+
+/// The largest hot set whose rate is at least half the rate of the smallest hot set: the hot
+/// rows that are still served from memory. `points` are (hot-set size, lookups/s) ascending.
+pub fn largest_in_memory(points: &[(f64, f64)]) -> f64 {
+    let Some(&(_, base)) = points.first() else {
+        return f64::NAN;
+    };
+    points
+        .iter()
+        .take_while(|(_, r)| *r >= base / 2.0)
+        .last()
+        .map_or(f64::NAN, |p| p.0)
+}
+
+impl Unit for Cache {
+    fn workload(&self) -> &'static str {
+        "cache"
+    }
+
+    fn title(&self) -> String {
+        "cache: point lookups over hot sets of growing size".into()
+    }
+
+    fn params(&self) -> Vec<(String, String)> {
+        let sets: Vec<String> = self.hot_sets.iter().map(u64::to_string).collect();
+        vec![
+            ("table rows".into(), self.rows.to_string()),
+            (
+                "≈ table size (224 B/row)".into(),
+                mib_str(self.rows * SBTEST_ROW_BYTES),
+            ),
+            ("cache".into(), mib_str(self.cache_bytes)),
+            ("hot sets".into(), sets.join(", ")),
+            ("timed lookups per hot set".into(), self.lookups.to_string()),
+            ("clients".into(), self.clients.to_string()),
+        ]
+    }
+
+    fn charts(&self) -> Vec<ChartSpec> {
+        vec![ChartSpec::new(
+            CHART,
+            "cache: point lookups/s vs hot-set size",
+            "distinct hot rows (log scale)",
+            "lookups per second",
+        )
+        .log_x()]
+    }
+
+    fn notes(&self) -> Vec<String> {
+        vec![
+            "Each hot set is read once (up to the timed lookup count) before the timed \
+             lookups `SELECT c FROM sbtest1 WHERE id = ?` (prepared), picked uniformly from the set. \
+             RocksDB-based engines read their files through the OS page cache (buffered I/O) while \
+             InnoDB uses O_DIRECT, so on a machine with spare RAM a cache miss costs them less \
+             than a real disk read."
+                .into(),
+        ]
+    }
+
+    fn run(&self, ctx: &Ctx) -> Result<Outcome> {
+        let mut conn = ctx.target.connect(None)?;
+        fresh_database(&mut conn, DB)?;
+        conn.query_drop(format!("USE {DB}"))?;
+        let before = ctx.disk_now();
+        let load = load_sbtest(ctx, DB, "sbtest1", self.rows)?;
+        let mut out = Outcome::default();
+        out.fig(
+            "load rate",
+            "rows/s",
+            self.rows as f64 / load.as_secs_f64(),
+            Better::Higher,
+        );
+        ctx.size_figures(&mut out, &mut conn, DB, before, self.rows)?;
+        let mut points = Vec::new();
+        for &h in &self.hot_sets {
+            let ids = gen::hot_set(self.seed.wrapping_add(h), h as usize, self.rows);
+            let stop = AtomicBool::new(false);
+            let warm = (ids.len() as u64).min(self.lookups) as usize;
+            let pb = ctx.bar(warm as u64 + self.lookups, &format!("cache hot set {h}"));
+            // Warm-up: read the hot rows once, split across the clients.
+            client::run_clients(ctx.target, Some(DB), self.clients, &stop, |i, c| {
+                let stmt = c.prep("SELECT c FROM sbtest1 WHERE id = ?")?;
+                for id in ids[..warm].iter().skip(i).step_by(self.clients) {
+                    let _: Option<String> = c.exec_first(&stmt, (id,))?;
+                    pb.inc(1);
+                }
+                Ok(())
+            })?;
+            let per_client = self.lookups.div_ceil(self.clients as u64);
+            let t = Instant::now();
+            let counts = client::run_clients(ctx.target, Some(DB), self.clients, &stop, |i, c| {
+                let stmt = c.prep("SELECT c FROM sbtest1 WHERE id = ?")?;
+                let mut rng = StdRng::seed_from_u64(self.seed ^ (h << 8) ^ i as u64);
+                for n in 0..per_client {
+                    let id = ids[rng.gen_range(0..ids.len())];
+                    let _: Option<String> = c.exec_first(&stmt, (id,))?;
+                    if n % 64 == 63 {
+                        pb.inc(64);
+                    }
+                }
+                Ok(per_client)
+            })?;
+            let secs = t.elapsed().as_secs_f64();
+            pb.finish_and_clear();
+            let rate = counts.iter().sum::<u64>() as f64 / secs;
+            ctx.say(&format!("cache: hot set {h}: {rate:.0} lookups/s"));
+            out.fig(
+                format!("lookups/s, hot set {h}"),
+                "1/s",
+                rate,
+                Better::Higher,
+            );
+            points.push((ids.len() as f64, rate));
+        }
+        out.fig(
+            "largest hot set at ≥ 50 % of the smallest set's rate",
+            "rows",
+            largest_in_memory(&points),
+            Better::Higher,
+        );
+        out.line(CHART, "", points);
+        if ctx.cleanup {
+            conn.query_drop(format!("DROP DATABASE {DB}"))?;
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_memory_knee() {
+        let pts = [
+            (100.0, 4000.0),
+            (200.0, 3900.0),
+            (6400.0, 3700.0),
+            (12800.0, 259.0),
+            (25600.0, 2100.0),
+        ];
+        assert_eq!(largest_in_memory(&pts), 6400.0);
+        assert_eq!(largest_in_memory(&pts[..1]), 100.0);
+        assert!(largest_in_memory(&[]).is_nan());
+    }
+}

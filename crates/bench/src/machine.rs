@@ -1,7 +1,6 @@
 //! Facts about this machine and its processes, read from `/proc`: CPUs, memory, load, a
 //! process's resident set size, and the disk usage of a directory tree.
 
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 /// The value of a `Key: value kB` line of a `/proc` status-style text, in bytes.
@@ -24,20 +23,19 @@ pub fn rss_bytes(pid: u32) -> Option<u64> {
     parse_kb_field(&s, "VmRSS")
 }
 
-/// Bytes allocated on disk for every file under `path` (like `du -s`); 0 when unreadable.
+/// The apparent size of every file under `path` (like `du -s --apparent-size`; space that
+/// RocksDB preallocates for its log with `fallocate` is not counted until written); 0 when
+/// unreadable.
 pub fn dir_size(path: &Path) -> u64 {
     let Ok(meta) = std::fs::symlink_metadata(path) else {
         return 0;
     };
-    let mut total = meta.blocks() * 512;
-    if meta.is_dir() {
-        if let Ok(entries) = std::fs::read_dir(path) {
-            for e in entries.flatten() {
-                total += dir_size(&e.path());
-            }
-        }
+    if !meta.is_dir() {
+        return meta.len();
     }
-    total
+    std::fs::read_dir(path)
+        .map(|entries| entries.flatten().map(|e| dir_size(&e.path())).sum())
+        .unwrap_or(0)
 }
 
 /// Number of CPUs available to this process.

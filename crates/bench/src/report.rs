@@ -156,7 +156,7 @@ pub fn fmt_num(v: f64) -> String {
             out.insert(0, '-');
         }
         out
-    } else if a >= 100.0 {
+    } else if a >= 100.0 || (v.fract() == 0.0 && a > 0.0) {
         format!("{v:.0}")
     } else if a >= 10.0 {
         format!("{v:.1}")
@@ -242,7 +242,12 @@ impl Section {
                     let v = value(i, name);
                     row.push(fmt_num(v));
                     if let Some(b) = baseline.filter(|&b| b != i) {
-                        row.push(fmt_ratio(v, value(b, name)));
+                        // Counts and descriptive values get no ratio.
+                        row.push(if *better == Better::Neither {
+                            String::new()
+                        } else {
+                            fmt_ratio(v, value(b, name))
+                        });
                     }
                 }
                 row
@@ -330,13 +335,20 @@ impl Report {
                 }
             }
             let mut notes: Vec<String> = s.notes.clone();
-            for (i, r) in s.results.iter().enumerate() {
-                let Ok(o) = r else { continue };
+            let ok: Vec<(usize, &Outcome)> = s
+                .results
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| r.as_ref().ok().map(|o| (i, o)))
+                .collect();
+            for &(i, o) in &ok {
                 for n in &o.notes {
-                    let n = if self.columns.len() > 1 {
-                        format!("{}: {}", self.columns[i].label, n)
-                    } else {
+                    // A remark every server made is printed once, without a server label.
+                    let everywhere = ok.iter().all(|(_, p)| p.notes.contains(n));
+                    let n = if everywhere || self.columns.len() == 1 {
                         n.clone()
+                    } else {
+                        format!("{}: {}", self.columns[i].label, n)
                     };
                     if !notes.contains(&n) {
                         notes.push(n);
@@ -441,6 +453,7 @@ mod tests {
         assert_eq!(fmt_num(123.4), "123");
         assert_eq!(fmt_num(12.34), "12.3");
         assert_eq!(fmt_num(1.234), "1.23");
+        assert_eq!(fmt_num(4.0), "4");
         assert_eq!(fmt_num(0.0), "0");
         assert_eq!(fmt_num(0.01234), "0.0123");
         assert_eq!(fmt_num(0.5), "0.500");
@@ -465,6 +478,7 @@ mod tests {
         o.fig("insert rate", "rows/s", rate, Better::Higher);
         o.fig("size", "MiB", 10.0, Better::Lower);
         o.line("rate", "", vec![(1.0, rate)]);
+        o.fig("rows", "", 5.0, Better::Neither);
         o.notes.push("same note".into());
         o
     }
@@ -499,10 +513,7 @@ mod tests {
             lines[2],
             "| insert rate | rows/s | higher | 100 | – | – | 350 | 3.50× |"
         );
-        assert_eq!(
-            lines[3],
-            "| size | MiB | lower | 10.0 | – | – | 10.0 | 1.00× |"
-        );
+        assert_eq!(lines[3], "| size | MiB | lower | 10 | – | – | 10 | 1.00× |");
         let chart = s.chart_lines(&columns(), "rate");
         assert_eq!(chart.len(), 2);
         assert_eq!(chart[1].0, "Strata");
@@ -511,6 +522,8 @@ mod tests {
     #[test]
     fn report_markdown_has_sections_errors_and_charts() {
         let spec = ChartSpec::new("rate", "Insert rate", "rows", "rows/s");
+        let mut strata = outcome(2.0);
+        strata.notes.push("only here".into());
         let r = Report {
             title: "bench".into(),
             note: Some("smoke run".into()),
@@ -521,7 +534,7 @@ mod tests {
                 title: "iibench".into(),
                 params: vec![("clients".into(), "5".into())],
                 charts: vec![spec],
-                results: vec![Ok(outcome(1.0)), Err("boom".into()), Ok(outcome(2.0))],
+                results: vec![Ok(outcome(1.0)), Err("boom".into()), Ok(strata)],
                 notes: vec!["general".into()],
             }],
         };
@@ -530,7 +543,10 @@ mod tests {
         assert!(md.contains("## iibench\n\nParameters: clients = 5.\n"));
         assert!(md.contains("**MyRocks: failed:** boom"));
         assert!(md.contains("![Insert rate](img/rate.png)"));
-        assert!(md.contains("- general\n- InnoDB: same note\n- Strata: same note\n"));
+        assert!(
+            md.contains("- general\n- same note\n- Strata: only here\n"),
+            "{md}"
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -49,6 +49,10 @@ impl Engine {
 /// Processes and directories to clean up on Ctrl-C: (pid or 0, directory).
 static RUNNING: Mutex<Vec<(u32, PathBuf)>> = Mutex::new(Vec::new());
 
+/// Set (before the registry is emptied) when a signal asked us to stop: no new instance may
+/// be registered afterwards.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
 fn registry() -> std::sync::MutexGuard<'static, Vec<(u32, PathBuf)>> {
     RUNNING.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -75,6 +79,7 @@ pub fn cleanup_all() {
 /// Installs a Ctrl-C (and SIGTERM) handler that stops the instances and exits.
 pub fn install_signal_handler() {
     let _ = ctrlc::set_handler(|| {
+        INTERRUPTED.store(true, Ordering::SeqCst);
         eprintln!("strata-bench: interrupted; stopping the servers");
         cleanup_all();
         std::process::exit(130);
@@ -392,14 +397,29 @@ impl Instance {
             .create(true)
             .append(true)
             .open(&log)?;
-        let child = Command::new(&program)
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            bail!("interrupted");
+        }
+        let mut child = Command::new(&program)
             .args(&args)
             .stdin(Stdio::null())
             .stdout(logf.try_clone()?)
             .stderr(logf)
             .spawn()
             .with_context(|| format!("starting {}", program.display()))?;
-        registry().push((child.id(), dir.clone()));
+        {
+            // Checked under the registry lock: the signal handler sets the flag before it
+            // empties the registry, so a child is either registered and killed by the handler,
+            // or killed here.
+            let mut reg = registry();
+            if INTERRUPTED.load(Ordering::SeqCst) {
+                drop(reg);
+                let _ = child.kill();
+                let _ = child.wait();
+                bail!("interrupted");
+            }
+            reg.push((child.id(), dir.clone()));
+        }
         let mut inst = Instance {
             engine,
             port,

@@ -58,9 +58,7 @@ pub fn fmt_axis(v: f64) -> String {
     } else {
         (v, "")
     };
-    let s = if scaled.fract().abs() < 1e-9 {
-        format!("{scaled:.0}")
-    } else if scaled.abs() >= 100.0 {
+    let s = if scaled.fract().abs() < 1e-9 || scaled.abs() >= 100.0 {
         format!("{scaled:.0}")
     } else if scaled.abs() >= 10.0 {
         format!("{scaled:.1}")

@@ -156,13 +156,29 @@ fn setup_rows(p: &Params, extra: Vec<(String, String)>) -> Vec<(String, String)>
     rows.extend(extra);
     rows.push((
         "command".into(),
-        format!("`{}`", std::env::args().collect::<Vec<_>>().join(" ")),
+        format!(
+            "`{}`",
+            std::env::args()
+                .map(|a| shell_quote(&a))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
     ));
     rows.push((
         "tool".into(),
         format!("strata-bench {}", env!("CARGO_PKG_VERSION")),
     ));
     rows
+}
+
+/// Quotes a command-line argument for display when it holds anything but plain characters.
+fn shell_quote(a: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./=,:@%+".contains(c);
+    if !a.is_empty() && a.chars().all(plain) {
+        a.to_string()
+    } else {
+        format!("'{}'", a.replace('\'', "'\\''"))
+    }
 }
 
 fn label_for(version: &str) -> &'static str {

@@ -199,8 +199,13 @@ impl Ctx<'_> {
         self.target.disk_bytes()
     }
 
-    /// Adds the "size on disk" figures: the data directory's growth since `before` when the
-    /// data directory is known, otherwise the server's INFORMATION_SCHEMA sizes of `db`.
+    /// Adds the "size on disk" figures for database `db` loaded with `rows` rows.
+    ///
+    /// With the data directory known: InnoDB's file-per-table `.ibd` files of `db` when there
+    /// are any (so that ibdata1 or undo growth does not count), otherwise the growth of the
+    /// whole data directory since `before` (the RocksDB engines keep every table in shared SST
+    /// files plus the write-ahead log); the data directory growth is reported too. Without it:
+    /// the server's INFORMATION_SCHEMA sizes.
     pub fn size_figures(
         &self,
         out: &mut Outcome,
@@ -209,23 +214,32 @@ impl Ctx<'_> {
         before: Option<u64>,
         rows: u64,
     ) -> Result<f64> {
-        let bytes = match (before, self.disk_now()) {
-            (Some(b), Some(a)) => {
-                out.notes.push(
-                    "size on disk = growth of the data directory during the load (all files: \
-                     data, indexes, logs), measured right after the load"
-                        .into(),
-                );
-                a.saturating_sub(b) as f64
-            }
-            _ => {
-                out.notes.push(
-                    "size = DATA_LENGTH + INDEX_LENGTH from information_schema.TABLES (the \
-                     data directory is not known: pass --datadir)"
-                        .into(),
-                );
-                client::schema_size(conn, db)?.map_or(f64::NAN, |b| b as f64)
-            }
+        let dir = self.target.datadir.as_ref();
+        let growth = match (before, self.disk_now()) {
+            (Some(b), Some(a)) => Some(a.saturating_sub(b) as f64),
+            _ => None,
+        };
+        let ibd = dir.map(|d| ibd_bytes(&d.join(db))).filter(|&b| b > 0);
+        let bytes = if let Some(ibd) = ibd {
+            out.notes.push(format!(
+                "size on disk = the .ibd files of {db} (file per table); the data directory \
+                 growth also counts ibdata1, undo and log files"
+            ));
+            ibd as f64
+        } else if let Some(g) = growth {
+            out.notes.push(
+                "size on disk = growth of the data directory during the load (all files: \
+                 SST files and the write-ahead log), measured right after the load"
+                    .into(),
+            );
+            g
+        } else {
+            out.notes.push(
+                "size = DATA_LENGTH + INDEX_LENGTH from information_schema.TABLES (the \
+                 data directory is not known: pass --datadir)"
+                    .into(),
+            );
+            client::schema_size(conn, db)?.map_or(f64::NAN, |b| b as f64)
         };
         out.fig(
             "size on disk",
@@ -242,8 +256,31 @@ impl Ctx<'_> {
             bytes / self.params.cache_bytes() as f64,
             Better::Neither,
         );
+        if let Some(g) = growth {
+            out.fig(
+                "data directory growth",
+                "MiB",
+                g / (1u64 << 20) as f64,
+                Better::Lower,
+            );
+        }
         Ok(bytes)
     }
+}
+
+/// Total size of the `*.ibd` files directly in `dir` (InnoDB's file-per-table tablespaces of
+/// one database); 0 when there are none.
+pub fn ibd_bytes(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "ibd"))
+                .filter_map(|e| e.metadata().ok())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
 }
 
 /// One workload variant on one server.
@@ -432,6 +469,16 @@ mod tests {
         assert_eq!(p.hot_sets, vec![10, 20]);
         assert!(!p.mvcc_snapshot);
         assert_eq!(units(&["iibench".into()], &p).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn ibd_files_only() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(ibd_bytes(dir.path()), 0);
+        std::fs::write(dir.path().join("t.ibd"), vec![0u8; 1000]).unwrap();
+        std::fs::write(dir.path().join("t.frm"), vec![0u8; 500]).unwrap();
+        assert_eq!(ibd_bytes(dir.path()), 1000);
+        assert_eq!(ibd_bytes(&dir.path().join("missing")), 0);
     }
 
     #[test]

@@ -120,18 +120,51 @@ pub fn line_chart(
         }
     }
     let y1 = if y1 > 0.0 { y1 * 1.1 } else { 1.0 };
+    let legend = legend_corner(lines, spec.log_x, (x0, x1), y1);
     let root = BitMapBackend::new(path, (960, 540)).into_drawing_area();
     let err = |e: &dyn std::fmt::Display| -> anyhow::Error {
         anyhow::Error::msg(format!("drawing {}: {e}", path.display()))
     };
     root.fill(&WHITE).map_err(|e| err(&e))?;
     if spec.log_x {
-        draw(&root, spec, lines, (x0..x1).log_scale(), y1).map_err(|e| err(&e))?;
+        draw(&root, spec, lines, (x0..x1).log_scale(), y1, legend).map_err(|e| err(&e))?;
     } else {
-        draw(&root, spec, lines, x0..x1, y1).map_err(|e| err(&e))?;
+        draw(&root, spec, lines, x0..x1, y1, legend).map_err(|e| err(&e))?;
     }
     root.present().map_err(|e| err(&e))?;
     Ok(())
+}
+
+/// The upper corner (left or right) with fewer points under where the legend box goes.
+fn legend_corner(
+    lines: &[(String, Vec<(f64, f64)>)],
+    log_x: bool,
+    (x0, x1): (f64, f64),
+    y1: f64,
+) -> SeriesLabelPosition {
+    let pos = |x: f64| {
+        if log_x {
+            (x.ln() - x0.ln()) / (x1.ln() - x0.ln())
+        } else {
+            (x - x0) / (x1 - x0)
+        }
+    };
+    let (mut left, mut right) = (0, 0);
+    for &(x, y) in lines.iter().flat_map(|(_, p)| p.iter()) {
+        if y < 0.65 * y1 {
+            continue;
+        }
+        match pos(x) {
+            f if f <= 0.35 => left += 1,
+            f if f >= 0.65 => right += 1,
+            _ => {}
+        }
+    }
+    if right > left {
+        SeriesLabelPosition::UpperLeft
+    } else {
+        SeriesLabelPosition::UpperRight
+    }
 }
 
 fn draw<X>(
@@ -140,6 +173,7 @@ fn draw<X>(
     lines: &[(String, Vec<(f64, f64)>)],
     x: X,
     y1: f64,
+    legend: SeriesLabelPosition,
 ) -> std::result::Result<(), String>
 where
     X: AsRangedCoord<Value = f64>,
@@ -186,7 +220,7 @@ where
         .label_font(("sans-serif", 15))
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK.mix(0.5))
-        .position(SeriesLabelPosition::UpperRight)
+        .position(legend)
         .draw()
         .map_err(|e| e.to_string())?;
     Ok(())
@@ -204,6 +238,16 @@ mod tests {
         assert_eq!(fmt_axis(25_000.0), "25k");
         assert_eq!(fmt_axis(2_000_000.0), "2M");
         assert_eq!(fmt_axis(0.25), "0.25");
+    }
+
+    #[test]
+    fn legend_avoids_the_lines() {
+        let rising = vec![("a".to_string(), vec![(0.0, 0.0), (10.0, 10.0)])];
+        let r = legend_corner(&rising, false, (0.0, 10.0), 11.0);
+        assert!(matches!(r, SeriesLabelPosition::UpperLeft));
+        let falling = vec![("a".to_string(), vec![(0.0, 10.0), (10.0, 0.0)])];
+        let f = legend_corner(&falling, false, (0.0, 10.0), 11.0);
+        assert!(matches!(f, SeriesLabelPosition::UpperRight));
     }
 
     #[test]

@@ -266,6 +266,9 @@ fn compare(a: CompareArgs) -> Result<bool> {
     if engines.is_empty() {
         anyhow::bail!("no engines given");
     }
+    if engines.contains(&Engine::InnoDb) && a.params.cache_mb < 6 {
+        anyhow::bail!("--cache-mb must be at least 6: InnoDB refuses a smaller buffer pool");
+    }
     servers::install_signal_handler();
     if !a.no_install {
         servers::ensure_packages(&engines, units.iter().any(|u| u.workload() == "sysbench"))?;

@@ -5,6 +5,8 @@
 //! returns, decodes commands, calls the session, and encodes the answers. The backend never sees
 //! packets.
 
+use std::time::Duration;
+
 use common::{ColumnMeta, Value};
 
 /// Who is connected: handed to [`Backend::open_session`] after authentication.
@@ -94,6 +96,58 @@ pub struct PreparedInfo {
     pub columns: Vec<ColumnMeta>,
 }
 
+/// A session's socket timeouts (`wait_timeout`, `net_read_timeout`, `net_write_timeout`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// How long the connection may stay idle between commands before the server closes it.
+    pub wait: Duration,
+    /// How long reading the rest of a command from the client may take.
+    pub net_read: Duration,
+    /// How long writing a response to the client may block.
+    pub net_write: Duration,
+}
+
+impl Default for Timeouts {
+    /// MySQL's defaults: 28800 s, 30 s, 60 s.
+    fn default() -> Self {
+        Timeouts {
+            wait: Duration::from_secs(28800),
+            net_read: Duration::from_secs(30),
+            net_write: Duration::from_secs(60),
+        }
+    }
+}
+
+/// Server-wide settings the listener and the thread pool re-read while running (global system
+/// variables that `SET GLOBAL` may change).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tuning {
+    /// `connect_timeout`: how long the handshake and authentication may take.
+    pub connect_timeout: Duration,
+    /// `thread_pool_stall_limit` (10 ms units, as a duration): a statement running this long
+    /// no longer counts as active in its thread group.
+    pub stall_limit: Duration,
+    /// `thread_pool_prio_kickup_timer`: a low-priority statement queued this long moves to the
+    /// high-priority queue.
+    pub prio_kickup: Duration,
+    /// `thread_pool_oversubscribe`: statements a group may run at once beyond the first.
+    pub oversubscribe: usize,
+    /// `thread_pool_max_unused_threads`: idle threads kept per group (0 = no limit).
+    pub max_unused_threads: usize,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Tuning {
+            connect_timeout: Duration::from_secs(10),
+            stall_limit: Duration::from_millis(60),
+            prio_kickup: Duration::from_millis(1000),
+            oversubscribe: 3,
+            max_unused_threads: 0,
+        }
+    }
+}
+
 /// The server behind the protocol: accounts, sessions and server-wide answers.
 pub trait Backend: Send + Sync + 'static {
     /// The per-connection session type.
@@ -106,6 +160,17 @@ pub trait Backend: Send + Sync + 'static {
     fn statistics(&self) -> String;
     /// Called when a connection ends (for counters / processlist).
     fn connection_closed(&self, conn_id: u32);
+    /// True if `user` connecting from `host` may use the extra connection beyond
+    /// `max_connections` (MySQL: SUPER or CONNECTION_ADMIN). Default: nobody.
+    fn is_admin(&self, _user: &str, _host: &str) -> bool {
+        false
+    }
+    /// Called when a connection ends before a session opened (Aborted_connects).
+    fn connect_failed(&self) {}
+    /// The current server-wide settings (re-read periodically and at each connect).
+    fn tuning(&self) -> Tuning {
+        Tuning::default()
+    }
 }
 
 /// One authenticated connection's state and command execution.
@@ -135,6 +200,15 @@ pub trait Session: Send {
     fn max_allowed_packet(&self) -> usize;
     /// COM_PROCESS_KILL
     fn kill(&mut self, conn_id: u32) -> common::Result<()>;
+    /// True if the connection's statements always go to the thread pool's high-priority queue
+    /// (`thread_pool_high_priority_connection`). Default: no.
+    fn high_priority(&self) -> bool {
+        false
+    }
+    /// The session's socket timeouts. Default: MySQL's defaults.
+    fn timeouts(&self) -> Timeouts {
+        Timeouts::default()
+    }
 
     /// COM_QUERY with the raw bytes the client sent. The default decodes them as UTF-8 (invalid
     /// sequences replaced) and calls [`Session::query`]; a session that handles `_binary` literals

@@ -3,11 +3,15 @@
 //!
 //! [`Connection::handle_command`] handles exactly one command packet and buffers its responses;
 //! [`Connection::run`] is the blocking loop (read a packet, handle it, flush) used with one OS
-//! thread per connection. A thread pool can drive `handle_command` itself instead.
+//! thread per connection. The thread pool ([`crate::pool`]) drives the same steps itself:
+//! [`Connection::send_greeting`], [`Connection::finish_handshake`] once the client answered,
+//! then [`Connection::read_command`] + [`Connection::handle_command`] each time the socket is
+//! readable.
 
 use std::collections::HashMap;
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream};
+use std::os::fd::AsFd;
 use std::os::unix::net::UnixStream;
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,7 +21,7 @@ use common::{ColumnMeta, Error, ErrorCode};
 
 use crate::auth::{self, AuthCache, RsaKeys};
 use crate::backend::{
-    status, AuthPlugin, Backend, ClientInfo, OkInfo, QueryResult, ResultSet, Session,
+    status, AuthPlugin, Backend, ClientInfo, OkInfo, QueryResult, ResultSet, Session, Timeouts,
 };
 use crate::binary::{binary_row, decode_execute, ParamType};
 use crate::handshake::{self, caps, HandshakeResponse};
@@ -71,20 +75,49 @@ const ER_STMT_HAS_NO_OPEN_CURSOR: ErrorCode = ErrorCode {
     name: "ER_STMT_HAS_NO_OPEN_CURSOR",
 };
 
-/// How long a client may take to complete the handshake (MySQL's connect_timeout default).
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-
 /// A byte stream a connection runs on: TCP, unix socket, or (in tests) anything else.
 pub trait Transport: Read + Write + Send {
     /// Sets (or clears) the read timeout.
     fn set_timeout(&self, t: Option<Duration>) -> io::Result<()>;
+    /// Sets (or clears) the write timeout.
+    fn set_write_timeout(&self, _t: Option<Duration>) -> io::Result<()> {
+        Ok(())
+    }
+    /// Waits until the stream is readable (data, EOF or an error pending) or `timeout` passes;
+    /// returns false on timeout. The default says "readable" at once.
+    fn wait_readable(&self, _timeout: Option<Duration>) -> io::Result<bool> {
+        Ok(true)
+    }
     /// Closes both directions (wakes a blocked reader).
     fn close(&self);
+}
+
+/// `poll(2)` for readability of one descriptor.
+pub(crate) fn poll_readable(fd: &impl AsFd, timeout: Option<Duration>) -> io::Result<bool> {
+    use rustix::event::{poll, PollFd, PollFlags, Timespec};
+    let ts = match timeout {
+        Some(d) => Some(Timespec::try_from(d).map_err(|_| io::ErrorKind::InvalidInput)?),
+        None => None,
+    };
+    loop {
+        let mut fds = [PollFd::new(fd, PollFlags::IN)];
+        match poll(&mut fds, ts.as_ref()) {
+            Ok(n) => return Ok(n > 0),
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
 }
 
 impl Transport for TcpStream {
     fn set_timeout(&self, t: Option<Duration>) -> io::Result<()> {
         self.set_read_timeout(t)
+    }
+    fn set_write_timeout(&self, t: Option<Duration>) -> io::Result<()> {
+        TcpStream::set_write_timeout(self, t)
+    }
+    fn wait_readable(&self, timeout: Option<Duration>) -> io::Result<bool> {
+        poll_readable(self, timeout)
     }
     fn close(&self) {
         let _ = self.shutdown(Shutdown::Both);
@@ -94,6 +127,12 @@ impl Transport for TcpStream {
 impl Transport for UnixStream {
     fn set_timeout(&self, t: Option<Duration>) -> io::Result<()> {
         self.set_read_timeout(t)
+    }
+    fn set_write_timeout(&self, t: Option<Duration>) -> io::Result<()> {
+        UnixStream::set_write_timeout(self, t)
+    }
+    fn wait_readable(&self, timeout: Option<Duration>) -> io::Result<bool> {
+        poll_readable(self, timeout)
     }
     fn close(&self) {
         let _ = self.shutdown(Shutdown::Both);
@@ -151,6 +190,10 @@ pub struct Connection<B: Backend, S: Transport> {
     session: Option<B::Session>,
     stmts: HashMap<u32, Stmt>,
     multi_statements: bool,
+    /// Admitted over max_connections: only an administrator may log in.
+    admin_only: bool,
+    /// The socket timeouts last applied (re-applied when the session's variables change).
+    applied: Option<Timeouts>,
 }
 
 impl<B: Backend, S: Transport> Connection<B, S> {
@@ -175,7 +218,63 @@ impl<B: Backend, S: Transport> Connection<B, S> {
             session: None,
             stmts: HashMap::new(),
             multi_statements: false,
+            admin_only: false,
+            applied: None,
         }
+    }
+
+    /// Admits this connection over `max_connections`: authentication succeeds only for an
+    /// account the backend calls an administrator ([`Backend::is_admin`]); others get 1040.
+    pub fn set_admin_only(&mut self) {
+        self.admin_only = true;
+    }
+
+    /// True once authentication succeeded and a session is open.
+    pub fn has_session(&self) -> bool {
+        self.session.is_some()
+    }
+
+    /// The statement scheduling priority of the connection's next command: high inside a
+    /// transaction or when the session asks for it (`thread_pool_high_priority_connection`).
+    pub fn high_priority(&self) -> bool {
+        match &self.session {
+            Some(s) => s.status_flags() & status::IN_TRANS != 0 || s.high_priority(),
+            None => false,
+        }
+    }
+
+    /// The session's idle timeout (`wait_timeout`, or `interactive_timeout` for interactive
+    /// clients as the session set it up).
+    pub fn idle_timeout(&self) -> Duration {
+        match &self.session {
+            Some(s) => s.timeouts().wait,
+            None => Timeouts::default().wait,
+        }
+    }
+
+    /// Applies the session's net_read_timeout / net_write_timeout to the socket if they changed.
+    pub fn apply_timeouts(&mut self) -> Timeouts {
+        let t = match &self.session {
+            Some(s) => s.timeouts(),
+            None => Timeouts::default(),
+        };
+        if self.applied != Some(t) {
+            let st = self.io.stream();
+            let _ = st.set_timeout(Some(t.net_read.max(Duration::from_secs(1))));
+            let _ = st.set_write_timeout(Some(t.net_write.max(Duration::from_secs(1))));
+            self.applied = Some(t);
+        }
+        t
+    }
+
+    /// Sends ER_CLIENT_INTERACTION_TIMEOUT (4031) before the server closes an idle connection.
+    pub fn send_idle_timeout(&mut self) {
+        self.io.set_seq(0);
+        let _ = self.io.write_packet(&err_packet(
+            codes::ER_CLIENT_INTERACTION_TIMEOUT,
+            "The client was disconnected by the server because of inactivity. See wait_timeout and interactive_timeout for configuring this behavior.",
+        ));
+        let _ = self.io.flush();
     }
 
     /// The connection id.
@@ -188,17 +287,34 @@ impl<B: Backend, S: Transport> Connection<B, S> {
         self.io.stream()
     }
 
-    /// Handshake, then commands until the client quits or the connection fails.
+    /// Handshake, then commands until the client quits, stays idle longer than its
+    /// `wait_timeout`, or the connection fails.
     pub fn run(mut self) {
         match self.handshake() {
             Ok(true) => {}
-            Ok(false) => return,
+            Ok(false) => {
+                self.backend.connect_failed();
+                return;
+            }
             Err(e) => {
                 tracing::debug!(conn = self.conn_id, "handshake failed: {e}");
+                self.backend.connect_failed();
                 return;
             }
         }
-        while let Some(payload) = self.read_command() {
+        loop {
+            let t = self.apply_timeouts();
+            match self.io.stream().wait_readable(Some(t.wait)) {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.send_idle_timeout();
+                    break;
+                }
+                Err(_) => break,
+            }
+            let Some(payload) = self.read_command() else {
+                break;
+            };
             let flow = self.handle_command(&payload);
             let flushed = self.flush();
             match (flow, flushed) {
@@ -267,7 +383,16 @@ impl<B: Backend, S: Transport> Connection<B, S> {
     /// Sends the handshake, authenticates the client and opens its session. `Ok(false)` means
     /// the client was refused (the error was sent).
     pub fn handshake(&mut self) -> io::Result<bool> {
-        let _ = self.io.stream().set_timeout(Some(CONNECT_TIMEOUT));
+        self.send_greeting()?;
+        self.finish_handshake()
+    }
+
+    /// Sends the Initial Handshake packet (the first step of [`Connection::handshake`]); the
+    /// socket's timeouts become `connect_timeout` until the session opens.
+    pub fn send_greeting(&mut self) -> io::Result<()> {
+        let connect_timeout = self.backend.tuning().connect_timeout.max(Duration::from_secs(1));
+        let _ = self.io.stream().set_timeout(Some(connect_timeout));
+        let _ = self.io.stream().set_write_timeout(Some(connect_timeout));
         let hs = handshake::initial_handshake(
             &self.shared.server_version,
             self.conn_id,
@@ -277,7 +402,12 @@ impl<B: Backend, S: Transport> Connection<B, S> {
         );
         self.io.set_seq(0);
         self.io.write_packet(&hs)?;
-        self.io.flush()?;
+        self.io.flush()
+    }
+
+    /// Reads the client's HandshakeResponse (after [`Connection::send_greeting`]), authenticates
+    /// it and opens the session. `Ok(false)` means the client was refused (the error was sent).
+    pub fn finish_handshake(&mut self) -> io::Result<bool> {
         let payload = match self
             .io
             .read_packet(self.shared.max_allowed_packet.max(4096))
@@ -306,10 +436,17 @@ impl<B: Backend, S: Transport> Connection<B, S> {
         };
         self.caps = resp.capabilities & caps::SERVER;
         let ok = match self.authenticate(&resp, false)? {
+            AuthOutcome::Ok if self.admin_only && !self.backend.is_admin(&resp.user, &self.host) => {
+                self.send_error(codes::ER_CON_COUNT_ERROR, "Too many connections")?;
+                false
+            }
             AuthOutcome::Ok => self.open_session(&resp)?,
             AuthOutcome::Denied => false,
         };
-        let _ = self.io.stream().set_timeout(None);
+        if ok {
+            self.applied = None;
+            self.apply_timeouts();
+        }
         Ok(ok)
     }
 
@@ -357,8 +494,10 @@ impl<B: Backend, S: Transport> Connection<B, S> {
         Ok(AuthOutcome::Denied)
     }
 
-    /// Reads one packet during authentication (the client's next auth message).
+    /// Reads one packet during authentication (the client's next auth message): a wait for the
+    /// client, reported to the thread pool.
     fn read_auth_packet(&mut self) -> io::Result<Option<Vec<u8>>> {
+        let _net = common::wait::guard(common::wait::WaitType::Net);
         match self
             .io
             .read_packet(self.shared.max_allowed_packet.max(4096))

@@ -10,8 +10,11 @@
 //! * [`response`] and [`binary`]: OK/ERR/EOF, column definitions, text and binary rows,
 //!   COM_STMT_EXECUTE parameter decoding.
 //! * [`conn`]: one connection — handshake, authentication, the command dispatcher.
-//! * [`listener`]: TCP and unix-socket listeners, one OS thread per connection, connection ids,
-//!   `max_connections`.
+//! * [`listener`]: TCP and unix-socket listeners (`back_log`), connection ids, `max_connections`
+//!   plus one administrator connection, and the choice of [`ThreadHandling`].
+//! * [`pool`]: the thread pool — thread groups with an epoll listener each, high/low priority
+//!   queues, kick-ups, stall detection, wait callbacks (`common::wait`); its INFORMATION_SCHEMA
+//!   snapshots.
 //!
 //! TLS, compression, cursors and LOAD DATA LOCAL are not supported (and not advertised).
 //!
@@ -20,11 +23,10 @@
 //! let cfg = protocol::ListenerConfig {
 //!     bind_address: "127.0.0.1".into(),
 //!     port: 3306,
-//!     socket: None,
 //!     max_connections: 151,
-//!     server_version: "8.0.36-Strata".into(),
 //!     key_dir: "/var/lib/strata".into(),
-//!     max_allowed_packet: 64 << 20,
+//!     thread_handling: protocol::ThreadHandling::PoolOfThreads,
+//!     ..Default::default()
 //! };
 //! let server = protocol::start(cfg, backend)?;
 //! server.wait();
@@ -38,8 +40,13 @@ pub mod conn;
 pub mod handshake;
 pub mod listener;
 pub mod packet;
+pub mod pool;
 pub mod response;
 
 pub use auth::hash_password;
 pub use backend::*;
-pub use listener::{start, ConnectionRegistry, ListenerConfig, ServerHandle};
+pub use listener::{
+    raise_fd_limit, start, ConnectionCounters, ConnectionRegistry, ListenerConfig, ServerHandle,
+    ThreadHandling, DEFAULT_BACK_LOG,
+};
+pub use pool::{GroupSnapshot, GroupStats, PoolConfig, PoolSnapshot, ThreadSnapshot};

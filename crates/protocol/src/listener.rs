@@ -1,17 +1,21 @@
-//! Listening sockets: binds TCP (and optionally a unix socket), accepts connections in background
-//! threads and runs each connection on its own OS thread.
+//! Listening sockets: binds TCP (and optionally a unix socket) with the configured `back_log`,
+//! accepts connections in background threads and hands each to the thread pool
+//! ([`ThreadHandling::PoolOfThreads`], the default) or to its own OS thread.
 //!
 //! [`start`] binds everything before returning, so a caller can report "address in use" as one
-//! clean error; accepting happens afterwards in background threads that do nothing but accept
-//! and hand off. Connections beyond `max_connections` get ERR 1040 instead of the handshake.
+//! clean error; accepting happens afterwards in background threads that do nothing but accept,
+//! admit and hand off (no handshake, no waiting). `max_connections` connections are admitted,
+//! plus one more that only an administrator may use; beyond that a connection gets ERR 1040 at
+//! once instead of the handshake.
 
 use std::collections::HashMap;
-use std::io;
+use std::io::{self, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpListener, TcpStream};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -20,6 +24,37 @@ use parking_lot::{Condvar, Mutex};
 use crate::auth::{AuthCache, RsaKeys};
 use crate::backend::Backend;
 use crate::conn::{send_pre_handshake_error, Connection, Shared, Transport};
+use crate::pool::{Pool, PoolConfig, PoolSnapshot};
+
+/// How connections are mapped to threads (`thread_handling`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ThreadHandling {
+    /// `pool-of-threads`: thread groups, statements queued by priority, idle connections
+    /// watched by one poller per group (see [`crate::pool`]).
+    #[default]
+    PoolOfThreads,
+    /// `one-thread-per-connection`: every connection gets its own OS thread.
+    OneThreadPerConnection,
+}
+
+impl ThreadHandling {
+    /// The system variable value.
+    pub fn name(self) -> &'static str {
+        match self {
+            ThreadHandling::PoolOfThreads => "pool-of-threads",
+            ThreadHandling::OneThreadPerConnection => "one-thread-per-connection",
+        }
+    }
+
+    /// Parses a `thread_handling` value (`-` or `_`, any case).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().replace('_', "-").as_str() {
+            "pool-of-threads" => Some(ThreadHandling::PoolOfThreads),
+            "one-thread-per-connection" => Some(ThreadHandling::OneThreadPerConnection),
+            _ => None,
+        }
+    }
+}
 
 /// Where and how to listen.
 #[derive(Debug, Clone)]
@@ -30,7 +65,8 @@ pub struct ListenerConfig {
     pub port: u16,
     /// Unix socket path, if any.
     pub socket: Option<PathBuf>,
-    /// Connections allowed at once; further ones get ERR 1040.
+    /// Connections allowed at once; one more is admitted for an administrator
+    /// ([`Backend::is_admin`]); further ones get ERR 1040.
     pub max_connections: usize,
     /// Version string of the handshake, e.g. `8.0.36-Strata`.
     pub server_version: String,
@@ -38,30 +74,159 @@ pub struct ListenerConfig {
     pub key_dir: PathBuf,
     /// max_allowed_packet used before a session exists (handshake, authentication).
     pub max_allowed_packet: usize,
+    /// `back_log`: the listen queue length (the kernel caps it at `net.core.somaxconn`).
+    pub back_log: u32,
+    /// One thread per connection or the thread pool.
+    pub thread_handling: ThreadHandling,
+    /// Thread pool sizing (used with [`ThreadHandling::PoolOfThreads`]).
+    pub pool: PoolConfig,
 }
 
-/// A socket of a live connection, kept so it can be closed from outside.
-enum Closer {
-    Tcp(TcpStream),
-    Unix(UnixStream),
-}
-
-impl Closer {
-    fn close(&self) {
-        match self {
-            Closer::Tcp(s) => s.close(),
-            Closer::Unix(s) => s.close(),
+impl Default for ListenerConfig {
+    fn default() -> Self {
+        ListenerConfig {
+            bind_address: "127.0.0.1".into(),
+            port: 0,
+            socket: None,
+            max_connections: 151,
+            server_version: "8.0.36-Strata".into(),
+            key_dir: std::env::temp_dir(),
+            max_allowed_packet: 64 << 20,
+            back_log: DEFAULT_BACK_LOG,
+            thread_handling: ThreadHandling::default(),
+            pool: PoolConfig::default(),
         }
     }
 }
 
-/// The live connections of a listener: connection ids, counts, and a way to close one.
+/// The default listen backlog: sized for connection storms (reference §3.1: ≥ 2 s of connects at
+/// the peak rate; more is pointless because clients retry their SYN after 3 s).
+pub const DEFAULT_BACK_LOG: u32 = 4096;
+
+/// A client socket: TCP or unix.
+#[derive(Debug)]
+pub enum Socket {
+    /// A TCP connection.
+    Tcp(TcpStream),
+    /// A unix-socket connection.
+    Unix(UnixStream),
+}
+
+impl Socket {
+    fn try_clone(&self) -> io::Result<Socket> {
+        Ok(match self {
+            Socket::Tcp(s) => Socket::Tcp(s.try_clone()?),
+            Socket::Unix(s) => Socket::Unix(s.try_clone()?),
+        })
+    }
+
+    fn set_nonblocking(&self, on: bool) -> io::Result<()> {
+        match self {
+            Socket::Tcp(s) => s.set_nonblocking(on),
+            Socket::Unix(s) => s.set_nonblocking(on),
+        }
+    }
+}
+
+impl Read for Socket {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Socket::Tcp(s) => s.read(buf),
+            Socket::Unix(s) => s.read(buf),
+        }
+    }
+}
+
+impl Write for Socket {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Socket::Tcp(s) => s.write(buf),
+            Socket::Unix(s) => s.write(buf),
+        }
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Socket::Tcp(s) => s.flush(),
+            Socket::Unix(s) => s.flush(),
+        }
+    }
+}
+
+impl Transport for Socket {
+    fn set_timeout(&self, t: Option<Duration>) -> io::Result<()> {
+        match self {
+            Socket::Tcp(s) => s.set_read_timeout(t),
+            Socket::Unix(s) => s.set_read_timeout(t),
+        }
+    }
+    fn set_write_timeout(&self, t: Option<Duration>) -> io::Result<()> {
+        match self {
+            Socket::Tcp(s) => s.set_write_timeout(t),
+            Socket::Unix(s) => s.set_write_timeout(t),
+        }
+    }
+    fn wait_readable(&self, timeout: Option<Duration>) -> io::Result<bool> {
+        crate::conn::poll_readable(self, timeout)
+    }
+    fn close(&self) {
+        match self {
+            Socket::Tcp(s) => Transport::close(s),
+            Socket::Unix(s) => Transport::close(s),
+        }
+    }
+}
+
+impl AsFd for Socket {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        match self {
+            Socket::Tcp(s) => s.as_fd(),
+            Socket::Unix(s) => s.as_fd(),
+        }
+    }
+}
+
+impl AsRawFd for Socket {
+    fn as_raw_fd(&self) -> RawFd {
+        self.as_fd().as_raw_fd()
+    }
+}
+
+type PoolView = Weak<dyn Fn() -> PoolSnapshot + Send + Sync>;
+
+/// The live connections of a listener: connection ids, counts, a way to close one, and the
+/// connection-handling counters (threads created, refusals, the thread pool's state).
 pub struct ConnectionRegistry {
     next_id: AtomicU32,
-    conns: Mutex<HashMap<u32, Closer>>,
-    /// Number of connection threads running (including refused ones being answered).
+    conns: Mutex<HashMap<u32, Socket>>,
+    /// Number of admitted connections (handshaking or with a session).
     active: Mutex<usize>,
     idle: Condvar,
+    threads_created: AtomicU64,
+    refused: AtomicU64,
+    max_used: AtomicU64,
+    pool_view: OnceLock<PoolView>,
+}
+
+/// What the registry counts (status variables).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ConnectionCounters {
+    /// Connections open now (admitted, including those still authenticating).
+    pub open: u64,
+    /// Threads created to handle connections (pool workers or per-connection threads).
+    pub threads_created: u64,
+    /// Connections refused because of max_connections (Connection_errors_max_connections).
+    pub refused_max_connections: u64,
+    /// The most connections open at once.
+    pub max_used: u64,
+}
+
+/// How a new connection is admitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Admission {
+    Normal,
+    /// The one extra connection over max_connections: administrators only.
+    AdminOnly,
+    Refused,
 }
 
 impl ConnectionRegistry {
@@ -71,6 +236,10 @@ impl ConnectionRegistry {
             conns: Mutex::new(HashMap::new()),
             active: Mutex::new(0),
             idle: Condvar::new(),
+            threads_created: AtomicU64::new(0),
+            refused: AtomicU64::new(0),
+            max_used: AtomicU64::new(0),
+            pool_view: OnceLock::new(),
         }
     }
 
@@ -83,13 +252,48 @@ impl ConnectionRegistry {
         id
     }
 
+    fn admit(&self, max_connections: usize) -> Admission {
+        let mut n = self.active.lock();
+        if *n > max_connections {
+            self.refused.fetch_add(1, Ordering::Relaxed);
+            return Admission::Refused;
+        }
+        *n += 1;
+        self.max_used.fetch_max(*n as u64, Ordering::Relaxed);
+        if *n > max_connections {
+            Admission::AdminOnly
+        } else {
+            Admission::Normal
+        }
+    }
+
+    pub(crate) fn thread_created(&self) {
+        self.threads_created.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// Number of connections currently open.
     pub fn count(&self) -> usize {
         *self.active.lock()
     }
 
-    /// Closes connection `conn_id`'s socket (its thread ends at its next read or write).
-    /// Returns false if no such connection is open.
+    /// The connection-handling counters.
+    pub fn counters(&self) -> ConnectionCounters {
+        ConnectionCounters {
+            open: self.count() as u64,
+            threads_created: self.threads_created.load(Ordering::Relaxed),
+            refused_max_connections: self.refused.load(Ordering::Relaxed),
+            max_used: self.max_used.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The thread pool's current state (None with one thread per connection).
+    pub fn pool_snapshot(&self) -> Option<PoolSnapshot> {
+        let view = self.pool_view.get()?.upgrade()?;
+        Some(view())
+    }
+
+    /// Closes connection `conn_id`'s socket (its thread ends at its next read or write; a pooled
+    /// idle connection is woken by the EOF). Returns false if no such connection is open.
     pub fn kill(&self, conn_id: u32) -> bool {
         match self.conns.lock().get(&conn_id) {
             Some(c) => {
@@ -119,20 +323,18 @@ impl ConnectionRegistry {
     }
 }
 
-/// Decrements the active count and unregisters the connection when its thread ends (also on
-/// panic).
-struct ActiveGuard<B: Backend> {
+/// Decrements the open count, unregisters the connection and tells the backend when a
+/// connection ends (also on panic).
+pub(crate) struct ActiveGuard<B: Backend> {
     registry: Arc<ConnectionRegistry>,
-    backend: Option<Arc<B>>,
+    backend: Arc<B>,
     conn_id: u32,
 }
 
 impl<B: Backend> Drop for ActiveGuard<B> {
     fn drop(&mut self) {
         self.registry.conns.lock().remove(&self.conn_id);
-        if let Some(b) = &self.backend {
-            b.connection_closed(self.conn_id);
-        }
+        self.backend.connection_closed(self.conn_id);
         let mut n = self.registry.active.lock();
         *n = n.saturating_sub(1);
         if *n == 0 {
@@ -149,6 +351,7 @@ pub struct ServerHandle {
     registry: Arc<ConnectionRegistry>,
     shared: Arc<Shared>,
     threads: Mutex<Vec<JoinHandle<()>>>,
+    stop_pool: Option<Box<dyn Fn() + Send + Sync>>,
 }
 
 impl ServerHandle {
@@ -162,7 +365,7 @@ impl ServerHandle {
         self.socket.as_deref()
     }
 
-    /// The live connections (count, closing one for KILL).
+    /// The live connections (count, closing one for KILL, counters, the pool's state).
     pub fn registry(&self) -> Arc<ConnectionRegistry> {
         self.registry.clone()
     }
@@ -180,8 +383,8 @@ impl ServerHandle {
         }
     }
 
-    /// Stops accepting, closes every connection, waits (up to 5 s) for the connection threads
-    /// to finish and removes the unix socket file. Idempotent.
+    /// Stops accepting, closes every connection, waits (up to 5 s) for the connections to
+    /// finish, stops the thread pool and removes the unix socket file. Idempotent.
     pub fn shutdown(&self) {
         if self.stop.swap(true, Ordering::SeqCst) {
             self.wait();
@@ -208,18 +411,115 @@ impl ServerHandle {
                 self.registry.count()
             );
         }
+        if let Some(stop) = &self.stop_pool {
+            stop();
+        }
         if let Some(p) = &self.socket {
             let _ = std::fs::remove_file(p);
         }
     }
 }
 
+/// Where accepted connections go.
+enum Handler<B: Backend> {
+    Threads,
+    Pool(Arc<Pool<B>>),
+}
+
+/// Everything the accept loops need: admission, connection ids, hand-off. Never blocks on
+/// anything but a short mutex.
+struct Acceptor<B: Backend> {
+    registry: Arc<ConnectionRegistry>,
+    shared: Arc<Shared>,
+    backend: Arc<B>,
+    max_connections: usize,
+    handler: Handler<B>,
+}
+
+impl<B: Backend> Acceptor<B> {
+    fn accept(&self, sock: Socket, host: String, secure: bool) {
+        let admission = self.registry.admit(self.max_connections);
+        if admission == Admission::Refused {
+            // Answer without waiting: a short packet into an empty socket buffer.
+            let mut sock = sock;
+            let _ = sock.set_nonblocking(true);
+            let e = common::Error::new(common::codes::ER_CON_COUNT_ERROR, "Too many connections");
+            let _ = send_pre_handshake_error(&mut sock, &e);
+            sock.close();
+            return;
+        }
+        let conn_id = self.registry.next_id();
+        if let Ok(c) = sock.try_clone() {
+            self.registry.conns.lock().insert(conn_id, c);
+        }
+        let guard = ActiveGuard {
+            registry: self.registry.clone(),
+            backend: self.backend.clone(),
+            conn_id,
+        };
+        let mut conn = Connection::new(
+            self.backend.clone(),
+            self.shared.clone(),
+            sock,
+            conn_id,
+            host,
+            secure,
+        );
+        if admission == Admission::AdminOnly {
+            conn.set_admin_only();
+        }
+        match &self.handler {
+            Handler::Pool(pool) => pool.add(conn, guard),
+            Handler::Threads => {
+                let spawned = std::thread::Builder::new()
+                    .name(format!("conn-{conn_id}"))
+                    // room for deeply nested statements (parser, binder and evaluator recurse)
+                    .stack_size(8 << 20)
+                    .spawn(move || {
+                        let _guard = guard;
+                        conn.run();
+                    });
+                match spawned {
+                    Ok(_) => self.registry.thread_created(),
+                    // The closure (and with it the guard) was dropped, which undid the
+                    // registration.
+                    Err(e) => tracing::error!("cannot spawn a connection thread: {e}"),
+                }
+            }
+        }
+    }
+}
+
+/// Binds a TCP listener with `back_log` as the listen queue length.
+fn bind_tcp(addr: &str, port: u16, back_log: u32) -> io::Result<TcpListener> {
+    use socket2::{Domain, Protocol, Socket as RawSocket, Type};
+    use std::net::ToSocketAddrs;
+    let mut last = None;
+    for sa in (addr, port).to_socket_addrs()? {
+        let bind = || -> io::Result<TcpListener> {
+            let s = RawSocket::new(Domain::for_address(sa), Type::STREAM, Some(Protocol::TCP))?;
+            s.set_reuse_address(true)?;
+            if sa.is_ipv6() {
+                let _ = s.set_only_v6(false);
+            }
+            s.bind(&sa.into())?;
+            s.listen(back_log.clamp(1, i32::MAX as u32) as i32)?;
+            Ok(s.into())
+        };
+        match bind() {
+            Ok(l) => return Ok(l),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no address to bind")))
+}
+
 /// Binds the configured sockets and starts accepting connections for `backend`.
 pub fn start<B: Backend>(cfg: ListenerConfig, backend: Arc<B>) -> io::Result<ServerHandle> {
-    let tcp = TcpListener::bind((cfg.bind_address.as_str(), cfg.port))?;
+    let tcp = bind_tcp(&cfg.bind_address, cfg.port, cfg.back_log)?;
     let local_addr = tcp.local_addr()?;
     let unix = match &cfg.socket {
-        Some(path) => Some(bind_unix(path)?),
+        Some(path) => Some(bind_unix(path, cfg.back_log)?),
         None => None,
     };
     let shared = Arc::new(Shared {
@@ -230,15 +530,39 @@ pub fn start<B: Backend>(cfg: ListenerConfig, backend: Arc<B>) -> io::Result<Ser
     });
     let stop = Arc::new(AtomicBool::new(false));
     let registry = Arc::new(ConnectionRegistry::new());
-    let max_conn = cfg.max_connections;
+    let (handler, stop_pool): (Handler<B>, Option<Box<dyn Fn() + Send + Sync>>) =
+        match cfg.thread_handling {
+            ThreadHandling::OneThreadPerConnection => (Handler::Threads, None),
+            ThreadHandling::PoolOfThreads => {
+                let pool = Pool::start(cfg.pool.clone(), backend.clone(), registry.clone())?;
+                let view: Arc<dyn Fn() -> PoolSnapshot + Send + Sync> = {
+                    let pool = Arc::downgrade(&pool);
+                    Arc::new(move || {
+                        pool.upgrade()
+                            .map(|p| p.snapshot())
+                            .unwrap_or_default()
+                    })
+                };
+                let _ = registry.pool_view.set(Arc::downgrade(&view));
+                let stopper = pool.clone();
+                // `view` lives as long as the handle's stop closure (the registry holds it weakly).
+                let stop_pool: Box<dyn Fn() + Send + Sync> = Box::new(move || {
+                    let _keep = &view;
+                    stopper.stop();
+                });
+                (Handler::Pool(pool), Some(stop_pool))
+            }
+        };
+    let acceptor = Arc::new(Acceptor {
+        registry: registry.clone(),
+        shared: shared.clone(),
+        backend,
+        max_connections: cfg.max_connections,
+        handler,
+    });
     let mut threads = Vec::new();
     {
-        let (stop, registry, shared, backend) = (
-            stop.clone(),
-            registry.clone(),
-            shared.clone(),
-            backend.clone(),
-        );
+        let (stop, acceptor) = (stop.clone(), acceptor.clone());
         threads.push(
             std::thread::Builder::new()
                 .name("accept-tcp".into())
@@ -250,11 +574,7 @@ pub fn start<B: Backend>(cfg: ListenerConfig, backend: Arc<B>) -> io::Result<Ser
                     match accepted {
                         Ok((s, peer)) => {
                             let _ = s.set_nodelay(true);
-                            let host = peer_host(peer.ip());
-                            let closer = s.try_clone().ok().map(Closer::Tcp);
-                            spawn_conn(
-                                &registry, &shared, &backend, max_conn, s, closer, host, false,
-                            );
+                            acceptor.accept(Socket::Tcp(s), peer_host(peer.ip()), false);
                         }
                         Err(e) => accept_error(e),
                     }
@@ -262,12 +582,7 @@ pub fn start<B: Backend>(cfg: ListenerConfig, backend: Arc<B>) -> io::Result<Ser
         );
     }
     if let Some(ul) = unix {
-        let (stop, registry, shared, backend) = (
-            stop.clone(),
-            registry.clone(),
-            shared.clone(),
-            backend.clone(),
-        );
+        let (stop, acceptor) = (stop.clone(), acceptor.clone());
         threads.push(
             std::thread::Builder::new()
                 .name("accept-unix".into())
@@ -277,19 +592,7 @@ pub fn start<B: Backend>(cfg: ListenerConfig, backend: Arc<B>) -> io::Result<Ser
                         break;
                     }
                     match accepted {
-                        Ok((s, _)) => {
-                            let closer = s.try_clone().ok().map(Closer::Unix);
-                            spawn_conn(
-                                &registry,
-                                &shared,
-                                &backend,
-                                max_conn,
-                                s,
-                                closer,
-                                "localhost".into(),
-                                true,
-                            );
-                        }
+                        Ok((s, _)) => acceptor.accept(Socket::Unix(s), "localhost".into(), true),
                         Err(e) => accept_error(e),
                     }
                 })?,
@@ -302,6 +605,7 @@ pub fn start<B: Backend>(cfg: ListenerConfig, backend: Arc<B>) -> io::Result<Ser
         registry,
         shared,
         threads: Mutex::new(threads),
+        stop_pool,
     })
 }
 
@@ -309,6 +613,18 @@ fn accept_error(e: io::Error) {
     tracing::warn!("accept failed: {e}");
     // Out of file descriptors and the like: don't spin.
     std::thread::sleep(Duration::from_millis(20));
+}
+
+/// Raises the soft limit on open files (RLIMIT_NOFILE) to the hard limit, so thousands of
+/// connections (each a socket, plus its registry duplicate) fit. Returns the new soft limit.
+pub fn raise_fd_limit() -> io::Result<u64> {
+    use rustix::process::{getrlimit, setrlimit, Resource};
+    let mut lim = getrlimit(Resource::Nofile);
+    if lim.current != lim.maximum {
+        lim.current = lim.maximum;
+        setrlimit(Resource::Nofile, lim.clone())?;
+    }
+    Ok(getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX))
 }
 
 /// The host name a TCP client connects from: its IP (IPv4-mapped IPv6 shown as IPv4).
@@ -323,7 +639,8 @@ fn peer_host(ip: IpAddr) -> String {
 }
 
 /// Binds a unix socket, replacing a stale socket file but refusing one a live server answers on.
-fn bind_unix(path: &Path) -> io::Result<UnixListener> {
+fn bind_unix(path: &Path, back_log: u32) -> io::Result<UnixListener> {
+    use socket2::{Domain, SockAddr, Socket as RawSocket, Type};
     if path.exists() {
         if UnixStream::connect(path).is_ok() {
             return Err(io::Error::new(
@@ -333,62 +650,15 @@ fn bind_unix(path: &Path) -> io::Result<UnixListener> {
         }
         std::fs::remove_file(path)?;
     }
-    let l = UnixListener::bind(path)?;
+    let s = RawSocket::new(Domain::UNIX, Type::STREAM, None)?;
+    s.bind(&SockAddr::unix(path)?)?;
+    s.listen(back_log.clamp(1, i32::MAX as u32) as i32)?;
+    let l: UnixListener = s.into();
     {
         use std::os::unix::fs::PermissionsExt;
         let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o777));
     }
     Ok(l)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn spawn_conn<B: Backend, S: Transport + 'static>(
-    registry: &Arc<ConnectionRegistry>,
-    shared: &Arc<Shared>,
-    backend: &Arc<B>,
-    max_connections: usize,
-    stream: S,
-    closer: Option<Closer>,
-    host: String,
-    secure: bool,
-) {
-    let conn_id = registry.next_id();
-    let over_limit = {
-        let mut n = registry.active.lock();
-        let over = *n >= max_connections;
-        *n += 1;
-        over
-    };
-    if let Some(c) = closer {
-        registry.conns.lock().insert(conn_id, c);
-    }
-    let guard = ActiveGuard {
-        registry: registry.clone(),
-        backend: (!over_limit).then(|| backend.clone()),
-        conn_id,
-    };
-    let (shared, backend) = (shared.clone(), backend.clone());
-    let spawned = std::thread::Builder::new()
-        .name(format!("conn-{conn_id}"))
-        // room for deeply nested statements (parser, binder and evaluator recurse)
-        .stack_size(8 << 20)
-        .spawn(move || {
-            let _guard = guard;
-            let mut stream = stream;
-            if over_limit {
-                let _ = stream.set_timeout(Some(Duration::from_secs(5)));
-                let e =
-                    common::Error::new(common::codes::ER_CON_COUNT_ERROR, "Too many connections");
-                let _ = send_pre_handshake_error(&mut stream, &e);
-                stream.close();
-                return;
-            }
-            Connection::new(backend, shared, stream, conn_id, host, secure).run();
-        });
-    if let Err(e) = spawned {
-        // The closure (and with it the guard) was dropped, which undid the registration.
-        tracing::error!("cannot spawn a connection thread: {e}");
-    }
 }
 
 #[cfg(test)]
@@ -415,11 +685,11 @@ mod tests {
     fn stale_unix_socket_replaced_live_one_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.sock");
-        let l = bind_unix(&path).unwrap();
-        let err = bind_unix(&path).err().map(|e| e.kind());
+        let l = bind_unix(&path, 16).unwrap();
+        let err = bind_unix(&path, 16).err().map(|e| e.kind());
         assert_eq!(err, Some(io::ErrorKind::AddrInUse));
         drop(l);
         assert!(path.exists(), "stale file left behind");
-        assert!(bind_unix(&path).is_ok());
+        assert!(bind_unix(&path, 16).is_ok());
     }
 }

@@ -707,6 +707,7 @@ fn kill_through_registry_and_shutdown() {
         server_version: "x".into(),
         key_dir: support::key_dir(),
         max_allowed_packet: 1024,
+        ..Default::default()
     };
     assert!(protocol::start(cfg, support::FakeBackend::new()).is_err());
     let mut idle = Client::connect(srv.port(), &native("root", "")).unwrap();
@@ -724,4 +725,42 @@ fn kill_through_registry_and_shutdown() {
             == 0
     );
     assert!(!srv.socket.exists(), "socket file removed");
+}
+
+#[test]
+fn one_thread_per_connection_mode() {
+    let srv = TestServer::start_with(2, protocol::ThreadHandling::OneThreadPerConnection);
+    let mut a = Client::connect(srv.port(), &native("root", "")).unwrap();
+    let _b = Client::connect(srv.port(), &native("native", "npw")).unwrap();
+    assert_eq!(
+        text_rows(&a.query("SELECT 1")),
+        vec![vec![Some("1".to_string())]]
+    );
+    // The extra (administrator) slot refuses a non-administrator after authentication; beyond
+    // it, 1040 comes before the handshake.
+    let third = Client::connect(srv.port(), &native("root", ""));
+    assert_eq!(third.err().map(|e| err_code(&e)), Some(1040));
+    assert!(srv.handle.registry().pool_snapshot().is_none());
+    assert!(srv.handle.registry().counters().threads_created >= 2);
+}
+
+#[test]
+fn pool_snapshot_counts_connections_and_work() {
+    let srv = TestServer::start(10);
+    let mut clients: Vec<Client> = (0..4)
+        .map(|_| Client::connect(srv.port(), &native("root", "")).unwrap())
+        .collect();
+    for c in &mut clients {
+        assert!(matches!(c.query("SELECT 1"), Resp::Rows { .. }));
+    }
+    let snap = srv.handle.registry().pool_snapshot().expect("pool mode");
+    assert_eq!(snap.groups.len(), 2);
+    // Round-robin: two connections per group; each ran its setup and one statement.
+    for g in &snap.groups {
+        assert_eq!(g.connection_count, 2, "{g:?}");
+        assert!(g.stats.queries_executed >= 2 * 3, "{g:?}");
+        assert!(g.thread_count >= 1);
+    }
+    assert!(snap.threads.iter().any(|t| t.state == "listener"));
+    drop(clients);
 }

@@ -3,9 +3,12 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::Duration;
 
 use common::{ColumnMeta, Result, Value};
-use protocol::{Account, ClientInfo, OkInfo, PreparedInfo, QueryResult, ResultSet};
+use protocol::{
+    Account, ClientInfo, OkInfo, PreparedInfo, QueryResult, ResultSet, Timeouts, Tuning,
+};
 use sql::{Instance, Output};
 use storage::engine::KvEngine;
 
@@ -13,6 +16,22 @@ use crate::accounts::Accounts;
 
 /// CLIENT_FOUND_ROWS capability bit.
 const CLIENT_FOUND_ROWS: u32 = 2;
+
+/// CLIENT_INTERACTIVE capability bit (wait_timeout = interactive_timeout).
+const CLIENT_INTERACTIVE: u32 = 1 << 10;
+
+/// An integer system variable (global or session value) as a count.
+fn int_of(v: Option<Value>, default: u64) -> u64 {
+    match v {
+        Some(Value::Int(i)) => i.max(0) as u64,
+        Some(Value::UInt(u)) => u,
+        _ => default,
+    }
+}
+
+fn secs(n: u64) -> Duration {
+    Duration::from_secs(n.clamp(1, 31_536_000))
+}
 
 /// The server's backend: shared SQL instance plus the account store.
 pub struct Backend<E: KvEngine> {
@@ -25,6 +44,16 @@ pub struct Backend<E: KvEngine> {
 /// One connection's SQL session.
 pub struct Session<E: KvEngine> {
     inner: sql::Session<E>,
+}
+
+impl<E: KvEngine> Drop for Session<E> {
+    fn drop(&mut self) {
+        let _ = self.inner.inst.status.threads_connected.fetch_update(
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+            |v| Some(v.saturating_sub(1)),
+        );
+    }
 }
 
 fn to_result(out: Output, warnings: u16) -> QueryResult {
@@ -68,6 +97,11 @@ impl<E: KvEngine> protocol::Backend for Backend<E> {
         if let Some(a) = self.accounts.lookup(&info.user, &info.host) {
             inner.account_host = a.host;
         }
+        if info.capabilities & CLIENT_INTERACTIVE != 0 {
+            if let Some(v) = self.inst.globals.get("interactive_timeout") {
+                inner.set_session_value("wait_timeout", v)?;
+            }
+        }
         let n = st.threads_connected.fetch_add(1, Ordering::Relaxed) + 1;
         st.max_used_connections.fetch_max(n, Ordering::Relaxed);
         Ok(Session { inner })
@@ -86,12 +120,37 @@ impl<E: KvEngine> protocol::Backend for Backend<E> {
     }
 
     fn connection_closed(&self, _conn_id: u32) {
-        let st = &self.inst.status;
-        let _ = st
-            .threads_connected
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
-                Some(v.saturating_sub(1))
-            });
+        // Threads_connected counts sessions: decremented when a Session drops.
+    }
+
+    /// `root` is the only administrator (there are no privileges yet): it may use the extra
+    /// connection beyond max_connections, as an account with SUPER/CONNECTION_ADMIN does in MySQL.
+    fn is_admin(&self, user: &str, _host: &str) -> bool {
+        user == "root"
+    }
+
+    fn connect_failed(&self) {
+        self.inst
+            .status
+            .aborted_connects
+            .fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn tuning(&self) -> Tuning {
+        let g = &self.inst.globals;
+        let d = Tuning::default();
+        Tuning {
+            connect_timeout: secs(int_of(g.get("connect_timeout"), 10)),
+            stall_limit: Duration::from_millis(
+                int_of(g.get("thread_pool_stall_limit"), 6).clamp(1, 1 << 32) * 10,
+            ),
+            prio_kickup: Duration::from_millis(int_of(
+                g.get("thread_pool_prio_kickup_timer"),
+                d.prio_kickup.as_millis() as u64,
+            )),
+            oversubscribe: int_of(g.get("thread_pool_oversubscribe"), 3).min(1000) as usize,
+            max_unused_threads: int_of(g.get("thread_pool_max_unused_threads"), 0) as usize,
+        }
     }
 }
 
@@ -157,5 +216,24 @@ impl<E: KvEngine> protocol::Session for Session<E> {
 
     fn kill(&mut self, conn_id: u32) -> Result<()> {
         self.inner.inst.kill(conn_id, false)
+    }
+
+    fn high_priority(&self) -> bool {
+        int_of(self.inner.var("thread_pool_high_priority_connection"), 0) != 0
+    }
+
+    fn timeouts(&self) -> Timeouts {
+        let d = Timeouts::default();
+        Timeouts {
+            wait: secs(int_of(self.inner.var("wait_timeout"), d.wait.as_secs())),
+            net_read: secs(int_of(
+                self.inner.var("net_read_timeout"),
+                d.net_read.as_secs(),
+            )),
+            net_write: secs(int_of(
+                self.inner.var("net_write_timeout"),
+                d.net_write.as_secs(),
+            )),
+        }
     }
 }

@@ -58,6 +58,15 @@ pub struct ServeArgs {
     /// max_allowed_packet in bytes (K/M/G suffixes) [default: 64M].
     #[arg(long = "max-allowed-packet")]
     pub max_allowed_packet: Option<String>,
+    /// Connection handling: pool-of-threads (default) or one-thread-per-connection.
+    #[arg(long = "thread-handling", value_name = "MODE")]
+    pub thread_handling: Option<String>,
+    /// Number of thread groups of the thread pool [default: number of CPUs].
+    #[arg(long = "thread-pool-size")]
+    pub thread_pool_size: Option<usize>,
+    /// Listen queue length for incoming connections [default: 4096].
+    #[arg(long = "back-log")]
+    pub back_log: Option<u32>,
     /// Set any other system variable: --set NAME=VALUE (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
@@ -80,6 +89,12 @@ pub struct Config {
     pub block_cache_bytes: usize,
     /// max_allowed_packet.
     pub max_allowed_packet: usize,
+    /// thread_handling.
+    pub thread_handling: protocol::ThreadHandling,
+    /// thread_pool_size (thread groups).
+    pub thread_pool_size: usize,
+    /// back_log (listen queue length).
+    pub back_log: u32,
     /// System variable overrides (name, value).
     pub sysvars: Vec<(String, String)>,
 }
@@ -143,6 +158,9 @@ impl Config {
             max_connections: 151,
             block_cache_bytes: 256 << 20,
             max_allowed_packet: 64 << 20,
+            thread_handling: protocol::ThreadHandling::PoolOfThreads,
+            thread_pool_size: protocol::PoolConfig::default().size,
+            back_log: protocol::DEFAULT_BACK_LOG,
             sysvars: Vec::new(),
         };
         if let Some(f) = &a.defaults_file {
@@ -201,8 +219,47 @@ impl Config {
             c.sysvars
                 .push((k.trim().replace('-', "_"), v.trim().to_string()));
         }
+        // Connection-handling settings the listener needs, from the defaults file or --set
+        // (the dedicated options below take precedence).
+        let mut rest = Vec::new();
+        for (k, v) in std::mem::take(&mut c.sysvars) {
+            match k.to_ascii_lowercase().as_str() {
+                "thread_handling" => c.thread_handling = parse_thread_handling(&v)?,
+                "thread_pool_size" => c.thread_pool_size = parse_count("thread_pool_size", &v)?,
+                "back_log" => c.back_log = parse_count("back_log", &v)? as u32,
+                _ => rest.push((k, v)),
+            }
+        }
+        c.sysvars = rest;
+        if let Some(t) = &a.thread_handling {
+            c.thread_handling = parse_thread_handling(t)?;
+        }
+        if let Some(n) = a.thread_pool_size {
+            c.thread_pool_size = n;
+        }
+        if let Some(b) = a.back_log {
+            c.back_log = b;
+        }
+        if c.thread_pool_size == 0 || c.thread_pool_size > 1024 {
+            return Err(format!(
+                "invalid thread_pool_size {} (1 to 1024)",
+                c.thread_pool_size
+            ));
+        }
         Ok(c)
     }
+}
+
+fn parse_thread_handling(v: &str) -> Result<protocol::ThreadHandling, String> {
+    protocol::ThreadHandling::parse(v).ok_or_else(|| {
+        format!("invalid thread_handling '{v}' (pool-of-threads or one-thread-per-connection)")
+    })
+}
+
+fn parse_count(name: &str, v: &str) -> Result<usize, String> {
+    v.trim()
+        .parse()
+        .map_err(|_| format!("invalid {name} '{v}'"))
 }
 
 #[cfg(test)]
@@ -232,5 +289,27 @@ mod tests {
             c.sysvars,
             vec![("wait_timeout".to_string(), "5".to_string())]
         );
+        assert_eq!(c.thread_handling, protocol::ThreadHandling::PoolOfThreads);
+    }
+
+    #[test]
+    fn thread_handling_options() {
+        let args = ServeArgs {
+            set: vec!["thread_pool_size=3".into(), "back-log=100".into()],
+            thread_handling: Some("one-thread-per-connection".into()),
+            ..Default::default()
+        };
+        let c = Config::from_args(&args).unwrap();
+        assert_eq!(
+            c.thread_handling,
+            protocol::ThreadHandling::OneThreadPerConnection
+        );
+        assert_eq!((c.thread_pool_size, c.back_log), (3, 100));
+        assert!(c.sysvars.is_empty());
+        let bad = ServeArgs {
+            thread_handling: Some("fibers".into()),
+            ..Default::default()
+        };
+        assert!(Config::from_args(&bad).is_err());
     }
 }

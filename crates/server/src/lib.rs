@@ -8,6 +8,7 @@
 pub mod accounts;
 pub mod backend;
 pub mod config;
+pub mod poolinfo;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -29,6 +30,10 @@ pub struct Running {
 ///
 /// Errors are one human-readable line (the caller prints it and exits non-zero).
 pub fn start(cfg: &Config) -> Result<Running, String> {
+    // Thousands of connections need thousands of descriptors.
+    if let Err(e) = protocol::raise_fd_limit() {
+        tracing::warn!("cannot raise the open files limit: {e}");
+    }
     let first = !cfg.datadir.join("rocksdb").exists();
     std::fs::create_dir_all(&cfg.datadir).map_err(|e| {
         format!(
@@ -77,6 +82,12 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
         "max_allowed_packet".into(),
         cfg.max_allowed_packet.to_string(),
     ));
+    overrides.push((
+        "thread_handling".into(),
+        cfg.thread_handling.name().to_string(),
+    ));
+    overrides.push(("thread_pool_size".into(), cfg.thread_pool_size.to_string()));
+    overrides.push(("back_log".into(), cfg.back_log.to_string()));
     let globals = sql::sysvars::GlobalVars::new(&overrides)
         .map_err(|e| format!("invalid configuration: {}", e.msg))?;
     globals.set_internal("datadir", common::Value::Str(abs(&cfg.datadir)));
@@ -92,6 +103,10 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
     if let Some(s) = &cfg.socket {
         globals.set_internal("socket", common::Value::Str(s.display().to_string()));
     }
+    let max_threads = match globals.get("thread_pool_max_threads") {
+        Some(common::Value::Int(n)) => n.max(1) as usize,
+        _ => protocol::PoolConfig::default().max_threads,
+    };
     let inst = sql::Instance::new(storage, globals);
     let backend = Arc::new(backend::Backend {
         inst: inst.clone(),
@@ -105,6 +120,12 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
         server_version: sql::sysvars::SERVER_VERSION.to_string(),
         key_dir: cfg.datadir.clone(),
         max_allowed_packet: cfg.max_allowed_packet,
+        back_log: cfg.back_log,
+        thread_handling: cfg.thread_handling,
+        pool: protocol::PoolConfig {
+            size: cfg.thread_pool_size,
+            max_threads,
+        },
     };
     let handle = protocol::start(lcfg, backend).map_err(|e| match cfg.socket.as_ref() {
         _ if e.kind() == std::io::ErrorKind::AddrInUse => format!(
@@ -114,6 +135,9 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
         _ => format!("can't listen on {}:{}: {e}", cfg.bind_address, cfg.port),
     })?;
     let registry = handle.registry();
+    *inst.server_info.write() = Some(Arc::new(poolinfo::PoolInfo {
+        registry: registry.clone(),
+    }));
     *inst.disconnect.write() = Some(Box::new(move |id| {
         registry.kill(id);
     }));

@@ -14,6 +14,7 @@ pub mod alter;
 pub mod ddl;
 pub mod dml;
 pub mod expr;
+pub mod info;
 pub mod multi;
 pub mod parser;
 pub mod partition;

@@ -70,6 +70,8 @@ pub struct Process {
     pub kill_query: Arc<AtomicBool>,
     /// Set by KILL CONNECTION.
     pub kill_conn: Arc<AtomicBool>,
+    /// What the running statement waits for (a `common::wait::WaitType` number, 0 = none).
+    pub wait_state: Arc<std::sync::atomic::AtomicU8>,
 }
 
 /// Server-wide status counters.
@@ -121,6 +123,8 @@ pub struct Instance<E: KvEngine> {
     pub stats: crate::stats::StatsCache,
     /// Bound partitioning functions of partitioned tables.
     pub partitions: crate::partition::RtCache,
+    /// Thread-pool tables and connection status from the server (installed once it listens).
+    pub server_info: parking_lot::RwLock<Option<Arc<dyn crate::info::ServerInfo>>>,
 }
 
 impl<E: KvEngine> Instance<E> {
@@ -139,6 +143,7 @@ impl<E: KvEngine> Instance<E> {
             disconnect: parking_lot::RwLock::new(None),
             stats: Default::default(),
             partitions: Default::default(),
+            server_info: parking_lot::RwLock::new(None),
         })
     }
 
@@ -158,6 +163,30 @@ impl<E: KvEngine> Instance<E> {
         }
         Ok(())
     }
+}
+
+/// Forwards the lock manager's wait reports to the thread-local wait callbacks
+/// (`common::wait`), which the thread pool listens to.
+struct ThreadWaits;
+
+impl storage::txn::WaitObserver for ThreadWaits {
+    fn wait_begin(&self, kind: storage::txn::WaitKind) {
+        use common::wait::WaitType;
+        common::wait::begin(match kind {
+            storage::txn::WaitKind::RowLock => WaitType::RowLock,
+            storage::txn::WaitKind::TableLock => WaitType::TableLock,
+            storage::txn::WaitKind::Other => WaitType::DiskIo,
+        });
+    }
+    fn wait_end(&self) {
+        common::wait::end();
+    }
+}
+
+fn thread_waits() -> Arc<dyn storage::txn::WaitObserver> {
+    static W: std::sync::OnceLock<Arc<dyn storage::txn::WaitObserver>> =
+        std::sync::OnceLock::new();
+    W.get_or_init(|| Arc::new(ThreadWaits)).clone()
 }
 
 /// A prepared statement.
@@ -200,6 +229,8 @@ pub struct Session<E: KvEngine> {
     pub killed: Arc<AtomicBool>,
     /// Set by KILL CONNECTION.
     pub kill_conn: Arc<AtomicBool>,
+    /// Mirrors the current wait type of a running statement (shown as the processlist State).
+    wait_state: Arc<std::sync::atomic::AtomicU8>,
     /// CLIENT_FOUND_ROWS: UPDATE reports matched rather than changed rows.
     pub client_found_rows: bool,
     /// Statement start time (NOW()).
@@ -241,6 +272,7 @@ impl<E: KvEngine> Session<E> {
     ) -> Result<Self> {
         let killed = Arc::new(AtomicBool::new(false));
         let kill_conn = Arc::new(AtomicBool::new(false));
+        let wait_state = Arc::new(std::sync::atomic::AtomicU8::new(0));
         let mut s = Session {
             inst: inst.clone(),
             conn_id,
@@ -261,6 +293,7 @@ impl<E: KvEngine> Session<E> {
             next_stmt_id: 1,
             killed: killed.clone(),
             kill_conn: kill_conn.clone(),
+            wait_state: wait_state.clone(),
             client_found_rows: false,
             stmt_now: None,
             work_tables: HashMap::new(),
@@ -280,6 +313,7 @@ impl<E: KvEngine> Session<E> {
                 since: Instant::now(),
                 kill_query: killed,
                 kill_conn,
+                wait_state,
             },
         );
         Ok(s)
@@ -297,6 +331,15 @@ impl<E: KvEngine> Session<E> {
             Some(v) => Some(v.clone()),
             None => self.inst.globals.get(def.name),
         }
+    }
+
+    /// Sets the session value of a system variable directly (the server uses it at connect
+    /// time: `wait_timeout` = `interactive_timeout` for interactive clients).
+    pub fn set_session_value(&mut self, name: &str, value: Value) -> Result<()> {
+        let def = sysvars::lookup(name).ok_or_else(|| Error::unknown_sysvar(name))?;
+        let v = sysvars::normalise(def, &value)?;
+        self.vars.insert(def.name, v);
+        Ok(())
     }
 
     fn var_int(&self, name: &str, default: i64) -> i64 {
@@ -399,6 +442,8 @@ impl<E: KvEngine> Session<E> {
     }
 
     fn set_process(&self, command: &'static str, info: Option<&str>) {
+        // waits reported while a statement runs show up as its processlist State
+        common::wait::set_state_cell((command != "Sleep").then(|| self.wait_state.clone()));
         if let Some(p) = self.inst.processes.lock().get_mut(&self.conn_id) {
             p.command = command;
             p.info = info.map(|s| s.chars().take(1024).collect());
@@ -537,7 +582,7 @@ impl<E: KvEngine> Session<E> {
                 wait: WaitCtx {
                     timeout,
                     killed: self.killed.clone(),
-                    observer: None,
+                    observer: Some(thread_waits()),
                 },
             };
             self.txn = Some(self.inst.storage.begin(opts));
@@ -555,6 +600,9 @@ impl<E: KvEngine> Session<E> {
                 .get("innodb_flush_log_at_trx_commit")
                 .map(|v| v != Value::Int(0) && v != Value::Int(2))
                 .unwrap_or(true);
+            // an fsync: the thread pool may start another statement meanwhile
+            let _w = (sync && t.has_writes())
+                .then(|| common::wait::guard(common::wait::WaitType::Sync));
             t.commit(sync)?;
         }
         Ok(())

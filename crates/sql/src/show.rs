@@ -286,7 +286,7 @@ fn show_inner<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Ou
             let db = resolve_db(sess, db)?;
             let filter = parse_filter(&mut t)?;
             let mut names = if is_system_db(&db) {
-                system_table_names(&db)
+                system_table_names(sess, &db)
             } else {
                 sess.storage().list_tables(&db)?
             };
@@ -1040,8 +1040,30 @@ fn status_rows<E: KvEngine>(sess: &Session<E>) -> Vec<Vec<Value>> {
         ),
         ("Uptime", sess.inst.started.elapsed().as_secs().to_string()),
     ];
+    let extra = server_info(sess).map(|i| i.status()).unwrap_or_default();
+    v.retain(|(k, _)| !extra.iter().any(|(e, _)| e == k));
+    v.extend(extra.iter().map(|(k, val)| (k.as_str(), val.clone())));
     v.sort_by(|a, b| a.0.cmp(b.0));
     v.into_iter().map(|(k, val)| vec![s(k), s(val)]).collect()
+}
+
+fn server_info<E: KvEngine>(sess: &Session<E>) -> Option<Arc<dyn crate::info::ServerInfo>> {
+    sess.inst.server_info.read().clone()
+}
+
+/// Columns of a table the server provides (the thread pool's TP_* tables).
+fn server_info_columns<E: KvEngine>(sess: &Session<E>, table: &str) -> Option<Vec<ColumnDef>> {
+    let info = server_info(sess)?;
+    let t = info.tables().iter().find(|t| t.name == table)?;
+    Some(
+        t.columns
+            .iter()
+            .map(|(name, ty)| match ty {
+                crate::info::InfoType::BigInt => bi(name),
+                crate::info::InfoType::VarChar(n) => vc(name, *n),
+            })
+            .collect(),
+    )
 }
 
 fn processlist_rows<E: KvEngine>(
@@ -1072,10 +1094,11 @@ fn processlist_rows<E: KvEngine>(
                     i.chars().take(100).collect()
                 }
             });
-            let state = if p.command == "Sleep" {
-                ""
-            } else {
-                "executing"
+            let waiting = p.wait_state.load(std::sync::atomic::Ordering::Relaxed);
+            let state = match common::wait::WaitType::from_u8(waiting) {
+                _ if p.command == "Sleep" => "",
+                Some(w) => w.state(),
+                None => "executing",
             };
             vec![
                 Value::Int(id as i64),
@@ -1646,9 +1669,13 @@ const IS_TABLES: &[&str] = &[
     "VIEWS",
 ];
 
-fn system_table_names(db: &str) -> Vec<String> {
+fn system_table_names<E: KvEngine>(sess: &Session<E>, db: &str) -> Vec<String> {
     if db.eq_ignore_ascii_case("information_schema") {
-        IS_TABLES.iter().map(|s| s.to_string()).collect()
+        let extra = server_info(sess).map(|i| i.tables()).unwrap_or_default();
+        let mut v: Vec<String> = IS_TABLES.iter().map(|s| s.to_string()).collect();
+        v.extend(extra.iter().map(|t| t.name.to_string()));
+        v.sort();
+        v
     } else if db.eq_ignore_ascii_case("performance_schema") {
         vec![
             "global_variables".into(),
@@ -1663,7 +1690,7 @@ fn system_table_names(db: &str) -> Vec<String> {
 
 /// The definition of a virtual system table, if `db.name` is one.
 pub fn system_table<E: KvEngine>(
-    _sess: &Session<E>,
+    sess: &Session<E>,
     db: &str,
     name: &str,
 ) -> Result<Option<Arc<TableDef>>> {
@@ -1678,10 +1705,15 @@ pub fn system_table<E: KvEngine>(
                 upper.as_str(),
                 "GLOBAL_VARIABLES" | "SESSION_VARIABLES" | "GLOBAL_STATUS" | "SESSION_STATUS"
             ));
-    if !known {
+    let provided = db.eq_ignore_ascii_case("information_schema")
+        .then(|| server_info_columns(sess, &upper))
+        .flatten();
+    if !known && provided.is_none() {
         return Err(Error::no_such_table(db, name));
     }
-    let columns = is_columns(&upper).ok_or_else(|| Error::no_such_table(db, name))?;
+    let columns = is_columns(&upper)
+        .or(provided)
+        .ok_or_else(|| Error::no_such_table(db, name))?;
     Ok(Some(Arc::new(TableDef {
         partitioning: None,
         leaf: None,
@@ -1793,7 +1825,7 @@ pub fn system_rows<E: KvEngine>(
         }
         "TABLES" => {
             for d in ["information_schema", "performance_schema"] {
-                for n in system_table_names(d) {
+                for n in system_table_names(sess, d) {
                     rows.push(vec![
                         def(),
                         s(d),
@@ -2084,7 +2116,13 @@ pub fn system_rows<E: KvEngine>(
             rows = variable_rows(sess, global);
         }
         "SESSION_STATUS" | "GLOBAL_STATUS" => rows = status_rows(sess),
-        _ => {}
+        other => {
+            if let Some(info) = server_info(sess) {
+                if info.tables().iter().any(|t| t.name == other) {
+                    rows = info.rows(other);
+                }
+            }
+        }
     }
     Ok(Some(rows))
 }

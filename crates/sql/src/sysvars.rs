@@ -70,7 +70,7 @@ pub static VARS: &[VarDef] = vars! {
     "auto_increment_offset" Both Int "1";
     "autocommit" Both Bool "1";
     "automatic_sp_privileges" Global Bool "1";
-    "back_log" ReadOnly Int "512";
+    "back_log" ReadOnly Int "4096";
     "basedir" ReadOnly Str "/";
     "big_tables" Both Bool "0";
     "binlog_format" Both Str "ROW";
@@ -160,7 +160,15 @@ pub static VARS: &[VarDef] = vars! {
     "system_time_zone" ReadOnly Str "UTC";
     "table_definition_cache" Global Int "2000";
     "table_open_cache" Global Int "4000";
-    "thread_handling" ReadOnly Str "one-thread-per-connection";
+    "thread_handling" ReadOnly Str "pool-of-threads";
+    "thread_pool_algorithm" ReadOnly Int "0";
+    "thread_pool_high_priority_connection" Both Int "0";
+    "thread_pool_max_threads" ReadOnly Int "100000";
+    "thread_pool_max_unused_threads" Global Int "0";
+    "thread_pool_oversubscribe" Global Int "3";
+    "thread_pool_prio_kickup_timer" Global Int "1000";
+    "thread_pool_size" ReadOnly Int "0";
+    "thread_pool_stall_limit" Global Int "6";
     "time_zone" Both Str "SYSTEM";
     "timestamp" Session Str "0";
     "tmp_table_size" Both Int "16777216";

@@ -73,6 +73,8 @@ pub fn call(
             let timeout = func::convert::to_f64(&args[1], w).unwrap_or(0.0);
             let deadline = (timeout >= 0.0)
                 .then(|| Instant::now() + Duration::from_secs_f64(timeout.min(31_536_000.0)));
+            // Reported to the thread pool (outside the table mutex) once the lock is busy.
+            let mut waiting: Option<common::wait::WaitGuard> = None;
             loop {
                 match t.held.get_mut(&key) {
                     None => {
@@ -98,6 +100,14 @@ pub fn call(
                     }
                     None => Duration::from_millis(50),
                 };
+                if waiting.is_none() {
+                    drop(t);
+                    waiting = Some(common::wait::guard(common::wait::WaitType::UserLock));
+                    t = m
+                        .lock()
+                        .map_err(|_| Error::internal("user lock table poisoned"))?;
+                    continue;
+                }
                 t = cv
                     .wait_timeout(t, wait)
                     .map_err(|_| Error::internal("user lock table poisoned"))?

@@ -343,7 +343,12 @@ pub struct TestServer {
 }
 
 impl TestServer {
+    /// A server on the thread pool (two groups), the default mode.
     pub fn start(max_connections: usize) -> TestServer {
+        Self::start_with(max_connections, protocol::ThreadHandling::PoolOfThreads)
+    }
+
+    pub fn start_with(max_connections: usize, mode: protocol::ThreadHandling) -> TestServer {
         let dir = tempfile::tempdir().unwrap();
         let socket = dir
             .path()
@@ -357,6 +362,12 @@ impl TestServer {
             server_version: "8.0.36-Strata".into(),
             key_dir: key_dir(),
             max_allowed_packet: 1 << 20,
+            thread_handling: mode,
+            pool: protocol::PoolConfig {
+                size: 2,
+                max_threads: 1000,
+            },
+            ..Default::default()
         };
         let handle = protocol::start(cfg, backend.clone()).unwrap();
         TestServer {

@@ -1,0 +1,204 @@
+//! The thread pool's INFORMATION_SCHEMA tables (TP_THREAD_STATE, TP_THREAD_GROUP_STATE,
+//! TP_THREAD_GROUP_STATS) and connection-handling status variables, read from the listener's
+//! [`protocol::ConnectionRegistry`] and handed to the SQL layer as a [`sql::info::ServerInfo`].
+
+use std::sync::Arc;
+
+use common::wait::WaitType;
+use common::Value;
+use protocol::ConnectionRegistry;
+use sql::info::{InfoTable, InfoType, ServerInfo};
+
+const B: InfoType = InfoType::BigInt;
+
+/// The TP_* tables. Column names follow MySQL Enterprise's thread pool; `STATE` and
+/// `CONNECTION_ID` (TP_THREAD_STATE), `WAITING_THREAD_COUNT` (TP_THREAD_GROUP_STATE) and
+/// `NET_WAITS` (TP_THREAD_GROUP_STATS) are Strata additions.
+static TABLES: &[InfoTable] = &[
+    InfoTable {
+        name: "TP_THREAD_STATE",
+        columns: &[
+            ("TP_GROUP_ID", B),
+            ("TP_THREAD_NUMBER", B),
+            ("PROCESS_COUNT", B),
+            ("WAIT_TYPE", InfoType::VarChar(32)),
+            ("STATE", InfoType::VarChar(16)),
+            ("CONNECTION_ID", B),
+        ],
+    },
+    InfoTable {
+        name: "TP_THREAD_GROUP_STATE",
+        columns: &[
+            ("TP_GROUP_ID", B),
+            ("CONSUMER_THREADS", B),
+            ("RESERVE_THREADS", B),
+            ("CONNECTION_COUNT", B),
+            ("QUEUED_QUERIES", B),
+            ("QUEUED_TRANS", B),
+            ("STALL_LIMIT", B),
+            ("PRIO_KICKUP_TIMER", B),
+            ("ALGORITHM", B),
+            ("THREAD_COUNT", B),
+            ("ACTIVE_THREAD_COUNT", B),
+            ("STALLED_THREAD_COUNT", B),
+            ("WAITING_THREAD_COUNT", B),
+            ("WAITING_THREAD_NUMBER", B),
+            ("OLDEST_QUEUED", B),
+            ("MAX_THREAD_IDS_IN_GROUP", B),
+        ],
+    },
+    InfoTable {
+        name: "TP_THREAD_GROUP_STATS",
+        columns: &[
+            ("TP_GROUP_ID", B),
+            ("CONNECTIONS_STARTED", B),
+            ("CONNECTIONS_CLOSED", B),
+            ("QUERIES_EXECUTED", B),
+            ("QUERIES_QUEUED", B),
+            ("THREADS_STARTED", B),
+            ("PRIO_KICKUPS", B),
+            ("STALLED_QUERIES_EXECUTED", B),
+            ("BECOME_CONSUMER_THREAD", B),
+            ("BECOME_RESERVE_THREAD", B),
+            ("BECOME_WAITING_THREAD", B),
+            ("WAKE_THREAD_STALL_CHECKER", B),
+            ("SLEEP_WAITS", B),
+            ("DISK_IO_WAITS", B),
+            ("ROW_LOCK_WAITS", B),
+            ("GLOBAL_LOCK_WAITS", B),
+            ("META_DATA_LOCK_WAITS", B),
+            ("TABLE_LOCK_WAITS", B),
+            ("USER_LOCK_WAITS", B),
+            ("BINLOG_WAITS", B),
+            ("GROUP_COMMIT_WAITS", B),
+            ("FSYNC_WAITS", B),
+            ("NET_WAITS", B),
+        ],
+    },
+];
+
+/// Serves the TP_* tables and connection status from a listener's registry.
+pub struct PoolInfo {
+    /// The listener's registry.
+    pub registry: Arc<ConnectionRegistry>,
+}
+
+fn u(n: u64) -> Value {
+    Value::UInt(n)
+}
+
+impl ServerInfo for PoolInfo {
+    fn tables(&self) -> &'static [InfoTable] {
+        TABLES
+    }
+
+    fn rows(&self, name: &str) -> Vec<Vec<Value>> {
+        let Some(snap) = self.registry.pool_snapshot() else {
+            return vec![];
+        };
+        match name {
+            "TP_THREAD_STATE" => snap
+                .threads
+                .iter()
+                .map(|t| {
+                    vec![
+                        u(t.group as u64),
+                        u(t.thread_no),
+                        u(t.process_count),
+                        t.wait_type
+                            .map(|w| Value::Str(w.name().into()))
+                            .unwrap_or(Value::Null),
+                        Value::Str(t.state.into()),
+                        t.conn_id.map(|c| u(c as u64)).unwrap_or(Value::Null),
+                    ]
+                })
+                .collect(),
+            "TP_THREAD_GROUP_STATE" => snap
+                .groups
+                .iter()
+                .map(|g| {
+                    vec![
+                        u(g.id as u64),
+                        u(g.consumer_threads),
+                        u(g.reserve_threads),
+                        u(g.connection_count),
+                        u(g.queued_queries),
+                        u(g.queued_trans),
+                        u(g.stall_limit),
+                        u(g.prio_kickup_timer),
+                        u(0),
+                        u(g.thread_count),
+                        u(g.active_thread_count),
+                        u(g.stalled_thread_count),
+                        u(g.waiting_thread_count),
+                        u(g.waiting_thread_number),
+                        u(g.oldest_queued),
+                        u(g.max_thread_ids_in_group),
+                    ]
+                })
+                .collect(),
+            "TP_THREAD_GROUP_STATS" => snap
+                .groups
+                .iter()
+                .map(|g| {
+                    let s = &g.stats;
+                    let mut row = vec![
+                        u(g.id as u64),
+                        u(s.connections_started),
+                        u(s.connections_closed),
+                        u(s.queries_executed),
+                        u(s.queries_queued),
+                        u(s.threads_started),
+                        u(s.prio_kickups),
+                        u(s.stalled_queries_executed),
+                        u(s.become_consumer_thread),
+                        u(s.become_reserve_thread),
+                        u(s.become_waiting_thread),
+                        u(s.wake_thread_stall_checker),
+                    ];
+                    row.extend(WaitType::ALL.iter().map(|w| u(s.waits[w.index()])));
+                    row
+                })
+                .collect(),
+            _ => vec![],
+        }
+    }
+
+    fn status(&self) -> Vec<(String, String)> {
+        let c = self.registry.counters();
+        let cached = self
+            .registry
+            .pool_snapshot()
+            .map(|s| {
+                s.groups
+                    .iter()
+                    .map(|g| g.consumer_threads + g.reserve_threads)
+                    .sum::<u64>()
+            })
+            .unwrap_or(0);
+        vec![
+            ("Threads_created".into(), c.threads_created.to_string()),
+            ("Threads_cached".into(), cached.to_string()),
+            (
+                "Connection_errors_max_connections".into(),
+                c.refused_max_connections.to_string(),
+            ),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_columns_match_wait_types() {
+        let stats = TABLES
+            .iter()
+            .find(|t| t.name == "TP_THREAD_GROUP_STATS")
+            .unwrap();
+        assert_eq!(stats.columns.len(), 12 + WaitType::ALL.len());
+        assert_eq!(stats.columns[12 + WaitType::RowLock.index()].0, "ROW_LOCK_WAITS");
+        assert_eq!(stats.columns[12 + WaitType::Sync.index()].0, "FSYNC_WAITS");
+    }
+}

@@ -190,8 +190,9 @@ pub struct Connection<B: Backend, S: Transport> {
     session: Option<B::Session>,
     stmts: HashMap<u32, Stmt>,
     multi_statements: bool,
-    /// Admitted over max_connections: only an administrator may log in.
-    admin_only: bool,
+    /// Admitted over max_connections: only an administrator may log in; a refusal counts here
+    /// (Connection_errors_max_connections).
+    admin_only: Option<Arc<std::sync::atomic::AtomicU64>>,
     /// The socket timeouts last applied (re-applied when the session's variables change).
     applied: Option<Timeouts>,
 }
@@ -218,15 +219,16 @@ impl<B: Backend, S: Transport> Connection<B, S> {
             session: None,
             stmts: HashMap::new(),
             multi_statements: false,
-            admin_only: false,
+            admin_only: None,
             applied: None,
         }
     }
 
     /// Admits this connection over `max_connections`: authentication succeeds only for an
-    /// account the backend calls an administrator ([`Backend::is_admin`]); others get 1040.
-    pub fn set_admin_only(&mut self) {
-        self.admin_only = true;
+    /// account the backend calls an administrator ([`Backend::is_admin`]); others get 1040 and
+    /// `refusals` is incremented.
+    pub fn set_admin_only(&mut self, refusals: Arc<std::sync::atomic::AtomicU64>) {
+        self.admin_only = Some(refusals);
     }
 
     /// True once authentication succeeded and a session is open.
@@ -436,7 +438,12 @@ impl<B: Backend, S: Transport> Connection<B, S> {
         };
         self.caps = resp.capabilities & caps::SERVER;
         let ok = match self.authenticate(&resp, false)? {
-            AuthOutcome::Ok if self.admin_only && !self.backend.is_admin(&resp.user, &self.host) => {
+            AuthOutcome::Ok
+                if self.admin_only.is_some() && !self.backend.is_admin(&resp.user, &self.host) =>
+            {
+                if let Some(n) = &self.admin_only {
+                    n.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
                 self.send_error(codes::ER_CON_COUNT_ERROR, "Too many connections")?;
                 false
             }

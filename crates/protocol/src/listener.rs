@@ -202,7 +202,7 @@ pub struct ConnectionRegistry {
     active: Mutex<usize>,
     idle: Condvar,
     threads_created: AtomicU64,
-    refused: AtomicU64,
+    refused: Arc<AtomicU64>,
     max_used: AtomicU64,
     pool_view: OnceLock<PoolView>,
 }
@@ -237,7 +237,7 @@ impl ConnectionRegistry {
             active: Mutex::new(0),
             idle: Condvar::new(),
             threads_created: AtomicU64::new(0),
-            refused: AtomicU64::new(0),
+            refused: Arc::new(AtomicU64::new(0)),
             max_used: AtomicU64::new(0),
             pool_view: OnceLock::new(),
         }
@@ -466,7 +466,7 @@ impl<B: Backend> Acceptor<B> {
             secure,
         );
         if admission == Admission::AdminOnly {
-            conn.set_admin_only();
+            conn.set_admin_only(self.registry.refused.clone());
         }
         match &self.handler {
             Handler::Pool(pool) => pool.add(conn, guard),

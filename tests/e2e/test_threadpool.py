@@ -1,0 +1,347 @@
+"""The thread pool and connection handling with real clients (PyMySQL) against a real server:
+waits and stalls don't block a group, transactions are scheduled first, KILL ends lock waits
+promptly, max_connections (+1 administrator connection), timeouts, PROCESSLIST, the TP_* tables.
+
+Blocking statements that report no wait are `BENCHMARK(huge, MD5('x'))`, ended with KILL QUERY, so
+no test depends on how fast the machine is."""
+import json
+import os
+import resource
+import threading
+import time
+
+import pymysql
+import pytest
+
+from conftest import Server
+
+HUGE = 10**12  # BENCHMARK iterations: runs until killed
+
+
+def q(c, sql, args=None):
+    cur = c.cursor()
+    cur.execute(sql, args)
+    return cur.fetchall()
+
+
+def wait_for(cond, timeout=20.0, what="condition"):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        v = cond()
+        if v:
+            return v
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def group_of(c):
+    """The thread group a connection is in (its own worker shows it while it runs)."""
+    return q(c, "SELECT TP_GROUP_ID FROM information_schema.TP_THREAD_STATE "
+                "WHERE CONNECTION_ID = CONNECTION_ID()")[0][0]
+
+
+def group_state(c, gid):
+    cur = c.cursor(pymysql.cursors.DictCursor)
+    cur.execute("SELECT * FROM information_schema.TP_THREAD_GROUP_STATE WHERE TP_GROUP_ID = %s", (gid,))
+    return cur.fetchone()
+
+
+def stats(c):
+    """TP_THREAD_GROUP_STATS summed over the groups."""
+    cur = c.cursor(pymysql.cursors.DictCursor)
+    cur.execute("SELECT * FROM information_schema.TP_THREAD_GROUP_STATS")
+    total = {}
+    for row in cur.fetchall():
+        for k, v in row.items():
+            if k != "TP_GROUP_ID":
+                total[k] = total.get(k, 0) + int(v)
+    return total
+
+
+def running(c, conn_id):
+    """True while connection `conn_id`'s statement is executing on a pool thread."""
+    return q(c, "SELECT COUNT(*) FROM information_schema.TP_THREAD_STATE WHERE CONNECTION_ID = %s",
+             (conn_id,))[0][0] > 0
+
+
+class Bg(threading.Thread):
+    """Runs one statement on a connection in the background; keeps the result or the error."""
+
+    def __init__(self, conn, sql):
+        super().__init__(daemon=True)
+        self.conn, self.sql, self.result, self.error = conn, sql, None, None
+        self.start()
+
+    def run(self):
+        try:
+            self.result = q(self.conn, self.sql)
+        except pymysql.MySQLError as e:
+            self.error = e
+
+
+@pytest.fixture()
+def pool2():
+    s = Server(extra=["--thread-pool-size", "2", "--max-connections", "400"]).start()
+    yield s
+    s.stop()
+
+
+def test_waits_in_200_transactions_do_not_block_a_new_connection(pool2):
+    """200 connections each sleep inside a transaction (a reported wait); a new connection still
+    gets its short query answered at once, and TP_THREAD_GROUP_STATS counts the waits."""
+    s = pool2
+    obs = s.connect()
+    conns = [s.connect() for _ in range(200)]
+    for c in conns:
+        q(c, "BEGIN")
+    before = stats(obs)
+    sleepers = [Bg(c, "SELECT SLEEP(4)") for c in conns]
+    wait_for(lambda: stats(obs)["SLEEP_WAITS"] - before["SLEEP_WAITS"] >= 200, 10, "200 sleeps")
+    t0 = time.time()
+    fresh = s.connect()
+    assert q(fresh, "SELECT 1") == ((1,),)
+    elapsed = time.time() - t0
+    assert elapsed < 1.5, f"a new connection waited {elapsed:.2f}s behind sleeping transactions"
+    procs = q(obs, "SHOW FULL PROCESSLIST")
+    assert sum(1 for p in procs if p[6] == "User sleep" and p[4] == "Query") == 200
+    after = stats(obs)
+    assert after["SLEEP_WAITS"] - before["SLEEP_WAITS"] >= 200
+    assert after["THREADS_STARTED"] >= 200, after
+    assert after["CONNECTIONS_STARTED"] >= 202, after
+    for t in sleepers:
+        t.join(30)
+        assert t.error is None and t.result == ((0,),)
+    st = dict(q(obs, "SHOW GLOBAL STATUS"))
+    assert int(st["Threads_created"]) >= 200
+    assert int(st["Threads_connected"]) == 202
+    assert int(st["Max_used_connections"]) >= 202
+    for c in conns + [fresh]:
+        c.close()
+    wait_for(lambda: int(dict(q(obs, "SHOW GLOBAL STATUS"))["Threads_connected"]) == 1, 10,
+             "disconnects")
+
+
+def test_stall_limit_lets_another_statement_start():
+    """A statement that blocks without reporting a wait is declared stalled after
+    thread_pool_stall_limit, so the next statement of its group still runs."""
+    s = Server(extra=["--thread-pool-size", "1", "--set", "thread_pool_oversubscribe=0",
+                      "--set", "thread_pool_stall_limit=10"]).start()
+    try:
+        obs, blocker, other = s.connect(), s.connect(), s.connect()
+        bid = blocker.thread_id()
+        before = stats(obs)["STALLED_QUERIES_EXECUTED"]
+        bg = Bg(blocker, f"SELECT BENCHMARK({HUGE}, MD5('x'))")
+        wait_for(lambda: running(obs, bid), what="blocker running")
+        t0 = time.time()
+        assert q(other, "SELECT 2") == ((2,),)
+        assert time.time() - t0 < 3
+        st = stats(obs)
+        assert st["STALLED_QUERIES_EXECUTED"] - before >= 1
+        state = group_state(obs, 0)
+        assert state["STALLED_THREAD_COUNT"] == 1 and state["STALL_LIMIT"] == 10
+        q(obs, f"KILL QUERY {bid}")
+        bg.join(10)
+        assert not bg.is_alive()
+    finally:
+        s.stop()
+
+
+def test_transaction_statements_run_before_queued_autocommit_statements():
+    """With the group's only slot taken, queued statements of a connection inside a transaction
+    run before the earlier-queued statements of connections outside one; QUEUED_QUERIES /
+    QUEUED_TRANS and PRIO_KICKUPS report the queues."""
+    s = Server(extra=["--thread-pool-size", "2", "--set", "thread_pool_oversubscribe=0",
+                      "--set", "thread_pool_stall_limit=100000",
+                      "--set", "thread_pool_prio_kickup_timer=100000"]).start()
+    try:
+        conns = [s.connect() for _ in range(16)]
+        groups = {}
+        for c in conns:
+            groups.setdefault(group_of(c), []).append(c)
+        assert len(groups[0]) >= 7 and len(groups[1]) >= 1, {k: len(v) for k, v in groups.items()}
+        obs = groups[1][0]
+        blocker, trx, lows = groups[0][0], groups[0][1], groups[0][2:6]
+        q(trx, "BEGIN")
+        bid = blocker.thread_id()
+        bg = Bg(blocker, f"SELECT BENCHMARK({HUGE}, MD5('x'))")
+        wait_for(lambda: running(obs, bid), what="blocker running")
+        work = []
+        for i, c in enumerate(lows):
+            work.append(("low", Bg(c, "SELECT NOW(6)")))
+            wait_for(lambda: group_state(obs, 0)["QUEUED_QUERIES"] == i + 1, what=f"{i + 1} queued")
+        work.append(("trx", Bg(trx, "SELECT NOW(6)")))
+        wait_for(lambda: group_state(obs, 0)["QUEUED_TRANS"] == 1, what="transaction queued")
+        state = group_state(obs, 0)
+        assert (state["QUEUED_QUERIES"], state["QUEUED_TRANS"]) == (4, 1)
+        assert state["ACTIVE_THREAD_COUNT"] == 1 and state["OLDEST_QUEUED"] > 0
+        q(obs, f"KILL QUERY {bid}")
+        bg.join(10)
+        for _, t in work:
+            t.join(10)
+            assert t.error is None, t.error
+        times = {id(t): t.result[0][0] for _, t in work}
+        trx_time = [times[id(t)] for kind, t in work if kind == "trx"][0]
+        low_times = [times[id(t)] for kind, t in work if kind == "low"]
+        assert trx_time < min(low_times), (trx_time, low_times)
+        assert low_times == sorted(low_times), "low-priority statements run in queue order"
+        assert stats(obs)["PRIO_KICKUPS"] == 0
+
+        # Kick-up: with a short timer, low-priority statements queued too long move up.
+        q(obs, "SET GLOBAL thread_pool_prio_kickup_timer = 50")
+        wait_for(lambda: group_state(obs, 0)["PRIO_KICKUP_TIMER"] == 50, what="timer refresh")
+        bg = Bg(blocker, f"SELECT BENCHMARK({HUGE}, MD5('x'))")
+        wait_for(lambda: running(obs, bid), what="blocker running again")
+        waiting = [Bg(c, "SELECT 1") for c in lows]
+        wait_for(lambda: stats(obs)["PRIO_KICKUPS"] >= 4, what="kick-ups")
+        assert group_state(obs, 0)["QUEUED_TRANS"] == 4
+        q(obs, f"KILL QUERY {bid}")
+        for t in waiting + [bg]:
+            t.join(10)
+            assert not t.is_alive()
+    finally:
+        s.stop()
+
+
+def test_kill_query_ends_a_row_lock_wait_within_a_second(pool2):
+    s = pool2
+    a, b, k = s.connect(), s.connect(), s.connect()
+    q(a, "CREATE DATABASE tp_kill")
+    q(a, "CREATE TABLE tp_kill.t (id INT PRIMARY KEY, v INT)")
+    q(a, "INSERT INTO tp_kill.t VALUES (1, 0)")
+    before = stats(k)["ROW_LOCK_WAITS"]
+    q(a, "BEGIN")
+    q(a, "UPDATE tp_kill.t SET v = 1 WHERE id = 1")
+    bid = b.thread_id()
+    w = Bg(b, "UPDATE tp_kill.t SET v = 2 WHERE id = 1")
+    wait_for(lambda: any(p[0] == bid and p[6] == "Waiting for row lock" for p in q(k, "SHOW PROCESSLIST")),
+             what="lock wait in processlist")
+    row = q(k, "SELECT WAIT_TYPE, STATE FROM information_schema.TP_THREAD_STATE WHERE CONNECTION_ID = %s",
+            (bid,))
+    assert row == (("ROW_LOCK", "waiting"),)
+    assert stats(k)["ROW_LOCK_WAITS"] - before == 1
+    t0 = time.time()
+    q(k, f"KILL QUERY {bid}")
+    w.join(5)
+    elapsed = time.time() - t0
+    assert not w.is_alive() and elapsed < 1.0, elapsed
+    assert w.error is not None and w.error.args[0] == 1317
+    # The connection survives KILL QUERY; the lock holder is unaffected.
+    assert q(b, "SELECT 1") == ((1,),)
+    q(a, "COMMIT")
+    assert q(b, "SELECT v FROM tp_kill.t") == ((1,),)
+    # KILL CONNECTION (and COM_PROCESS_KILL) of a waiting connection ends it promptly too.
+    q(a, "BEGIN")
+    q(a, "UPDATE tp_kill.t SET v = 3 WHERE id = 1")
+    w = Bg(b, "UPDATE tp_kill.t SET v = 4 WHERE id = 1")
+    wait_for(lambda: running(k, bid) and q(k, "SELECT WAIT_TYPE FROM information_schema.TP_THREAD_STATE "
+                                              "WHERE CONNECTION_ID = %s", (bid,)) == (("ROW_LOCK",),),
+             what="second lock wait")
+    t0 = time.time()
+    k.kill(bid)
+    w.join(5)
+    assert not w.is_alive() and time.time() - t0 < 1.0
+    assert w.error is not None and w.error.args[0] in (1317, 2013)
+    wait_for(lambda: all(p[0] != bid for p in q(k, "SHOW PROCESSLIST")), 5, "killed connection gone")
+    q(a, "ROLLBACK")
+    q(a, "DROP DATABASE tp_kill")
+
+
+def write_accounts(datadir):
+    os.makedirs(datadir, exist_ok=True)
+    with open(os.path.join(datadir, "accounts.json"), "w") as f:
+        json.dump([
+            {"user": "root", "host": "localhost", "plugin": "caching_sha2_password", "auth_string": ""},
+            {"user": "app", "host": "%", "plugin": "mysql_native_password", "auth_string": ""},
+        ], f)
+
+
+def test_max_connections_1040_then_admin_connection_and_healthy():
+    """1040 connections of a non-administrator fill max_connections=1040; the 1041st gets error
+    1040, root (the administrator) still gets the extra connection, the one after that gets 1040,
+    and the server keeps serving."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 4096:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))
+    srv = Server(extra=["--max-connections", "1040", "--thread-pool-size", "2"])
+    write_accounts(srv.datadir)
+    srv.start()
+    conns = []
+    try:
+        for _ in range(1040):
+            conns.append(srv.connect(user="app"))
+        with pytest.raises(pymysql.MySQLError) as e:
+            srv.connect(user="app")
+        assert e.value.args[0] == 1040
+        admin = srv.connect()
+        st = dict(q(admin, "SHOW GLOBAL STATUS"))
+        assert int(st["Threads_connected"]) == 1041
+        assert int(st["Connection_errors_max_connections"]) == 1
+        with pytest.raises(pymysql.MySQLError) as e:
+            srv.connect()
+        assert e.value.args[0] == 1040
+        st = dict(q(admin, "SHOW GLOBAL STATUS"))
+        assert int(st["Connection_errors_max_connections"]) == 2
+        assert q(conns[0], "SELECT 1") == ((1,),)
+        assert q(conns[-1], "SELECT COUNT(*) FROM information_schema.PROCESSLIST") == ((1041,),)
+        conn_count = q(admin, "SELECT SUM(CONNECTION_COUNT) FROM information_schema.TP_THREAD_GROUP_STATE")
+        assert int(conn_count[0][0]) == 1041
+        for c in conns[:10]:
+            c.close()
+        wait_for(lambda: int(dict(q(admin, "SHOW GLOBAL STATUS"))["Threads_connected"]) == 1031, 10,
+                 "closed connections counted")
+        again = srv.connect(user="app")
+        assert q(again, "SELECT 1") == ((1,),)
+        conns.append(again)
+    finally:
+        for c in conns:
+            try:
+                c.close()
+            except Exception:
+                pass
+        srv.stop()
+
+
+def test_wait_timeout_interactive_timeout_and_variables(pool2):
+    s = pool2
+    c = s.connect()
+    v = dict(q(c, "SHOW VARIABLES LIKE 'thread%'"))
+    assert v["thread_handling"] == "pool-of-threads" and v["thread_pool_size"] == "2"
+    assert dict(q(c, "SHOW VARIABLES LIKE 'back_log'"))["back_log"] == "4096"
+    q(c, "SET GLOBAL interactive_timeout = 123")
+    i = s.connect(client_flag=pymysql.constants.CLIENT.INTERACTIVE)
+    assert q(i, "SELECT @@wait_timeout") == ((123,),)
+    assert q(c, "SELECT @@wait_timeout") == ((28800,),)
+    idle = s.connect()
+    q(idle, "SET SESSION wait_timeout = 1")
+    time.sleep(2.6)
+    with pytest.raises(pymysql.MySQLError):
+        q(idle, "SELECT 1")
+    with pytest.raises(pymysql.MySQLError):
+        q(c, "SET SESSION thread_pool_size = 3")
+    q(c, "SET SESSION thread_pool_high_priority_connection = 1")
+    assert q(c, "SELECT @@thread_pool_high_priority_connection") == ((1,),)
+
+
+def test_one_thread_per_connection_mode():
+    s = Server(extra=["--thread-handling", "one-thread-per-connection", "--max-connections", "3"]).start()
+    try:
+        c = s.connect()
+        assert q(c, "SELECT @@thread_handling") == (("one-thread-per-connection",),)
+        assert q(c, "SELECT COUNT(*) FROM information_schema.TP_THREAD_GROUP_STATE") == ((0,),)
+        b = s.connect()
+        bid = b.thread_id()
+        w = Bg(b, "SELECT SLEEP(30)")
+        wait_for(lambda: any(p[0] == bid and p[6] == "User sleep" for p in q(c, "SHOW PROCESSLIST")),
+                 what="sleep in processlist")
+        q(c, f"KILL QUERY {bid}")
+        w.join(5)
+        assert not w.is_alive()
+        idle = s.connect()
+        q(idle, "SET SESSION wait_timeout = 1")
+        time.sleep(2.6)
+        with pytest.raises(pymysql.MySQLError):
+            q(idle, "SELECT 1")
+        st = dict(q(c, "SHOW GLOBAL STATUS"))
+        assert int(st["Threads_created"]) >= 3
+    finally:
+        s.stop()

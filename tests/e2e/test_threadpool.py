@@ -148,8 +148,9 @@ def test_stall_limit_lets_another_statement_start():
 
 def test_transaction_statements_run_before_queued_autocommit_statements():
     """With the group's only slot taken, queued statements of a connection inside a transaction
-    run before the earlier-queued statements of connections outside one; QUEUED_QUERIES /
-    QUEUED_TRANS and PRIO_KICKUPS report the queues."""
+    (and of one with thread_pool_high_priority_connection) run before the earlier-queued
+    statements of connections outside one; QUEUED_QUERIES / QUEUED_TRANS and PRIO_KICKUPS report
+    the queues."""
     s = Server(extra=["--thread-pool-size", "2", "--set", "thread_pool_oversubscribe=0",
                       "--set", "thread_pool_stall_limit=100000",
                       "--set", "thread_pool_prio_kickup_timer=100000"]).start()
@@ -160,8 +161,9 @@ def test_transaction_statements_run_before_queued_autocommit_statements():
             groups.setdefault(group_of(c), []).append(c)
         assert len(groups[0]) >= 7 and len(groups[1]) >= 1, {k: len(v) for k, v in groups.items()}
         obs = groups[1][0]
-        blocker, trx, lows = groups[0][0], groups[0][1], groups[0][2:6]
+        blocker, trx, lows, hp = groups[0][0], groups[0][1], groups[0][2:6], groups[0][6]
         q(trx, "BEGIN")
+        q(hp, "SET SESSION thread_pool_high_priority_connection = 1")
         bid = blocker.thread_id()
         bg = Bg(blocker, f"SELECT BENCHMARK({HUGE}, MD5('x'))")
         wait_for(lambda: running(obs, bid), what="blocker running")
@@ -171,8 +173,10 @@ def test_transaction_statements_run_before_queued_autocommit_statements():
             wait_for(lambda: group_state(obs, 0)["QUEUED_QUERIES"] == i + 1, what=f"{i + 1} queued")
         work.append(("trx", Bg(trx, "SELECT NOW(6)")))
         wait_for(lambda: group_state(obs, 0)["QUEUED_TRANS"] == 1, what="transaction queued")
+        work.append(("hp", Bg(hp, "SELECT NOW(6)")))
+        wait_for(lambda: group_state(obs, 0)["QUEUED_TRANS"] == 2, what="high-priority queued")
         state = group_state(obs, 0)
-        assert (state["QUEUED_QUERIES"], state["QUEUED_TRANS"]) == (4, 1)
+        assert (state["QUEUED_QUERIES"], state["QUEUED_TRANS"]) == (4, 2)
         assert state["ACTIVE_THREAD_COUNT"] == 1 and state["OLDEST_QUEUED"] > 0
         q(obs, f"KILL QUERY {bid}")
         bg.join(10)
@@ -181,8 +185,9 @@ def test_transaction_statements_run_before_queued_autocommit_statements():
             assert t.error is None, t.error
         times = {id(t): t.result[0][0] for _, t in work}
         trx_time = [times[id(t)] for kind, t in work if kind == "trx"][0]
+        hp_time = [times[id(t)] for kind, t in work if kind == "hp"][0]
         low_times = [times[id(t)] for kind, t in work if kind == "low"]
-        assert trx_time < min(low_times), (trx_time, low_times)
+        assert trx_time < hp_time < min(low_times), (trx_time, hp_time, low_times)
         assert low_times == sorted(low_times), "low-priority statements run in queue order"
         assert stats(obs)["PRIO_KICKUPS"] == 0
 
@@ -255,6 +260,14 @@ def write_accounts(datadir):
         ], f)
 
 
+def connect_or_none(srv, **kw):
+    try:
+        return srv.connect(**kw)
+    except pymysql.MySQLError as e:
+        assert e.args[0] == 1040
+        return None
+
+
 def test_max_connections_1040_then_admin_connection_and_healthy():
     """1040 connections of a non-administrator fill max_connections=1040; the 1041st gets error
     1040, root (the administrator) still gets the extra connection, the one after that gets 1040,
@@ -272,7 +285,8 @@ def test_max_connections_1040_then_admin_connection_and_healthy():
         with pytest.raises(pymysql.MySQLError) as e:
             srv.connect(user="app")
         assert e.value.args[0] == 1040
-        admin = srv.connect()
+        # The refused connection's slot is released just after its error is sent: retry briefly.
+        admin = wait_for(lambda: connect_or_none(srv), 5, "the administrator connection")
         st = dict(q(admin, "SHOW GLOBAL STATUS"))
         assert int(st["Threads_connected"]) == 1041
         assert int(st["Connection_errors_max_connections"]) == 1

@@ -392,7 +392,11 @@ impl<B: Backend, S: Transport> Connection<B, S> {
     /// Sends the Initial Handshake packet (the first step of [`Connection::handshake`]); the
     /// socket's timeouts become `connect_timeout` until the session opens.
     pub fn send_greeting(&mut self) -> io::Result<()> {
-        let connect_timeout = self.backend.tuning().connect_timeout.max(Duration::from_secs(1));
+        let connect_timeout = self
+            .backend
+            .tuning()
+            .connect_timeout
+            .max(Duration::from_secs(1));
         let _ = self.io.stream().set_timeout(Some(connect_timeout));
         let _ = self.io.stream().set_write_timeout(Some(connect_timeout));
         let hs = handshake::initial_handshake(

@@ -193,6 +193,9 @@ impl AsRawFd for Socket {
 
 type PoolView = Weak<dyn Fn() -> PoolSnapshot + Send + Sync>;
 
+/// Stops the thread pool at shutdown.
+type StopFn = Box<dyn Fn() + Send + Sync>;
+
 /// The live connections of a listener: connection ids, counts, a way to close one, and the
 /// connection-handling counters (threads created, refusals, the thread pool's state).
 pub struct ConnectionRegistry {
@@ -351,7 +354,7 @@ pub struct ServerHandle {
     registry: Arc<ConnectionRegistry>,
     shared: Arc<Shared>,
     threads: Mutex<Vec<JoinHandle<()>>>,
-    stop_pool: Option<Box<dyn Fn() + Send + Sync>>,
+    stop_pool: Option<StopFn>,
 }
 
 impl ServerHandle {
@@ -530,23 +533,19 @@ pub fn start<B: Backend>(cfg: ListenerConfig, backend: Arc<B>) -> io::Result<Ser
     });
     let stop = Arc::new(AtomicBool::new(false));
     let registry = Arc::new(ConnectionRegistry::new());
-    let (handler, stop_pool): (Handler<B>, Option<Box<dyn Fn() + Send + Sync>>) =
+    let (handler, stop_pool): (Handler<B>, Option<StopFn>) =
         match cfg.thread_handling {
             ThreadHandling::OneThreadPerConnection => (Handler::Threads, None),
             ThreadHandling::PoolOfThreads => {
                 let pool = Pool::start(cfg.pool.clone(), backend.clone(), registry.clone())?;
                 let view: Arc<dyn Fn() -> PoolSnapshot + Send + Sync> = {
                     let pool = Arc::downgrade(&pool);
-                    Arc::new(move || {
-                        pool.upgrade()
-                            .map(|p| p.snapshot())
-                            .unwrap_or_default()
-                    })
+                    Arc::new(move || pool.upgrade().map(|p| p.snapshot()).unwrap_or_default())
                 };
                 let _ = registry.pool_view.set(Arc::downgrade(&view));
                 let stopper = pool.clone();
                 // `view` lives as long as the handle's stop closure (the registry holds it weakly).
-                let stop_pool: Box<dyn Fn() + Send + Sync> = Box::new(move || {
+                let stop_pool: StopFn = Box::new(move || {
                     let _keep = &view;
                     stopper.stop();
                 });
@@ -622,7 +621,7 @@ pub fn raise_fd_limit() -> io::Result<u64> {
     let mut lim = getrlimit(Resource::Nofile);
     if lim.current != lim.maximum {
         lim.current = lim.maximum;
-        setrlimit(Resource::Nofile, lim.clone())?;
+        setrlimit(Resource::Nofile, lim)?;
     }
     Ok(getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX))
 }

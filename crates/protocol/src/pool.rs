@@ -2,8 +2,12 @@
 //! (reference notes §3.2–§3.5).
 //!
 //! * Connections are assigned round-robin to `thread_pool_size` **thread groups** when they
-//!   connect. A group has a **listener** thread that waits (epoll, via the `polling` crate, in
-//!   oneshot mode) on the sockets of its idle connections, so an idle connection costs no thread.
+//!   connect. One worker of a group at a time is its **listener** (the reference's *waiter*): it
+//!   waits (epoll, via the `polling` crate, in oneshot mode) on the sockets of the group's idle
+//!   connections, so an idle connection costs no thread. When events arrive it queues them and,
+//!   if the group has room, runs the first itself (no hand-off to another thread); the role is
+//!   then vacant until a worker runs out of work, a statement begins a wait, or the timer (within
+//!   10 ms) wakes a thread for it.
 //! * When a socket becomes readable its connection is queued: in the group's **high-priority**
 //!   queue if it is inside a transaction (or the session set
 //!   `thread_pool_high_priority_connection`), else in the **low-priority** queue. New connections
@@ -216,6 +220,10 @@ pub(crate) struct GroupState<T> {
     pub slots: BTreeMap<u32, Slot>,
     pub stats: GroupStats,
     pub shutdown: bool,
+    /// The worker polling the group's sockets, if any.
+    pub listening: Option<u32>,
+    /// The listener was interrupted to take queued work (counts as a pending worker).
+    pub poked: bool,
 }
 
 impl<T> Default for GroupState<T> {
@@ -230,6 +238,8 @@ impl<T> Default for GroupState<T> {
             slots: BTreeMap::new(),
             stats: GroupStats::default(),
             shutdown: false,
+            listening: None,
+            poked: false,
         }
     }
 }
@@ -237,7 +247,13 @@ impl<T> Default for GroupState<T> {
 impl<T> GroupState<T> {
     /// Workers about to look at the queue.
     pub fn pending(&self) -> usize {
-        self.tokens + self.starting
+        self.tokens + self.starting + self.poked as usize
+    }
+
+    /// True when nobody polls the group's sockets and no worker is on its way (one should be
+    /// woken or started to become the listener).
+    pub fn needs_listener(&self) -> bool {
+        self.listening.is_none() && self.pending() == 0 && !self.shutdown
     }
 
     /// True when queued work is not covered by workers already on their way and the group has
@@ -501,10 +517,13 @@ struct Group<B: Backend> {
     counters: Arc<ConnCounters>,
     params: Arc<Params>,
     thread_no: Arc<AtomicU32>,
-    listener_no: u32,
     backend: Arc<B>,
     registry: Arc<ConnectionRegistry>,
     stopping: AtomicBool,
+    /// When the listener next looks for connections past their deadline.
+    next_scan: Mutex<Instant>,
+    /// Number of parked connections (kept with the map, read without its lock).
+    parked_count: AtomicUsize,
 }
 
 /// Reports a worker's waits to its group.
@@ -518,6 +537,8 @@ impl<B: Backend> WaitHandler for WorkerWaits<B> {
         let mut st = self.group.state.lock();
         st.wait_begin(self.no, t);
         self.group.wake(&mut st, false);
+        // Statements may arrive while this one waits: someone must watch the sockets.
+        self.group.ensure_listener(&mut st);
     }
     fn wait_end(&self) {
         self.group.state.lock().wait_end(self.no);
@@ -532,6 +553,9 @@ impl<B: Backend> Group<B> {
             if st.idle > st.tokens {
                 st.tokens += 1;
                 self.cv.notify_one();
+            } else if st.listening.is_some() && !st.poked {
+                st.poked = true;
+                let _ = self.poller.notify();
             } else if st.threads < self.params.max_threads {
                 if !self.spawn_worker(st) {
                     break;
@@ -542,6 +566,19 @@ impl<B: Backend> Group<B> {
             if by_stall_checker {
                 st.stats.wake_thread_stall_checker += 1;
             }
+        }
+    }
+
+    /// Wakes or starts a worker to become the listener if the role is vacant.
+    fn ensure_listener(self: &Arc<Self>, st: &mut GroupState<Box<Task<B>>>) {
+        if !st.needs_listener() {
+            return;
+        }
+        if st.idle > st.tokens {
+            st.tokens += 1;
+            self.cv.notify_one();
+        } else if st.threads < self.params.max_threads {
+            self.spawn_worker(st);
         }
     }
 
@@ -575,6 +612,7 @@ impl<B: Backend> Group<B> {
             group: self.clone(),
             no,
         })));
+        let mut events = Events::new();
         let mut st = self.state.lock();
         st.starting -= 1;
         st.slots.insert(no, Slot::default());
@@ -586,10 +624,32 @@ impl<B: Backend> Group<B> {
             if let Some(q) = st.take(no, now, self.params.limit(), self.params.kickup()) {
                 // More queued work and room (oversubscribe): bring another worker.
                 self.wake(&mut st, false);
+                // Other idle connections need a listener while this one runs.
+                if st.listening.is_none() && self.parked_count.load(Ordering::Relaxed) > 0 {
+                    self.ensure_listener(&mut st);
+                }
                 drop(st);
                 self.run(q.item);
                 st = self.state.lock();
                 st.finish(no);
+                continue;
+            }
+            if st.listening.is_none() {
+                // Become the listener: wait for sockets, queue what is ready, then run the
+                // first entry ourselves (next iteration) if the group has room.
+                st.listening = Some(no);
+                st.stats.become_waiting_thread += 1;
+                drop(st);
+                let ready = self.listen_once(&mut events);
+                st = self.state.lock();
+                st.listening = None;
+                st.poked = false;
+                let now = Instant::now();
+                let limit = self.params.limit();
+                for t in ready {
+                    let (id, high) = (t.conn.conn_id(), t.high);
+                    st.push(t, id, high, now, limit);
+                }
                 continue;
             }
             let max_unused = self.params.max_unused.load(Ordering::Relaxed);
@@ -672,6 +732,7 @@ impl<B: Backend> Group<B> {
         match armed {
             Ok(()) => {
                 parked.insert(id, task);
+                self.parked_count.store(parked.len(), Ordering::Relaxed);
             }
             Err(e) => {
                 drop(parked);
@@ -692,44 +753,39 @@ impl<B: Backend> Group<B> {
         self.wake(&mut st, false);
     }
 
-    /// The listener: waits for readable sockets of parked connections and queues them; closes
-    /// connections past their deadline.
-    fn listen(self: Arc<Self>) {
-        let mut events = Events::new();
-        let mut next_scan = Instant::now() + EXPIRY_SCAN;
-        loop {
-            events.clear();
-            let timeout = next_scan.saturating_duration_since(Instant::now());
-            if let Err(e) = self.poller.wait(&mut events, Some(timeout)) {
-                if e.kind() != std::io::ErrorKind::Interrupted {
-                    tracing::warn!("thread pool: poll failed: {e}");
-                    std::thread::sleep(Duration::from_millis(10));
-                }
-            }
-            if self.stopping.load(Ordering::SeqCst) {
-                break;
-            }
-            if !events.is_empty() {
-                let ready: Vec<Box<Task<B>>> = {
-                    let mut parked = self.parked.lock();
-                    events
-                        .iter()
-                        .filter_map(|ev| parked.remove(&(ev.key as u32)))
-                        .collect()
-                };
-                if !ready.is_empty() {
-                    self.enqueue(ready);
-                }
-            }
-            let now = Instant::now();
-            if now >= next_scan {
-                self.expire(now);
-                next_scan = now + EXPIRY_SCAN;
+    /// One turn of the listener: waits (until the next deadline scan at most) for readable
+    /// sockets of parked connections and returns their tasks; closes connections past their
+    /// deadline when a scan is due.
+    fn listen_once(&self, events: &mut Events) -> Vec<Box<Task<B>>> {
+        events.clear();
+        let next_scan = *self.next_scan.lock();
+        let timeout = next_scan.saturating_duration_since(Instant::now());
+        if let Err(e) = self.poller.wait(events, Some(timeout)) {
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                tracing::warn!("thread pool: poll failed: {e}");
+                std::thread::sleep(Duration::from_millis(10));
             }
         }
-        // Stopping: close whatever is still parked.
-        let rest: Vec<_> = self.parked.lock().drain().collect();
-        drop(rest);
+        if self.stopping.load(Ordering::SeqCst) {
+            return vec![];
+        }
+        let ready = if events.is_empty() {
+            vec![]
+        } else {
+            let mut parked = self.parked.lock();
+            let ready = events
+                .iter()
+                .filter_map(|ev| parked.remove(&(ev.key as u32)))
+                .collect();
+            self.parked_count.store(parked.len(), Ordering::Relaxed);
+            ready
+        };
+        let now = Instant::now();
+        if now >= next_scan {
+            *self.next_scan.lock() = now + EXPIRY_SCAN;
+            self.expire(now);
+        }
+        ready
     }
 
     fn expire(&self, now: Instant) {
@@ -740,7 +796,9 @@ impl<B: Backend> Group<B> {
                 .filter(|(_, t)| t.deadline <= now)
                 .map(|(id, _)| *id)
                 .collect();
-            ids.iter().filter_map(|id| parked.remove(id)).collect()
+            let expired = ids.iter().filter_map(|id| parked.remove(id)).collect();
+            self.parked_count.store(parked.len(), Ordering::Relaxed);
+            expired
         };
         for mut t in expired {
             if t.phase == Phase::Command {
@@ -759,17 +817,10 @@ impl<B: Backend> Group<B> {
         stats.prio_kickups = st.sched.kickups;
         stats.connections_started = self.counters.started.load(Ordering::Relaxed);
         stats.connections_closed = self.counters.closed.load(Ordering::Relaxed);
-        stats.become_waiting_thread = 1;
-        let mut threads = vec![ThreadSnapshot {
-            group: self.id,
-            thread_no: self.listener_no as u64,
-            process_count: 0,
-            wait_type: None,
-            state: "listener",
-            conn_id: None,
-        }];
+        let mut threads = Vec::new();
         for (no, s) in &st.slots {
             let state = match s.started {
+                None if st.listening == Some(*no) => "listener",
                 None => "idle",
                 Some(_) if s.stalled => "stalled",
                 Some(_) if s.wait.is_some() => "waiting",
@@ -800,19 +851,13 @@ impl<B: Backend> Group<B> {
             active_thread_count: active as u64,
             stalled_thread_count: stalled as u64,
             waiting_thread_count: waiting as u64,
-            waiting_thread_number: self.listener_no as u64,
+            waiting_thread_number: st.listening.unwrap_or(0) as u64,
             oldest_queued: st
                 .sched
                 .oldest()
                 .map(|t| now.saturating_duration_since(t).as_micros() as u64)
                 .unwrap_or(0),
-            max_thread_ids_in_group: st
-                .slots
-                .keys()
-                .copied()
-                .chain([self.listener_no])
-                .max()
-                .unwrap_or(0) as u64,
+            max_thread_ids_in_group: st.slots.keys().copied().max().unwrap_or(0) as u64,
             stats,
         };
         (g, threads)
@@ -856,15 +901,12 @@ impl<B: Backend> Pool<B> {
                 counters: Arc::new(ConnCounters::default()),
                 params: params.clone(),
                 thread_no: thread_no.clone(),
-                listener_no: thread_no.fetch_add(1, Ordering::Relaxed),
                 backend: backend.clone(),
                 registry: registry.clone(),
                 stopping: AtomicBool::new(false),
+                next_scan: Mutex::new(Instant::now() + EXPIRY_SCAN),
+                parked_count: AtomicUsize::new(0),
             });
-            let l = g.clone();
-            std::thread::Builder::new()
-                .name(format!("tp{id}-listener"))
-                .spawn(move || l.listen())?;
             {
                 let mut st = g.state.lock();
                 g.spawn_worker(&mut st);
@@ -926,6 +968,9 @@ impl<B: Backend> Pool<B> {
             g.state.lock().shutdown = true;
             g.cv.notify_all();
             let _ = g.poller.notify();
+            // Close whatever is still parked.
+            let rest: Vec<_> = g.parked.lock().drain().map(|(_, t)| t).collect();
+            drop(rest);
         }
         if let Some(t) = self.timer.lock().take() {
             let _ = t.join();
@@ -941,6 +986,7 @@ impl<B: Backend> Pool<B> {
             let stalled = st.check_stalls(now, stall);
             st.sched.kickup(now, kickup);
             g.wake(&mut st, stalled > 0);
+            g.ensure_listener(&mut st);
         }
     }
 }
@@ -954,7 +1000,8 @@ fn timer_loop<B: Backend>(pool: std::sync::Weak<Pool<B>>) {
             return;
         }
         ticks += 1;
-        if ticks % 10 == 0 {
+        if ticks == 10 {
+            ticks = 0;
             p.params.refresh(&p.backend.tuning());
         }
         p.tick(Instant::now());
@@ -1033,7 +1080,10 @@ mod tests {
         g.push(11, 11, false, t0, 1);
         assert_eq!(g.take(1, t0, 1, KICK).map(|q| q.item), Some(10));
         assert_eq!(g.active, 1);
-        assert!(g.take(2, t0, 1, KICK).is_none(), "one active statement per group");
+        assert!(
+            g.take(2, t0, 1, KICK).is_none(),
+            "one active statement per group"
+        );
         assert!(!g.needs_thread(1));
         // With oversubscribe 1 a second may run.
         assert!(g.needs_thread(2));
@@ -1088,6 +1138,21 @@ mod tests {
         g.wait_begin(2, WaitType::Sleep);
         assert_eq!(g.check_stalls(t0 + ms(1000), ms(60)), 0);
         assert_eq!(g.executing(), (0, 1, 0));
+    }
+
+    #[test]
+    fn listener_role_vacancy() {
+        let mut g = group();
+        assert!(g.needs_listener());
+        g.listening = Some(1);
+        assert!(!g.needs_listener());
+        g.listening = None;
+        g.poked = true;
+        assert_eq!(g.pending(), 1);
+        assert!(!g.needs_listener(), "a worker is already on its way");
+        g.poked = false;
+        g.shutdown = true;
+        assert!(!g.needs_listener());
     }
 
     #[test]

@@ -761,6 +761,20 @@ fn pool_snapshot_counts_connections_and_work() {
         assert!(g.stats.queries_executed >= 2 * 3, "{g:?}");
         assert!(g.thread_count >= 1);
     }
-    assert!(snap.threads.iter().any(|t| t.state == "listener"));
+    // Once idle, a worker of each group polls the group's sockets.
+    let mut listeners = 0;
+    for _ in 0..200 {
+        let snap = srv.handle.registry().pool_snapshot().unwrap();
+        listeners = snap
+            .threads
+            .iter()
+            .filter(|t| t.state == "listener")
+            .count();
+        if listeners == 2 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(listeners, 2);
     drop(clients);
 }

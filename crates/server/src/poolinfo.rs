@@ -198,7 +198,10 @@ mod tests {
             .find(|t| t.name == "TP_THREAD_GROUP_STATS")
             .unwrap();
         assert_eq!(stats.columns.len(), 12 + WaitType::ALL.len());
-        assert_eq!(stats.columns[12 + WaitType::RowLock.index()].0, "ROW_LOCK_WAITS");
+        assert_eq!(
+            stats.columns[12 + WaitType::RowLock.index()].0,
+            "ROW_LOCK_WAITS"
+        );
         assert_eq!(stats.columns[12 + WaitType::Sync.index()].0, "FSYNC_WAITS");
     }
 }

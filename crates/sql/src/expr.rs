@@ -709,7 +709,8 @@ impl Expr {
                 let secs = func::convert::to_f64(&a.eval(row, ctx)?, ctx.warnings).unwrap_or(0.0);
                 let deadline =
                     std::time::Instant::now() + std::time::Duration::from_secs_f64(secs.max(0.0));
-                let _wait = (secs > 0.0).then(|| common::wait::guard(common::wait::WaitType::Sleep));
+                let _wait =
+                    (secs > 0.0).then(|| common::wait::guard(common::wait::WaitType::Sleep));
                 loop {
                     if ctx.killed.load(AtOrd::Relaxed) {
                         return Ok(Value::Int(1));

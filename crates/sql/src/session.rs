@@ -184,8 +184,7 @@ impl storage::txn::WaitObserver for ThreadWaits {
 }
 
 fn thread_waits() -> Arc<dyn storage::txn::WaitObserver> {
-    static W: std::sync::OnceLock<Arc<dyn storage::txn::WaitObserver>> =
-        std::sync::OnceLock::new();
+    static W: std::sync::OnceLock<Arc<dyn storage::txn::WaitObserver>> = std::sync::OnceLock::new();
     W.get_or_init(|| Arc::new(ThreadWaits)).clone()
 }
 
@@ -601,8 +600,8 @@ impl<E: KvEngine> Session<E> {
                 .map(|v| v != Value::Int(0) && v != Value::Int(2))
                 .unwrap_or(true);
             // an fsync: the thread pool may start another statement meanwhile
-            let _w = (sync && t.has_writes())
-                .then(|| common::wait::guard(common::wait::WaitType::Sync));
+            let _w =
+                (sync && t.has_writes()).then(|| common::wait::guard(common::wait::WaitType::Sync));
             t.commit(sync)?;
         }
         Ok(())

@@ -1705,7 +1705,8 @@ pub fn system_table<E: KvEngine>(
                 upper.as_str(),
                 "GLOBAL_VARIABLES" | "SESSION_VARIABLES" | "GLOBAL_STATUS" | "SESSION_STATUS"
             ));
-    let provided = db.eq_ignore_ascii_case("information_schema")
+    let provided = db
+        .eq_ignore_ascii_case("information_schema")
         .then(|| server_info_columns(sess, &upper))
         .flatten();
     if !known && provided.is_none() {

@@ -359,3 +359,37 @@ def test_one_thread_per_connection_mode():
         assert int(st["Threads_created"]) >= 3
     finally:
         s.stop()
+
+
+def test_connect_timeout_and_net_read_timeout(pool2):
+    """A client that never answers the greeting is dropped after connect_timeout (an aborted
+    connect); one that stops in the middle of a packet, after net_read_timeout."""
+    import socket
+    s = pool2
+    c = s.connect()
+    q(c, "SET GLOBAL connect_timeout = 2")
+    aborted = int(dict(q(c, "SHOW GLOBAL STATUS"))["Aborted_connects"])
+    raw = socket.create_connection(("127.0.0.1", s.port))
+    raw.settimeout(15)
+    assert raw.recv(4096)[4] == 10  # protocol version 10 greeting
+    t0 = time.time()
+    assert raw.recv(4096) == b""
+    elapsed = time.time() - t0
+    assert 1.5 < elapsed < 5, elapsed
+    raw.close()
+    wait_for(lambda: int(dict(q(c, "SHOW GLOBAL STATUS"))["Aborted_connects"]) == aborted + 1, 5,
+             "aborted connect counted")
+    q(c, "SET GLOBAL connect_timeout = 10")
+
+    slow = s.connect()
+    q(slow, "SET SESSION net_read_timeout = 1")
+    sock = slow._sock
+    sock.settimeout(15)
+    sock.sendall(b"\x10\x00\x00\x00\x03SEL")  # a 16-byte COM_QUERY cut short
+    t0 = time.time()
+    try:
+        data = sock.recv(4096)
+    except ConnectionResetError:
+        data = b""
+    assert data == b"" and time.time() - t0 < 5
+    assert q(c, "SELECT 1") == ((1,),)

@@ -673,6 +673,10 @@ impl<E: KvEngine> Session<E> {
 
     /// Runs one parsed statement with MySQL transaction rules.
     pub fn run(&mut self, p: &Parsed, params: &[Value]) -> Result<Output> {
+        if self.kill_conn.load(Ordering::SeqCst) {
+            // KILL CONNECTION arrived while the command was queued: run nothing more.
+            return Err(Error::interrupted());
+        }
         self.killed.store(false, Ordering::SeqCst);
         self.stmt_now = None;
         let is_diag = matches!(&p.stmt, Stmt::Show(t) if crate::show::is_show_warnings(t));

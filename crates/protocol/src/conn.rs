@@ -390,8 +390,9 @@ impl<B: Backend, S: Transport> Connection<B, S> {
     }
 
     /// Sends the Initial Handshake packet (the first step of [`Connection::handshake`]); the
-    /// socket's timeouts become `connect_timeout` until the session opens.
-    pub fn send_greeting(&mut self) -> io::Result<()> {
+    /// socket's timeouts become `connect_timeout` until the session opens. Returns that
+    /// `connect_timeout` (how long the client may take to answer).
+    pub fn send_greeting(&mut self) -> io::Result<Duration> {
         let connect_timeout = self
             .backend
             .tuning()
@@ -408,7 +409,8 @@ impl<B: Backend, S: Transport> Connection<B, S> {
         );
         self.io.set_seq(0);
         self.io.write_packet(&hs)?;
-        self.io.flush()
+        self.io.flush()?;
+        Ok(connect_timeout)
     }
 
     /// Reads the client's HandshakeResponse (after [`Connection::send_greeting`]), authenticates

@@ -120,7 +120,8 @@ impl Socket {
         })
     }
 
-    fn set_nonblocking(&self, on: bool) -> io::Result<()> {
+    /// Switches non-blocking mode on or off.
+    pub(crate) fn set_nonblocking(&self, on: bool) -> io::Result<()> {
         match self {
             Socket::Tcp(s) => s.set_nonblocking(on),
             Socket::Unix(s) => s.set_nonblocking(on),
@@ -533,25 +534,24 @@ pub fn start<B: Backend>(cfg: ListenerConfig, backend: Arc<B>) -> io::Result<Ser
     });
     let stop = Arc::new(AtomicBool::new(false));
     let registry = Arc::new(ConnectionRegistry::new());
-    let (handler, stop_pool): (Handler<B>, Option<StopFn>) =
-        match cfg.thread_handling {
-            ThreadHandling::OneThreadPerConnection => (Handler::Threads, None),
-            ThreadHandling::PoolOfThreads => {
-                let pool = Pool::start(cfg.pool.clone(), backend.clone(), registry.clone())?;
-                let view: Arc<dyn Fn() -> PoolSnapshot + Send + Sync> = {
-                    let pool = Arc::downgrade(&pool);
-                    Arc::new(move || pool.upgrade().map(|p| p.snapshot()).unwrap_or_default())
-                };
-                let _ = registry.pool_view.set(Arc::downgrade(&view));
-                let stopper = pool.clone();
-                // `view` lives as long as the handle's stop closure (the registry holds it weakly).
-                let stop_pool: StopFn = Box::new(move || {
-                    let _keep = &view;
-                    stopper.stop();
-                });
-                (Handler::Pool(pool), Some(stop_pool))
-            }
-        };
+    let (handler, stop_pool): (Handler<B>, Option<StopFn>) = match cfg.thread_handling {
+        ThreadHandling::OneThreadPerConnection => (Handler::Threads, None),
+        ThreadHandling::PoolOfThreads => {
+            let pool = Pool::start(cfg.pool.clone(), backend.clone(), registry.clone())?;
+            let view: Arc<dyn Fn() -> PoolSnapshot + Send + Sync> = {
+                let pool = Arc::downgrade(&pool);
+                Arc::new(move || pool.upgrade().map(|p| p.snapshot()).unwrap_or_default())
+            };
+            let _ = registry.pool_view.set(Arc::downgrade(&view));
+            let stopper = pool.clone();
+            // `view` lives as long as the handle's stop closure (the registry holds it weakly).
+            let stop_pool: StopFn = Box::new(move || {
+                let _keep = &view;
+                stopper.stop();
+            });
+            (Handler::Pool(pool), Some(stop_pool))
+        }
+    };
     let acceptor = Arc::new(Acceptor {
         registry: registry.clone(),
         shared: shared.clone(),

@@ -10,9 +10,9 @@
 //!   10 ms) wakes a thread for it.
 //! * When a socket becomes readable its connection is queued: in the group's **high-priority**
 //!   queue if it is inside a transaction (or the session set
-//!   `thread_pool_high_priority_connection`), else in the **low-priority** queue. New connections
-//!   are queued too: the greeting and the authentication run on a worker, never on the accept
-//!   thread.
+//!   `thread_pool_high_priority_connection`), else in the **low-priority** queue. A new
+//!   connection gets its greeting from the accept thread (a non-blocking write) and is parked
+//!   until the client answers; authentication then runs on a worker like a statement.
 //! * **Workers** take queued work while fewer than `1 + thread_pool_oversubscribe` statements of
 //!   the group are *active*. A statement stops counting as active while it reports a wait
 //!   (`common::wait`: row locks, SLEEP, user locks, commit fsync, authentication round trips) and
@@ -463,8 +463,6 @@ impl Params {
 /// Where a pooled connection is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
-    /// Accepted: the greeting is to be sent.
-    Greeting,
     /// Greeting sent: the client's handshake response is awaited.
     Handshake,
     /// Authenticated: commands.
@@ -522,8 +520,6 @@ struct Group<B: Backend> {
     stopping: AtomicBool,
     /// When the listener next looks for connections past their deadline.
     next_scan: Mutex<Instant>,
-    /// Number of parked connections (kept with the map, read without its lock).
-    parked_count: AtomicUsize,
 }
 
 /// Reports a worker's waits to its group.
@@ -622,12 +618,11 @@ impl<B: Backend> Group<B> {
             }
             let now = Instant::now();
             if let Some(q) = st.take(no, now, self.params.limit(), self.params.kickup()) {
-                // More queued work and room (oversubscribe): bring another worker.
+                // More queued work and room (oversubscribe): bring another worker. The listener
+                // role may stay vacant while this runs (as in MariaDB's pool: waking a thread
+                // just to listen costs more than the short delay); the next worker out of work,
+                // a wait, or the timer fills it.
                 self.wake(&mut st, false);
-                // Other idle connections need a listener while this one runs.
-                if st.listening.is_none() && self.parked_count.load(Ordering::Relaxed) > 0 {
-                    self.ensure_listener(&mut st);
-                }
                 drop(st);
                 self.run(q.item);
                 st = self.state.lock();
@@ -679,15 +674,6 @@ impl<B: Backend> Group<B> {
     /// Runs one step of a connection's life, then parks it again (or lets it drop = close).
     fn run(self: &Arc<Self>, mut task: Box<Task<B>>) {
         match task.phase {
-            Phase::Greeting => {
-                if task.conn.send_greeting().is_err() {
-                    self.backend.connect_failed();
-                    return;
-                }
-                task.phase = Phase::Handshake;
-                let timeout = self.backend.tuning().connect_timeout;
-                self.park(task, timeout);
-            }
             Phase::Handshake => match task.conn.finish_handshake() {
                 Ok(true) => {
                     task.phase = Phase::Command;
@@ -732,25 +718,12 @@ impl<B: Backend> Group<B> {
         match armed {
             Ok(()) => {
                 parked.insert(id, task);
-                self.parked_count.store(parked.len(), Ordering::Relaxed);
             }
             Err(e) => {
                 drop(parked);
                 tracing::warn!(conn = id, "thread pool: cannot watch the socket: {e}");
             }
         }
-    }
-
-    /// Queues work and wakes workers for it.
-    fn enqueue(self: &Arc<Self>, tasks: Vec<Box<Task<B>>>) {
-        let now = Instant::now();
-        let limit = self.params.limit();
-        let mut st = self.state.lock();
-        for t in tasks {
-            let (id, high) = (t.conn.conn_id(), t.high);
-            st.push(t, id, high, now, limit);
-        }
-        self.wake(&mut st, false);
     }
 
     /// One turn of the listener: waits (until the next deadline scan at most) for readable
@@ -773,12 +746,10 @@ impl<B: Backend> Group<B> {
             vec![]
         } else {
             let mut parked = self.parked.lock();
-            let ready = events
+            events
                 .iter()
                 .filter_map(|ev| parked.remove(&(ev.key as u32)))
-                .collect();
-            self.parked_count.store(parked.len(), Ordering::Relaxed);
-            ready
+                .collect()
         };
         let now = Instant::now();
         if now >= next_scan {
@@ -796,9 +767,7 @@ impl<B: Backend> Group<B> {
                 .filter(|(_, t)| t.deadline <= now)
                 .map(|(id, _)| *id)
                 .collect();
-            let expired = ids.iter().filter_map(|id| parked.remove(id)).collect();
-            self.parked_count.store(parked.len(), Ordering::Relaxed);
-            expired
+            ids.iter().filter_map(|id| parked.remove(id)).collect()
         };
         for mut t in expired {
             if t.phase == Phase::Command {
@@ -905,7 +874,6 @@ impl<B: Backend> Pool<B> {
                 registry: registry.clone(),
                 stopping: AtomicBool::new(false),
                 next_scan: Mutex::new(Instant::now() + EXPIRY_SCAN),
-                parked_count: AtomicUsize::new(0),
             });
             {
                 let mut st = g.state.lock();
@@ -929,23 +897,34 @@ impl<B: Backend> Pool<B> {
         Ok(pool)
     }
 
-    /// Takes a newly accepted connection: assigns its group round-robin and queues its setup.
+    /// Takes a newly accepted connection (on the accept thread): assigns its group
+    /// round-robin, sends the greeting without blocking (a short packet into the new socket's
+    /// empty buffer) and parks the connection until the client answers.
     pub(crate) fn add(&self, conn: Connection<B, Socket>, guard: ActiveGuard<B>) {
         let n = self.next.fetch_add(1, Ordering::Relaxed) % self.groups.len();
         let g = &self.groups[n];
         g.counters.current.fetch_add(1, Ordering::Relaxed);
         g.counters.started.fetch_add(1, Ordering::Relaxed);
-        let task = Box::new(Task {
+        let mut task = Box::new(Task {
             conn,
             _guard: guard,
-            phase: Phase::Greeting,
+            phase: Phase::Handshake,
             registered: false,
             high: false,
             deadline: Instant::now(),
             poller: g.poller.clone(),
             counters: g.counters.clone(),
         });
-        g.enqueue(vec![task]);
+        let _ = task.conn.stream().set_nonblocking(true);
+        let sent = task.conn.send_greeting();
+        let _ = task.conn.stream().set_nonblocking(false);
+        match sent {
+            Ok(connect_timeout) => g.park(task, connect_timeout),
+            Err(e) => {
+                tracing::debug!("cannot send the greeting: {e}");
+                self.backend.connect_failed();
+            }
+        }
     }
 
     /// The state of every group and thread.

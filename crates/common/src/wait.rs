@@ -96,7 +96,7 @@ impl WaitType {
             WaitType::DiskIo => "Reading from disk",
             WaitType::RowLock => "Waiting for row lock",
             WaitType::GlobalLock => "Waiting for global read lock",
-            WaitType::MetaDataLock => "Waiting for metadata lock",
+            WaitType::MetaDataLock => "Waiting for table metadata lock",
             WaitType::TableLock => "Waiting for table level lock",
             WaitType::UserLock => "User lock",
             WaitType::Binlog => "Waiting for binlog",

@@ -60,6 +60,7 @@
 //! when the table is not being written. Two ALTERs of the same table racing are detected (the
 //! later one fails with 1412 and leaves the earlier one's result in place).
 
+use crate::mdl::MdlMode;
 use std::collections::HashMap;
 
 use common::{codes, DataType, Error, Result, Value, Warning};
@@ -1456,6 +1457,9 @@ fn not_supported_reason(what: &str, reason: &str, try_: &str) -> Error {
 /// concurrent DDL changed the table).
 pub fn execute<E: KvEngine>(s: &mut Session<E>, a: &AlterStmt) -> Result<Output> {
     let (db, tname) = qualify(s, &a.table)?;
+    // readers may go on while rows are copied; the new definition is published under an
+    // exclusive lock (see `crate::mdl`)
+    s.mdl_lock(&db, &tname, MdlMode::NoWrite)?;
     let t = s
         .storage()
         .get_table(&db, &tname)?
@@ -1479,6 +1483,7 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, a: &AlterStmt) -> Result<Output>
         if !s.db_exists(&target.0)? {
             return Err(Error::bad_db(&target.0));
         }
+        s.mdl_lock(&target.0, &target.1, MdlMode::Exclusive)?;
         if s.storage().get_table(&target.0, &target.1)?.is_some() {
             return Err(Error::table_exists(&target.1));
         }
@@ -1496,6 +1501,7 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, a: &AlterStmt) -> Result<Output>
                     if a.ops.len() > 1 {
                         return Err(Error::parse("PARTITION"));
                     }
+                    s.mdl_lock(&db, &tname, MdlMode::Exclusive)?;
                     return crate::partition::alter(s, &t, other);
                 }
             }
@@ -1580,6 +1586,7 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, a: &AlterStmt) -> Result<Output>
     let mut def = p.def;
     def.db = target.0.clone();
     def.name = target.1.clone();
+    s.mdl_lock(&db, &tname, MdlMode::Exclusive)?;
     let new = s
         .storage()
         .alter_table_online(&db, &tname, t.version, def)?;
@@ -1641,6 +1648,10 @@ fn rebuild<E: KvEngine>(
         }
     };
     crate::partition::crash_point(s, "partition_after_copy");
+    if let Err(e) = s.mdl_lock(&old.db, &old.name, MdlMode::Exclusive) {
+        let _ = st.drop_table(&old.db, &tmp_name);
+        return Err(e);
+    }
     if let Err(e) = st.replace_table(&old.db, &old.name, old.id, &tmp_name, &target.0, &target.1) {
         let _ = st.drop_table(&old.db, &tmp_name);
         return Err(e);
@@ -1776,12 +1787,16 @@ fn copy_rows<E: KvEngine>(
 /// 1146 missing source, 1050 target exists, 1049 unknown database, 1103/1059 bad names.
 pub fn rename_tables<E: KvEngine>(s: &mut Session<E>, list: &[ast::RenameTable]) -> Result<Output> {
     let mut pairs = Vec::with_capacity(list.len());
+    let mut names = Vec::with_capacity(list.len() * 2);
     for r in list {
         let from = qualify(s, &r.old_name)?;
         let to = qualify(s, &r.new_name)?;
         ddl::check_ident(&to.1, "table")?;
+        names.push(from.clone());
+        names.push(to.clone());
         pairs.push((from, to));
     }
+    s.mdl_lock_all(&names, MdlMode::Exclusive)?;
     s.storage().rename_tables(&pairs)?;
     Ok(Output::ok(0))
 }

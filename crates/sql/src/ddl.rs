@@ -4,6 +4,7 @@
 //! [`crate::alter`], which shares the column and key mapping here ([`column_spec`],
 //! [`map_type`], [`index_column`]).
 
+use crate::mdl::MdlMode;
 use common::types::LobSize;
 use common::{codes, Collation, DataType, Error, Result, Value};
 use sqlparser::ast::{self, ColumnOption, Statement, TableConstraint};
@@ -32,6 +33,14 @@ pub fn qualify<E: KvEngine>(s: &Session<E>, n: &ast::ObjectName) -> Result<(Stri
 }
 
 /// 1166 `Incorrect column name` for an empty name or one ending with a space; 1059 if too long.
+/// Qualifies every name of a list with the current database.
+pub(crate) fn qualify_all<E: KvEngine>(
+    s: &Session<E>,
+    names: &[ast::ObjectName],
+) -> Result<Vec<(String, String)>> {
+    names.iter().map(|n| qualify(s, n)).collect()
+}
+
 pub(crate) fn check_column_name(name: &str) -> Result<()> {
     check_ident(name, "column").map_err(|e| {
         if e.code == codes::ER_TOO_LONG_IDENT {
@@ -121,8 +130,9 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
             ast::ObjectType::Table => {
                 let mut missing = Vec::new();
                 let mut targets = Vec::new();
-                for n in names {
-                    let (db, t) = qualify(s, n)?;
+                let qualified = qualify_all(s, names)?;
+                s.mdl_lock_all(&qualified, MdlMode::Exclusive)?;
+                for (db, t) in qualified {
                     if s.storage()
                         .get_table(&db, &t)?
                         .is_some_and(|d| d.options.view.is_none())
@@ -152,7 +162,14 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
                     );
                     return note_if(s, *if_exists, e, 0);
                 }
-                let n = s.storage().list_tables(&name)?.len();
+                let tables: Vec<(String, String)> = s
+                    .storage()
+                    .list_tables(&name)?
+                    .into_iter()
+                    .map(|t| (name.clone(), t))
+                    .collect();
+                s.mdl_lock_all(&tables, MdlMode::Exclusive)?;
+                let n = tables.len();
                 s.storage().drop_database(&name)?;
                 if s.db.as_deref() == Some(name.as_str()) {
                     s.db = None;
@@ -175,6 +192,7 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
         Statement::Truncate(tr) => {
             for t in &tr.table_names {
                 let (db, name) = qualify(s, &t.name)?;
+                s.mdl_lock(&db, &name, MdlMode::Exclusive)?;
                 if s.storage().get_table(&db, &name)?.is_none() {
                     return Err(Error::no_such_table(&db, &name));
                 }
@@ -539,6 +557,7 @@ fn create_table_like<E: KvEngine>(
     src: &ast::ObjectName,
 ) -> Result<Output> {
     let (sdb, sname) = qualify(s, src)?;
+    s.mdl_lock(&sdb, &sname, MdlMode::SharedRead)?;
     let t = s
         .storage()
         .get_table(&sdb, &sname)?
@@ -695,6 +714,7 @@ pub(crate) fn create_table_with<E: KvEngine>(
             ),
         ));
     }
+    s.mdl_lock(&db, &name, MdlMode::Exclusive)?;
     if s.storage().get_table(&db, &name)?.is_some() {
         return note_if(s, ct.if_not_exists, Error::table_exists(&name), 0);
     }

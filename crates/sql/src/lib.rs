@@ -15,6 +15,7 @@ pub mod ddl;
 pub mod dml;
 pub mod expr;
 pub mod info;
+pub mod mdl;
 pub mod multi;
 pub mod parser;
 pub mod partition;

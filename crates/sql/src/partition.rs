@@ -3345,6 +3345,7 @@ fn exchange<E: KvEngine>(
     validate: bool,
 ) -> Result<crate::session::Output> {
     let (odb, oname) = crate::ddl::qualify(s, other)?;
+    s.mdl_lock(&odb, &oname, crate::mdl::MdlMode::Exclusive)?;
     let u = s
         .storage()
         .get_table(&odb, &oname)?

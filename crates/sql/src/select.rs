@@ -706,6 +706,8 @@ pub fn resolve_table<E: KvEngine>(s: &Session<E>, name: &ast::ObjectName) -> Res
     if let Some(t) = crate::show::system_table(s, &db, &tbl)? {
         return Ok(t);
     }
+    // the lock comes first, so the definition read below stays current until the lock goes
+    s.mdl_lock(&db, &tbl, s.shared_mdl)?;
     s.storage()
         .get_table(&db, &tbl)?
         .ok_or_else(|| Error::no_such_table(&db, &tbl))

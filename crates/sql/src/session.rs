@@ -125,6 +125,8 @@ pub struct Instance<E: KvEngine> {
     pub partitions: crate::partition::RtCache,
     /// Thread-pool tables and connection status from the server (installed once it listens).
     pub server_info: parking_lot::RwLock<Option<Arc<dyn crate::info::ServerInfo>>>,
+    /// Metadata locks on table names.
+    pub mdl: crate::mdl::MdlManager,
 }
 
 impl<E: KvEngine> Instance<E> {
@@ -144,6 +146,7 @@ impl<E: KvEngine> Instance<E> {
             stats: Default::default(),
             partitions: Default::default(),
             server_info: parking_lot::RwLock::new(None),
+            mdl: Default::default(),
         })
     }
 
@@ -238,6 +241,8 @@ pub struct Session<E: KvEngine> {
     sql_prepared: HashMap<String, u32>,
     /// Working tables of recursive CTEs being evaluated (by id).
     pub(crate) work_tables: HashMap<usize, Arc<Vec<Vec<Value>>>>,
+    /// The metadata lock mode the running statement takes on the tables it reads or writes.
+    pub(crate) shared_mdl: crate::mdl::MdlMode,
 }
 
 /// Session status flags (protocol SERVER_STATUS_*).
@@ -256,6 +261,7 @@ impl<E: KvEngine> Drop for Session<E> {
             t.rollback();
         }
         self.inst.processes.lock().remove(&self.conn_id);
+        self.inst.mdl.release_all(self.conn_id);
         crate::userlock::release_all(self.conn_id as u64);
     }
 }
@@ -297,6 +303,7 @@ impl<E: KvEngine> Session<E> {
             stmt_now: None,
             work_tables: HashMap::new(),
             sql_prepared: HashMap::new(),
+            shared_mdl: crate::mdl::MdlMode::SharedRead,
         };
         if let Some(d) = db {
             s.use_db(d)?;
@@ -427,9 +434,7 @@ impl<E: KvEngine> Session<E> {
 
     /// COM_RESET_CONNECTION: roll back, drop variables and prepared statements.
     pub fn reset(&mut self) -> Result<()> {
-        if let Some(t) = self.txn.take() {
-            t.rollback();
-        }
+        self.rollback();
         self.explicit_txn = false;
         self.vars.clear();
         self.user_vars.clear();
@@ -602,8 +607,11 @@ impl<E: KvEngine> Session<E> {
             // an fsync: the thread pool may start another statement meanwhile
             let _w =
                 (sync && t.has_writes()).then(|| common::wait::guard(common::wait::WaitType::Sync));
-            t.commit(sync)?;
+            let r = t.commit(sync);
+            self.inst.mdl.release_all(self.conn_id);
+            r?;
         }
+        self.inst.mdl.release_all(self.conn_id);
         Ok(())
     }
 
@@ -613,6 +621,42 @@ impl<E: KvEngine> Session<E> {
         if let Some(t) = self.txn.take() {
             t.rollback();
         }
+        self.inst.mdl.release_all(self.conn_id);
+    }
+
+    /// Takes a metadata lock on `db`.`table` for this connection, held until the transaction
+    /// ends (or the statement, outside a transaction); waits up to `lock_wait_timeout`.
+    pub(crate) fn mdl_lock(&self, db: &str, table: &str, mode: crate::mdl::MdlMode) -> Result<()> {
+        if crate::show::is_system_db(db) {
+            return Ok(());
+        }
+        let timeout = std::time::Duration::from_secs(
+            self.var_int("lock_wait_timeout", 31_536_000).max(0) as u64,
+        );
+        self.inst.mdl.acquire(
+            self.conn_id,
+            crate::mdl::key(db, table),
+            mode,
+            &crate::mdl::MdlWait {
+                timeout,
+                killed: &self.killed,
+            },
+        )
+    }
+
+    /// Takes metadata locks on several names in one order (so two DDL statements locking the
+    /// same names cannot deadlock on each other).
+    pub(crate) fn mdl_lock_all(
+        &self,
+        names: &[(String, String)],
+        mode: crate::mdl::MdlMode,
+    ) -> Result<()> {
+        let mut keys: Vec<&(String, String)> = names.iter().collect();
+        keys.sort_by_key(|(d, t)| crate::mdl::key(d, t));
+        for (d, t) in keys {
+            self.mdl_lock(d, t, mode)?;
+        }
+        Ok(())
     }
 
     /// The statement's start time as (local datetime, UTC micros).
@@ -704,10 +748,19 @@ impl<E: KvEngine> Session<E> {
             self.commit()?;
         }
         let transactional = class == Class::Dml || class == Class::Read;
+        self.shared_mdl = if class == Class::Dml {
+            crate::mdl::MdlMode::SharedWrite
+        } else {
+            crate::mdl::MdlMode::SharedRead
+        };
         if transactional {
             self.ensure_txn().stmt_begin();
         }
         let r = self.dispatch(p, params);
+        if self.txn.is_none() {
+            // outside a transaction, metadata locks last for the statement
+            self.inst.mdl.release_all(self.conn_id);
+        }
         if transactional {
             match &r {
                 Ok(_) => {

@@ -5,6 +5,7 @@
 //! the same thing whatever the current database is when it is used. Columns are recorded from
 //! the planned query so DESCRIBE / SHOW COLUMNS / INFORMATION_SCHEMA.COLUMNS describe it.
 
+use crate::mdl::MdlMode;
 use std::ops::ControlFlow;
 
 use common::{codes, DataType, Error, Result};
@@ -229,6 +230,7 @@ pub fn create<E: KvEngine>(s: &mut Session<E>, cv: &ast::CreateView) -> Result<O
         definer: format!("`{}`@`{}`", s.user, s.account_host),
         check_option: String::new(),
     };
+    s.mdl_lock(&db, &name, MdlMode::Exclusive)?;
     let existing = s.storage().get_table(&db, &name)?;
     match existing {
         Some(t) if t.options.view.is_none() => {
@@ -277,8 +279,9 @@ pub fn drop<E: KvEngine>(
 ) -> Result<Output> {
     let mut missing = Vec::new();
     let mut targets = Vec::new();
-    for n in names {
-        let (db, t) = crate::ddl::qualify(s, n)?;
+    let qualified = crate::ddl::qualify_all(s, names)?;
+    s.mdl_lock_all(&qualified, MdlMode::Exclusive)?;
+    for (db, t) in qualified {
         match s.storage().get_table(&db, &t)? {
             Some(def) if def.options.view.is_some() => targets.push((db, t)),
             Some(_) => {
@@ -499,6 +502,7 @@ pub fn target_view<E: KvEngine>(
     name: &ast::ObjectName,
 ) -> Result<Option<TableDef>> {
     let (db, t) = crate::ddl::qualify(s, name)?;
+    s.mdl_lock(&db, &t, s.shared_mdl)?;
     Ok(s.storage()
         .get_table(&db, &t)?
         .filter(|d| d.options.view.is_some())

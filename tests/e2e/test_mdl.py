@@ -195,3 +195,35 @@ def test_reader_allowed_writer_blocked_during_copy_and_deadlock(server, db):
     assert "`b` bigint" in cur.fetchone()[1]
     for x in (txn, alter, other):
         x.close()
+
+
+def test_partition_ddl_waits_and_times_out_cleanly(server, db):
+    c, name = db
+    cur = c.cursor()
+    cur.execute("CREATE TABLE pt (a INT PRIMARY KEY) PARTITION BY RANGE (a) "
+                "(PARTITION p0 VALUES LESS THAN (10), PARTITION p1 VALUES LESS THAN (100))")
+    cur.executemany("INSERT INTO pt VALUES (%s)", [(i,) for i in range(100)])
+    holder = server.connect(name)
+    holder.cursor().execute("BEGIN")
+    holder.cursor().execute("SELECT COUNT(*) FROM pt")
+    ddl = server.connect(name)
+    ddl.cursor().execute("SET SESSION lock_wait_timeout = 1")
+    for stmt in ("ALTER TABLE pt REORGANIZE PARTITION p1 INTO (PARTITION p1 VALUES LESS THAN (50), "
+                 "PARTITION p2 VALUES LESS THAN (100))",
+                 "ALTER TABLE pt DROP PARTITION p0",
+                 "ALTER TABLE pt TRUNCATE PARTITION p1"):
+        with pytest.raises(pymysql.err.OperationalError) as e:
+            ddl.cursor().execute(stmt)
+        assert e.value.args[0] == 1205, stmt
+    holder.commit()
+    cur.execute("SELECT PARTITION_NAME, TABLE_ROWS FROM information_schema.PARTITIONS "
+                "WHERE TABLE_SCHEMA = %s AND TABLE_NAME = 'pt' ORDER BY PARTITION_ORDINAL_POSITION", (name,))
+    assert [r[0] for r in cur.fetchall()] == ["p0", "p1"]
+    cur.execute("SELECT COUNT(*) FROM pt")
+    assert cur.fetchone()[0] == 100
+    ddl.cursor().execute("ALTER TABLE pt REORGANIZE PARTITION p1 INTO (PARTITION p1 VALUES LESS THAN (50), "
+                         "PARTITION p2 VALUES LESS THAN (100))")
+    cur.execute("SELECT COUNT(*) FROM pt PARTITION (p2)")
+    assert cur.fetchone()[0] == 50
+    holder.close()
+    ddl.close()

@@ -1501,7 +1501,7 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, a: &AlterStmt) -> Result<Output>
                     if a.ops.len() > 1 {
                         return Err(Error::parse("PARTITION"));
                     }
-                    s.mdl_lock(&db, &tname, MdlMode::Exclusive)?;
+                    // the no-write lock taken above; publishing upgrades it
                     return crate::partition::alter(s, &t, other);
                 }
             }

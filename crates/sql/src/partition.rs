@@ -2967,6 +2967,11 @@ fn apply<E: KvEngine>(
         }
     };
     crash_point(s, "partition_after_copy");
+    // readers went on during the copy (no-write lock); publishing needs the table alone
+    if let Err(e) = s.mdl_lock(&t.db, &t.name, crate::mdl::MdlMode::Exclusive) {
+        st.abandon_new_ids(&new_ids)?;
+        return Err(e);
+    }
     if let Err(e) = st.publish_table_def(t.version, new, &new_ids) {
         st.abandon_new_ids(&new_ids)?;
         return Err(e);
@@ -3414,6 +3419,7 @@ fn exchange<E: KvEngine>(
         }
     }
     crash_point(s, "partition_after_prepare");
+    s.mdl_lock(&t.db, &t.name, crate::mdl::MdlMode::Exclusive)?;
     s.storage()
         .exchange_leaf((&t.db, &t.name, t.version), leaf, (&odb, &oname, u.version))?;
     s.inst.partitions.clear();

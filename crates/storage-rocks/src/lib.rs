@@ -101,6 +101,10 @@ impl RocksEngine {
         db_opts.set_bytes_per_sync(opts.bytes_per_sync);
         db_opts.set_wal_bytes_per_sync(opts.bytes_per_sync);
         db_opts.set_keep_log_file_num(10);
+        // The dictionary column family is written rarely and would otherwise keep every
+        // write-ahead log alive (a log goes only once all families flushed their part of it):
+        // past two memtables' worth of log, RocksDB flushes the families holding the oldest.
+        db_opts.set_max_total_wal_size(2 * opts.write_buffer_size as u64);
         let cfs = vec![
             ColumnFamilyDescriptor::new(rocksdb::DEFAULT_COLUMN_FAMILY_NAME, cf_opts(&cache)),
             ColumnFamilyDescriptor::new(DICT_CF, cf_opts(&cache)),

@@ -80,3 +80,37 @@ def test_bench_run_sysbench(server, tmp_path):
     _, md = bench(server, tmp_path, ["sysbench"])
     assert figure(md, "oltp_point_select, 2 thr: tps") > 0
     assert figure(md, "oltp_update_index, 1 thr: p95") > 0
+
+
+def test_bench_run_connections(server, tmp_path):
+    """The connections workload at tiny thread counts and a short storm: tps per thread count,
+    the share of the server's own peak, and the storm's rate, latency and (no) timeouts."""
+    if shutil.which("sysbench") is None:
+        if os.environ.get("STRATA_REQUIRE_CLIENTS"):
+            pytest.fail("sysbench is not installed")
+        pytest.skip("sysbench is not installed")
+    args = [BENCH, "run", "connections", "--port", str(server.port), "--out", str(tmp_path),
+            "--conn-threads", "2,4", "--conn-time", "1", "--conn-tables", "1",
+            "--conn-table-size", "200", "--storm-rate", "100", "--storm-seconds", "1",
+            "--storm-clients", "8"]
+    p = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, f"strata-bench failed ({p.returncode}):\n{p.stdout}\n{p.stderr}"
+    md = open(p.stdout.strip().splitlines()[-1]).read()
+    assert "## connections: sysbench at many concurrent connections" in md
+    assert "## connections: connect/disconnect storm at 100 connects/s" in md
+    assert "failed" not in md
+    for test in ["oltp_point_select", "oltp_read_write"]:
+        tps = [figure(md, f"{test}, {t} thr: tps") for t in (2, 4)]
+        shares = [figure(md, f"{test}, {t} thr: % of own peak") for t in (2, 4)]
+        assert min(tps) > 0
+        assert figure(md, f"{test}: peak tps") == pytest.approx(max(tps), rel=0.01)
+        assert max(shares) == 100 and 0 < min(shares) <= 100
+    assert figure(md, "connects scheduled") == 100
+    assert figure(md, "connects/s achieved") > 0
+    assert figure(md, "connect latency p99") > 0
+    assert figure(md, "connect timeouts") == 0
+    assert figure(md, "connect errors") == 0
+    charts = re.findall(r"!\[[^]]*\]\(([^)]+\.png)\)", md)
+    assert len(charts) == 5, charts
+    _, out, _ = server.cli("SHOW DATABASES")
+    assert "sbconn" not in out

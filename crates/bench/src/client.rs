@@ -49,6 +49,17 @@ impl Target {
             .with_context(|| format!("cannot connect to {}:{}", self.host, self.port))
     }
 
+    /// Opens a connection with a deadline on every step: the TCP connect, and each read and
+    /// write of the handshake (so a server that accepts but never answers times out too).
+    pub fn connect_within(&self, timeout: Duration) -> std::result::Result<Conn, mysql::Error> {
+        let opts: Opts = OptsBuilder::from_opts(self.opts(None))
+            .tcp_connect_timeout(Some(timeout))
+            .read_timeout(Some(timeout))
+            .write_timeout(Some(timeout))
+            .into();
+        Conn::new(opts)
+    }
+
     /// The server's resident set size, when its pid is known.
     pub fn rss_bytes(&self) -> Option<u64> {
         self.server_pid.and_then(machine::rss_bytes)

@@ -7,7 +7,7 @@
 //! fresh data, and reports every figure with its ratio to InnoDB.
 //!
 //! Modules:
-//! * [`workloads`] — the workloads (iibench, uuid, cache, droptable, manytables, mvcc,
+//! * [`workloads`] — the workloads (iibench, uuid, cache, droptable, manytables, mvcc, connections,
 //!   sysbench), each split into [`workloads::Unit`]s;
 //! * [`servers`] — installing and starting the private instances of `compare`;
 //! * [`client`] — connections and many-client helpers;

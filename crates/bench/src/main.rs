@@ -7,7 +7,7 @@
 //!                  [--cache-mb 256] [--base-port P] [workload options]
 //! ```
 //!
-//! Workloads: iibench, uuid, cache, droptable, manytables, mvcc, sysbench, all.
+//! Workloads: iibench, uuid, cache, droptable, manytables, mvcc, sysbench, connections, all.
 //! Reports go to `--out` (default `docs/benchmarks/`): `<date>-<workloads>.md`, its charts in
 //! `<date>-<workloads>/`, and a line in the directory's `README.md` index.
 //! Exit status 1 when a workload failed on some server (the report is written anyway).
@@ -22,7 +22,7 @@ use mysql::prelude::Queryable;
 use bench::client::Target;
 use bench::machine;
 use bench::report::{self, Column, Report, Section};
-use bench::servers::{self, Engine, Instance, Setup};
+use bench::servers::{self, Engine, Instance, Kind, Setup};
 use bench::workloads::{self, Ctx, Params, Unit};
 
 #[derive(Parser, Debug)]
@@ -56,7 +56,8 @@ struct Output {
 
 #[derive(Args, Debug)]
 struct RunArgs {
-    /// Workloads: iibench, uuid, cache, droptable, manytables, mvcc, sysbench, all.
+    /// Workloads: iibench, uuid, cache, droptable, manytables, mvcc, sysbench, connections,
+    /// all.
     #[arg(required = true)]
     workloads: Vec<String>,
     /// Server host.
@@ -89,11 +90,15 @@ struct RunArgs {
 
 #[derive(Args, Debug)]
 struct CompareArgs {
-    /// Workloads: iibench, uuid, cache, droptable, manytables, mvcc, sysbench, all.
+    /// Workloads: iibench, uuid, cache, droptable, manytables, mvcc, sysbench, connections,
+    /// all.
     #[arg(required = true)]
     workloads: Vec<String>,
-    /// Servers to start, in column order (the first InnoDB is the ratio baseline).
-    #[arg(long, value_delimiter = ',', default_values_t = ["innodb".to_string(), "myrocks".to_string(), "strata".to_string()])]
+    /// Servers to start, in column order (the first InnoDB is the ratio baseline): innodb,
+    /// myrocks, strata, each optionally with `:pool` (thread_handling=pool-of-threads) or
+    /// `:thread` (one-thread-per-connection) [default: innodb,myrocks,strata; for the
+    /// connections workload alone: strata:pool,strata:thread,innodb:pool,innodb:thread].
+    #[arg(long, value_delimiter = ',')]
     engines: Vec<String>,
     /// The strata binary [default: $CARGO_TARGET_DIR/release/strata, else
     /// ~/.cache/strata-target/release/strata].
@@ -116,6 +121,7 @@ struct CompareArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    servers::raise_nofile();
     let r = match cli.cmd {
         Cmd::Run(a) => run(a),
         Cmd::Compare(a) => compare(a),
@@ -258,20 +264,37 @@ fn run(a: RunArgs) -> Result<bool> {
 
 fn compare(a: CompareArgs) -> Result<bool> {
     let units = workloads::units(&a.workloads, &a.params)?;
-    let engines: Vec<Engine> = a
-        .engines
+    let default_engines: &[&str] = if units.iter().all(|u| u.workload() == "connections") {
+        &[
+            "strata:pool",
+            "strata:thread",
+            "innodb:pool",
+            "innodb:thread",
+        ]
+    } else {
+        &["innodb", "myrocks", "strata"]
+    };
+    let engine_names: Vec<String> = if a.engines.is_empty() {
+        default_engines.iter().map(|s| s.to_string()).collect()
+    } else {
+        a.engines.clone()
+    };
+    let engines: Vec<Engine> = engine_names
         .iter()
         .map(|e| Engine::parse(e))
         .collect::<Result<_>>()?;
     if engines.is_empty() {
         anyhow::bail!("no engines given");
     }
-    if engines.contains(&Engine::InnoDb) && a.params.cache_mb < 6 {
+    if engines.iter().any(|e| e.kind == Kind::InnoDb) && a.params.cache_mb < 6 {
         anyhow::bail!("--cache-mb must be at least 6: InnoDB refuses a smaller buffer pool");
     }
     servers::install_signal_handler();
     if !a.no_install {
-        servers::ensure_packages(&engines, units.iter().any(|u| u.workload() == "sysbench"))?;
+        let sysbench = units
+            .iter()
+            .any(|u| matches!(u.workload(), "sysbench" | "connections"));
+        servers::ensure_packages(&engines, sysbench)?;
     }
     let strata_bin = a
         .strata_bin
@@ -358,7 +381,7 @@ fn compare(a: CompareArgs) -> Result<bool> {
         ),
         ("strata binary".into(), strata_bin.display().to_string()),
     ];
-    let baseline = engines.iter().position(|e| *e == Engine::InnoDb);
+    let baseline = engines.iter().position(|e| e.kind == Kind::InnoDb);
     let report = Report {
         title: format!("strata-bench compare: {wl}"),
         note: a.output.note.clone(),

@@ -16,7 +16,7 @@ use crate::client::Target;
 
 /// A server kind `compare` can start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Engine {
+pub enum Kind {
     /// MariaDB with InnoDB.
     InnoDb,
     /// MariaDB with the MyRocks plugin as the default engine.
@@ -25,26 +25,117 @@ pub enum Engine {
     Strata,
 }
 
+/// How a server handles connections (`thread_handling`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handling {
+    /// `pool-of-threads` (Strata's default).
+    Pool,
+    /// `one-thread-per-connection` (MariaDB's default).
+    PerThread,
+}
+
+/// A server `compare` can start: a kind and, optionally, an explicit `thread_handling`
+/// (otherwise the server's default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Engine {
+    /// Which server.
+    pub kind: Kind,
+    /// `thread_handling`, when set explicitly.
+    pub handling: Option<Handling>,
+}
+
 impl Engine {
-    /// Parses `innodb`, `myrocks` or `strata` (any case).
+    /// MariaDB/InnoDB with its default thread handling.
+    pub const INNODB: Engine = Engine {
+        kind: Kind::InnoDb,
+        handling: None,
+    };
+
+    /// Parses `innodb`, `myrocks` or `strata` (any case), optionally followed by `:pool`
+    /// (`thread_handling=pool-of-threads`) or `:thread` (`one-thread-per-connection`).
     pub fn parse(s: &str) -> Result<Engine> {
-        Ok(match s.to_ascii_lowercase().as_str() {
-            "innodb" => Engine::InnoDb,
-            "myrocks" | "rocksdb" => Engine::MyRocks,
-            "strata" => Engine::Strata,
+        let lower = s.to_ascii_lowercase();
+        let (name, handling) = match lower.split_once(':') {
+            None => (lower.as_str(), None),
+            Some((n, "pool")) => (n, Some(Handling::Pool)),
+            Some((n, "thread")) => (n, Some(Handling::PerThread)),
+            Some((_, h)) => bail!(
+                "unknown thread handling '{h}' in '{s}' (pool = pool-of-threads, thread = \
+                 one-thread-per-connection)"
+            ),
+        };
+        let kind = match name {
+            "innodb" => Kind::InnoDb,
+            "myrocks" | "rocksdb" => Kind::MyRocks,
+            "strata" => Kind::Strata,
             other => bail!("unknown engine '{other}' (innodb, myrocks, strata)"),
-        })
+        };
+        Ok(Engine { kind, handling })
+    }
+
+    /// Whether it is a MariaDB server.
+    pub fn is_mariadb(self) -> bool {
+        self.kind != Kind::Strata
     }
 
     /// The report label.
     pub fn label(self) -> &'static str {
-        match self {
-            Engine::InnoDb => "InnoDB",
-            Engine::MyRocks => "MyRocks",
-            Engine::Strata => "Strata",
+        match (self.kind, self.handling) {
+            (Kind::InnoDb, None) => "InnoDB",
+            (Kind::InnoDb, Some(Handling::Pool)) => "InnoDB pool",
+            (Kind::InnoDb, Some(Handling::PerThread)) => "InnoDB thread/conn",
+            (Kind::MyRocks, None) => "MyRocks",
+            (Kind::MyRocks, Some(Handling::Pool)) => "MyRocks pool",
+            (Kind::MyRocks, Some(Handling::PerThread)) => "MyRocks thread/conn",
+            (Kind::Strata, None) => "Strata",
+            (Kind::Strata, Some(Handling::Pool)) => "Strata pool",
+            (Kind::Strata, Some(Handling::PerThread)) => "Strata thread/conn",
         }
     }
+
+    /// A file-name-safe form of the label.
+    fn dir_name(self) -> String {
+        self.label().to_ascii_lowercase().replace([' ', '/'], "-")
+    }
 }
+
+/// The `thread_handling` value of a handling.
+fn handling_value(h: Handling) -> &'static str {
+    match h {
+        Handling::Pool => "pool-of-threads",
+        Handling::PerThread => "one-thread-per-connection",
+    }
+}
+
+/// Raises this process's soft RLIMIT_NOFILE to its hard limit (the servers and sysbench it
+/// starts inherit it): thousands of connections need thousands of descriptors on both ends.
+/// Returns the new soft limit.
+pub fn raise_nofile() -> u64 {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit write/read the local struct only.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) != 0 {
+            return 0;
+        }
+        if r.rlim_cur < r.rlim_max {
+            let want = libc::rlimit {
+                rlim_cur: r.rlim_max,
+                rlim_max: r.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &want) == 0 {
+                r.rlim_cur = r.rlim_max;
+            }
+        }
+    }
+    r.rlim_cur as u64
+}
+
+/// Client connections every started server admits (the connections workload runs 4096 sysbench
+/// threads plus a few of its own).
+pub const MAX_CONNECTIONS: u32 = 5000;
 
 /// Processes and directories to clean up on Ctrl-C: (pid or 0, directory).
 static RUNNING: Mutex<Vec<(u32, PathBuf)>> = Mutex::new(Vec::new());
@@ -135,13 +226,14 @@ fn mariadb_plugin_dir() -> PathBuf {
 /// root).
 pub fn ensure_packages(engines: &[Engine], want_sysbench: bool) -> Result<()> {
     let mut missing = Vec::new();
-    let mariadb = engines.iter().any(|e| *e != Engine::Strata);
+    let mariadb = engines.iter().any(|e| e.is_mariadb());
     if mariadb
         && (find_program("mariadbd").is_none() || find_program("mariadb-install-db").is_none())
     {
         missing.push("mariadb-server");
     }
-    if engines.contains(&Engine::MyRocks) && !mariadb_plugin_dir().join("ha_rocksdb.so").is_file() {
+    let myrocks = engines.iter().any(|e| e.kind == Kind::MyRocks);
+    if myrocks && !mariadb_plugin_dir().join("ha_rocksdb.so").is_file() {
         missing.push("mariadb-plugin-rocksdb");
     }
     if want_sysbench && find_program("sysbench").is_none() {
@@ -169,7 +261,7 @@ pub fn ensure_packages(engines: &[Engine], want_sysbench: bool) -> Result<()> {
     let mut install = vec!["apt-get", "install", "-y", "-qq"];
     install.extend(&missing);
     run(&install)?;
-    if engines.contains(&Engine::MyRocks) && !mariadb_plugin_dir().join("ha_rocksdb.so").is_file() {
+    if myrocks && !mariadb_plugin_dir().join("ha_rocksdb.so").is_file() {
         bail!("ha_rocksdb.so is still missing after installing mariadb-plugin-rocksdb");
     }
     Ok(())
@@ -226,13 +318,13 @@ impl Setup {
             next_port: AtomicU16::new(base_port.unwrap_or(0)),
             counter: AtomicU16::new(0),
         };
-        if engines.contains(&Engine::Strata) && !s.strata_bin.is_file() {
+        if engines.iter().any(|e| e.kind == Kind::Strata) && !s.strata_bin.is_file() {
             bail!(
                 "strata binary not found at {} (build it with `./x run` or pass --strata-bin)",
                 s.strata_bin.display()
             );
         }
-        if engines.iter().any(|e| *e != Engine::Strata) {
+        if engines.iter().any(|e| e.is_mariadb()) {
             let t = s.work.join("template");
             let log = s.work.join("install-db.log");
             let logf = std::fs::File::create(&log)?;
@@ -310,17 +402,14 @@ impl Instance {
     pub fn start(engine: Engine, setup: &Setup) -> Result<Instance> {
         let port = setup.port()?;
         let n = setup.counter.fetch_add(1, Ordering::SeqCst);
-        let dir = setup
-            .work
-            .join(format!("{}-{n}", engine.label().to_ascii_lowercase()));
+        let dir = setup.work.join(format!("{}-{n}", engine.dir_name()));
         std::fs::create_dir_all(&dir)?;
         let datadir = dir.join("data");
         let log = dir.join("server.log");
         let cache = setup.cache_bytes;
-        let (program, args, config): (PathBuf, Vec<String>, String) = match engine {
-            Engine::Strata => (
-                setup.strata_bin.clone(),
-                vec![
+        let (program, args, config): (PathBuf, Vec<String>, String) = match engine.kind {
+            Kind::Strata => {
+                let mut a: Vec<String> = vec![
                     "serve".into(),
                     "--port".into(),
                     port.to_string(),
@@ -331,14 +420,17 @@ impl Instance {
                     "--innodb-flush-log-at-trx-commit".into(),
                     "1".into(),
                     "--max-connections".into(),
-                    "500".into(),
-                ],
-                format!(
-                    "strata serve --block-cache-size {cache} \
-                     --innodb-flush-log-at-trx-commit 1 --max-connections 500"
-                ),
-            ),
-            Engine::InnoDb | Engine::MyRocks => {
+                    MAX_CONNECTIONS.to_string(),
+                ];
+                if let Some(h) = engine.handling {
+                    a.push("--thread-handling".into());
+                    a.push(handling_value(h).into());
+                }
+                let shown: Vec<&str> = a[5..].iter().map(String::as_str).collect();
+                let config = format!("strata serve {}", shown.join(" "));
+                (setup.strata_bin.clone(), a, config)
+            }
+            Kind::InnoDb | Kind::MyRocks => {
                 let template = setup
                     .template
                     .as_ref()
@@ -359,13 +451,22 @@ impl Instance {
                     format!("--socket={}", dir.join("mysqld.sock").display()),
                     format!("--pid-file={}", dir.join("mysqld.pid").display()),
                     format!("--log-error={}", log.display()),
-                    "--max-connections=500".into(),
+                    format!("--max-connections={MAX_CONNECTIONS}"),
+                    // Room for MAX_CONNECTIONS sockets (capped by the inherited hard limit),
+                    // a listen queue as long as Strata's, and sysbench's prepared
+                    // statements at thousands of threads (~10 per oltp_read_write thread).
+                    "--open-files-limit=16384".into(),
+                    "--back-log=4096".into(),
+                    "--max-prepared-stmt-count=1048576".into(),
                     "--innodb-flush-log-at-trx-commit=1".into(),
                 ];
+                if let Some(h) = engine.handling {
+                    a.push(format!("--thread-handling={}", handling_value(h)));
+                }
                 if is_root() {
                     a.push("--user=root".into());
                 }
-                if engine == Engine::InnoDb {
+                if engine.kind == Kind::InnoDb {
                     a.push(format!("--innodb-buffer-pool-size={cache}"));
                 } else {
                     a.extend([
@@ -432,7 +533,7 @@ impl Instance {
             keep: setup.keep,
         };
         inst.wait_ready()?;
-        if engine == Engine::MyRocks {
+        if engine.kind == Kind::MyRocks {
             let mut c = inst.target().connect(None)?;
             let e: Option<String> = c.query_first(
                 "SELECT SUPPORT FROM information_schema.ENGINES WHERE ENGINE = 'ROCKSDB'",
@@ -519,9 +620,19 @@ mod tests {
 
     #[test]
     fn engine_names() {
-        assert_eq!(Engine::parse("InnoDB").unwrap(), Engine::InnoDb);
+        assert_eq!(Engine::parse("InnoDB").unwrap(), Engine::INNODB);
         assert_eq!(Engine::parse("myrocks").unwrap().label(), "MyRocks");
         assert!(Engine::parse("aria").is_err());
+        let e = Engine::parse("innodb:pool").unwrap();
+        assert_eq!((e.kind, e.handling), (Kind::InnoDb, Some(Handling::Pool)));
+        assert_eq!(e.label(), "InnoDB pool");
+        assert_eq!(e.dir_name(), "innodb-pool");
+        assert_eq!(
+            Engine::parse("strata:thread").unwrap().label(),
+            "Strata thread/conn"
+        );
+        assert!(Engine::parse("strata:fibers").is_err());
+        assert!(raise_nofile() > 0);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! (in `compare`, each unit gets a fresh server instance) and becomes one report section.
 
 pub mod cache;
+pub mod connections;
 pub mod droptable;
 pub mod iibench;
 pub mod manytables;
@@ -27,7 +28,7 @@ use crate::machine::mib;
 use crate::report::{Better, Outcome};
 
 /// All workload names, in the order `all` runs them.
-pub const ALL: [&str; 7] = [
+pub const ALL: [&str; 8] = [
     "iibench",
     "uuid",
     "cache",
@@ -35,6 +36,7 @@ pub const ALL: [&str; 7] = [
     "manytables",
     "mvcc",
     "sysbench",
+    "connections",
 ];
 
 /// Bytes per row of sysbench's `sbtest` table in InnoDB (reference notes §10, row 3), used to
@@ -154,6 +156,35 @@ pub struct Params {
     /// sysbench: rows per table.
     #[arg(long, default_value_t = 100_000)]
     pub sysbench_table_size: u64,
+
+    /// connections: sysbench tests run at every thread count.
+    #[arg(long, value_delimiter = ',', default_values_t = ["oltp_point_select".to_string(), "oltp_read_write".to_string()])]
+    pub conn_tests: Vec<String>,
+    /// connections: sysbench thread counts (= concurrently active client connections).
+    #[arg(long, value_delimiter = ',', default_values_t = [16usize, 64, 256, 1024, 2048, 4096])]
+    pub conn_threads: Vec<usize>,
+    /// connections: seconds per sysbench run.
+    #[arg(long, default_value_t = 10)]
+    pub conn_time: u64,
+    /// connections: sysbench tables.
+    #[arg(long, default_value_t = 4)]
+    pub conn_tables: u64,
+    /// connections: rows per sysbench table.
+    #[arg(long, default_value_t = 10_000)]
+    pub conn_table_size: u64,
+    /// connections: target rate of the connect/disconnect storm (connects per second).
+    #[arg(long, default_value_t = 1000)]
+    pub storm_rate: u64,
+    /// connections: seconds the storm lasts.
+    #[arg(long, default_value_t = 10)]
+    pub storm_seconds: u64,
+    /// connections: client threads opening the storm's connections (each connect is scheduled
+    /// at its slot of the target rate; enough threads keep slow connects from lowering it).
+    #[arg(long, default_value_t = 256)]
+    pub storm_clients: usize,
+    /// connections: a storm connect that takes longer than this (ms) counts as a timeout.
+    #[arg(long, default_value_t = 10_000)]
+    pub storm_timeout_ms: u64,
 }
 
 impl Params {
@@ -331,6 +362,7 @@ pub fn units(names: &[String], p: &Params) -> Result<Vec<Box<dyn Unit>>> {
             "manytables" => out.push(Box::new(manytables::ManyTables::new(p))),
             "mvcc" => out.push(Box::new(mvcc::Mvcc::new(p))),
             "sysbench" => out.push(Box::new(sysbench::Sysbench::new(p))),
+            "connections" => out.extend(connections::units(p)?),
             _ => unreachable!("names are checked above"),
         }
     }
@@ -446,7 +478,7 @@ mod tests {
         assert_eq!(u.len(), 4, "2 table variants × 2 batch sizes");
         let u = units(&["uuid,droptable".into()], &p).unwrap();
         assert_eq!(u.len(), 4);
-        assert_eq!(units(&["all".into()], &p).unwrap().len(), 4 + 3 + 5);
+        assert_eq!(units(&["all".into()], &p).unwrap().len(), 4 + 3 + 5 + 2);
         assert!(units(&["nope".into()], &p).is_err());
         assert!(units(&[], &p).is_err());
     }

@@ -11,11 +11,12 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use common::wait::{self, WaitType};
 use common::{Error, Result};
 use rocksdb::{
     AsColumnFamilyRef, BlockBasedOptions, Cache, ColumnFamily, ColumnFamilyDescriptor,
-    DBCompressionType, DBRawIteratorWithThreadMode, Options, ReadOptions, SnapshotWithThreadMode,
-    WriteOptions, DB,
+    DBCompressionType, DBRawIteratorWithThreadMode, Options, ReadOptions, ReadTier,
+    SnapshotWithThreadMode, WriteOptions, DB,
 };
 use storage::engine::{Cf, KvEngine, KvIter, KvSnapshot, WriteBatch, WriteOp};
 
@@ -59,6 +60,8 @@ fn engine_err(what: &str, e: rocksdb::Error) -> Error {
 pub struct RocksEngine {
     db: Arc<DB>,
     _cache: Cache,
+    /// Bytes an iterator reads ahead after a block-cache miss (see [`RocksIter`]).
+    read_ahead: usize,
 }
 
 impl RocksEngine {
@@ -126,6 +129,7 @@ impl RocksEngine {
         Ok(RocksEngine {
             db: Arc::new(db),
             _cache: cache,
+            read_ahead: read_ahead_bytes(opts.block_cache_bytes),
         })
     }
 
@@ -152,49 +156,233 @@ fn cf_handle(db: &DB, cf: Cf) -> Result<&ColumnFamily> {
         .ok_or_else(|| Error::internal(format!("column family {name} missing")))
 }
 
-fn read_opts(lower: &[u8], upper: Option<&[u8]>) -> ReadOptions {
-    let mut ro = ReadOptions::default();
-    ro.set_iterate_lower_bound(lower.to_vec());
-    if let Some(u) = upper {
-        ro.set_iterate_upper_bound(u.to_vec());
-    }
+/// Whether a RocksDB error is the `Incomplete` status of a block-cache-only read: the data is
+/// not in memory (memtables or block cache) and reading it needs file I/O.
+fn is_incomplete(e: &rocksdb::Error) -> bool {
+    e.kind() == rocksdb::ErrorKind::Incomplete
+}
+
+/// Read options for a block-cache-only attempt.
+fn cache_only(mut ro: ReadOptions) -> ReadOptions {
+    ro.set_read_tier(ReadTier::BlockCache);
     ro
 }
 
-/// A [`KvIter`] over a RocksDB raw iterator (forward or reverse).
+/// Runs a read with block-cache-only options first; only when RocksDB answers `Incomplete`
+/// (a block is not in the cache, so the read goes to the files) does it report a
+/// [`WaitType::DiskIo`] wait to the thread pool and redo the read with normal options. A
+/// cached read therefore costs one extra option field and no wait report.
+fn read_through<T>(
+    make: impl Fn() -> ReadOptions,
+    read: impl Fn(&ReadOptions) -> std::result::Result<T, rocksdb::Error>,
+) -> std::result::Result<T, rocksdb::Error> {
+    match read(&cache_only(make())) {
+        Err(e) if is_incomplete(&e) => {
+            let _wait = wait::guard(WaitType::DiskIo);
+            read(&make())
+        }
+        r => r,
+    }
+}
+
+/// [`read_through`] for a multi-get: the keys whose cache-only read was `Incomplete` are read
+/// again, together, inside one disk wait.
+fn multi_get_through(
+    db: &DB,
+    cf: &ColumnFamily,
+    keys: &[Vec<u8>],
+    make: impl Fn() -> ReadOptions,
+) -> Result<Vec<Option<Vec<u8>>>> {
+    let first = db.batched_multi_get_cf_opt(cf, keys, false, &cache_only(make()));
+    let mut out: Vec<Option<Vec<u8>>> = Vec::with_capacity(keys.len());
+    let mut missing: Vec<usize> = Vec::new();
+    for (i, r) in first.into_iter().enumerate() {
+        match r {
+            Ok(v) => out.push(v.map(|s| s.to_vec())),
+            Err(e) if is_incomplete(&e) => {
+                out.push(None);
+                missing.push(i);
+            }
+            Err(e) => return Err(engine_err("multi_get", e)),
+        }
+    }
+    if missing.is_empty() {
+        return Ok(out);
+    }
+    let _wait = wait::guard(WaitType::DiskIo);
+    let again: Vec<&[u8]> = missing.iter().map(|&i| keys[i].as_slice()).collect();
+    let res = db.batched_multi_get_cf_opt(cf, again, false, &make());
+    for (&i, r) in missing.iter().zip(res) {
+        out[i] = r
+            .map(|o| o.map(|s| s.to_vec()))
+            .map_err(|e| engine_err("multi_get", e))?;
+    }
+    Ok(out)
+}
+
+/// Entries a disk read-ahead of [`RocksIter`] touches at most.
+const READ_AHEAD_ENTRIES: usize = 1024;
+
+/// Key + value bytes a disk read-ahead touches at most: 64 KiB, or an eighth of the block
+/// cache when that is smaller (so the blocks read ahead are still cached when the scan
+/// reaches them).
+fn read_ahead_bytes(block_cache_bytes: usize) -> usize {
+    (block_cache_bytes / 8).clamp(1, 64 << 10)
+}
+
+/// A [`KvIter`] over a RocksDB raw iterator (forward or reverse) that reports disk reads.
+///
+/// It iterates with a block-cache-only iterator. When that stops with `Incomplete` (the next
+/// entry lives in a block that is not cached), it reports a [`WaitType::DiskIo`] wait and, inside
+/// it, opens a normal iterator at the same position (the entry after the last one returned),
+/// which reads the missing blocks from the files into the block cache, and walks on up to
+/// [`READ_AHEAD_ENTRIES`] entries / [`read_ahead_bytes`] bytes so the next blocks are cached
+/// too (one wait per read-ahead rather than per block). It then reopens the cache-only
+/// iterator at the position and carries on. A snapshot iterator reopens on the same snapshot,
+/// so it sees exactly the same data; an iterator over the latest state reopens on the latest
+/// state (what such reads are for: locking reads of the latest committed rows), and its
+/// entries already returned are not read again. Should the cache fail to keep the blocks just
+/// read (a cache smaller than a few blocks per level), the rest of the scan continues on the
+/// normal iterator without further reports.
 struct RocksIter<'a> {
+    db: &'a DB,
+    cf: Option<&'a ColumnFamily>,
+    lower: Vec<u8>,
+    upper: Option<Vec<u8>>,
+    snap: Option<&'a SnapshotWithThreadMode<'static, DB>>,
+    read_ahead: usize,
     it: Option<DBRawIteratorWithThreadMode<'a, DB>>,
+    /// The current iterator reads through to the files (cache-only mode gave up).
+    through: bool,
     reverse: bool,
     err: Option<String>,
+    /// The key of the entry last returned (the position to resume after), reused buffer.
+    last: Vec<u8>,
 }
 
 impl<'a> RocksIter<'a> {
-    fn new(it: Result<DBRawIteratorWithThreadMode<'a, DB>>, reverse: bool, empty: bool) -> Self {
-        match it {
-            Ok(mut it) => {
-                if empty {
-                    return RocksIter {
-                        it: None,
-                        reverse,
-                        err: None,
-                    };
-                }
+    fn new(
+        db: &'a DB,
+        cf: Result<&'a ColumnFamily>,
+        (lower, upper): (&[u8], Option<&[u8]>),
+        (snap, read_ahead): (Option<&'a SnapshotWithThreadMode<'static, DB>>, usize),
+        reverse: bool,
+    ) -> Self {
+        let mut me = RocksIter {
+            db,
+            cf: None,
+            lower: lower.to_vec(),
+            upper: upper.map(<[u8]>::to_vec),
+            snap,
+            read_ahead,
+            it: None,
+            through: false,
+            reverse,
+            err: None,
+            last: Vec::new(),
+        };
+        match cf {
+            Err(e) => me.err = Some(e.msg),
+            Ok(cf) if !empty_range(lower, upper) => {
+                me.cf = Some(cf);
+                let mut it = me.open(true);
                 if reverse {
                     it.seek_to_last();
                 } else {
                     it.seek_to_first();
                 }
-                RocksIter {
-                    it: Some(it),
-                    reverse,
-                    err: None,
+                me.it = Some(it);
+                me.settle(false);
+            }
+            Ok(_) => {}
+        }
+        me
+    }
+
+    fn read_opts(&self, cached: bool) -> ReadOptions {
+        let mut ro = ReadOptions::default();
+        ro.set_iterate_lower_bound(self.lower.clone());
+        if let Some(u) = &self.upper {
+            ro.set_iterate_upper_bound(u.clone());
+        }
+        if let Some(s) = self.snap {
+            ro.set_snapshot(s);
+        }
+        if cached {
+            ro.set_read_tier(ReadTier::BlockCache);
+        }
+        ro
+    }
+
+    /// A new raw iterator (block-cache-only when `cached`), not positioned.
+    fn open(&self, cached: bool) -> DBRawIteratorWithThreadMode<'a, DB> {
+        let cf = self.cf.expect("open is only called with a column family");
+        self.db.raw_iterator_cf_opt(cf, self.read_opts(cached))
+    }
+
+    /// Positions `it` at the first entry (`resume` false) or at the entry after `self.last`.
+    fn position(&self, it: &mut DBRawIteratorWithThreadMode<'a, DB>, resume: bool) {
+        match (resume, self.reverse) {
+            (false, false) => it.seek_to_first(),
+            (false, true) => it.seek_to_last(),
+            (true, false) => {
+                it.seek(&self.last);
+                if it.key() == Some(self.last.as_slice()) {
+                    it.next();
                 }
             }
-            Err(e) => RocksIter {
-                it: None,
-                reverse,
-                err: Some(e.msg),
-            },
+            (true, true) => {
+                it.seek_for_prev(&self.last);
+                if it.key() == Some(self.last.as_slice()) {
+                    it.prev();
+                }
+            }
+        }
+    }
+
+    /// After a move of the cache-only iterator: when it stopped because a block is not
+    /// cached, read through the files inside a disk wait (see the type's documentation).
+    fn settle(&mut self, resume: bool) {
+        if self.through {
+            return;
+        }
+        let incomplete = match &self.it {
+            Some(it) if !it.valid() => matches!(it.status(), Err(e) if is_incomplete(&e)),
+            _ => false,
+        };
+        if !incomplete {
+            return;
+        }
+        let _wait = wait::guard(WaitType::DiskIo);
+        self.it = None;
+        let mut disk = self.open(false);
+        self.position(&mut disk, resume);
+        if !disk.valid() {
+            // The end of the range, or an I/O error: either way the normal iterator says so.
+            self.it = Some(disk);
+            self.through = true;
+            return;
+        }
+        // Read ahead so the next blocks are cached as well.
+        let (mut n, mut bytes) = (0, 0);
+        while disk.valid() && n < READ_AHEAD_ENTRIES && bytes < self.read_ahead {
+            bytes += disk.key().map_or(0, <[u8]>::len) + disk.value().map_or(0, <[u8]>::len);
+            n += 1;
+            if self.reverse {
+                disk.prev();
+            } else {
+                disk.next();
+            }
+        }
+        let mut cached = self.open(true);
+        self.position(&mut cached, resume);
+        if cached.valid() {
+            self.it = Some(cached);
+        } else {
+            // Evicted already (or another error): go on with the normal iterator.
+            self.position(&mut disk, resume);
+            self.it = Some(disk);
+            self.through = true;
         }
     }
 }
@@ -210,13 +398,20 @@ impl KvIter for RocksIter<'_> {
         self.it.as_ref().and_then(|i| i.value()).unwrap_or(&[])
     }
     fn next(&mut self) {
-        if let Some(i) = self.it.as_mut() {
-            if self.reverse {
-                i.prev();
-            } else {
-                i.next();
-            }
+        let Some(i) = self.it.as_mut() else { return };
+        if !i.valid() {
+            return;
         }
+        if !self.through {
+            self.last.clear();
+            self.last.extend_from_slice(i.key().unwrap_or(&[]));
+        }
+        if self.reverse {
+            i.prev();
+        } else {
+            i.next();
+        }
+        self.settle(true);
     }
     fn status(&self) -> Result<()> {
         if let Some(e) = &self.err {
@@ -233,26 +428,16 @@ fn empty_range(lower: &[u8], upper: Option<&[u8]>) -> bool {
     upper.is_some_and(|u| u <= lower)
 }
 
-fn collect_multi(
-    res: Vec<std::result::Result<Option<rocksdb::DBPinnableSlice<'_>>, rocksdb::Error>>,
-) -> Result<Vec<Option<Vec<u8>>>> {
-    res.into_iter()
-        .map(|r| {
-            r.map(|o| o.map(|s| s.to_vec()))
-                .map_err(|e| engine_err("multi_get", e))
-        })
-        .collect()
-}
-
 /// An owned snapshot of a [`RocksEngine`].
 pub struct RocksSnapshot {
     // Field order matters: the snapshot is released before the database handle is dropped.
     snap: SnapshotWithThreadMode<'static, DB>,
     db: Arc<DB>,
+    read_ahead: usize,
 }
 
 impl RocksSnapshot {
-    fn new(db: &Arc<DB>) -> Self {
+    fn new(db: &Arc<DB>, read_ahead: usize) -> Self {
         let snap = db.snapshot();
         // SAFETY: the snapshot borrows the `DB` inside the `Arc` we store next to it. The `DB`
         // lives on the heap at a fixed address for as long as any `Arc` clone exists, and the
@@ -262,6 +447,7 @@ impl RocksSnapshot {
         RocksSnapshot {
             snap,
             db: db.clone(),
+            read_ahead,
         }
     }
 
@@ -275,17 +461,13 @@ impl RocksSnapshot {
 impl KvSnapshot for RocksSnapshot {
     fn get(&self, cf: Cf, key: &[u8]) -> Result<Option<Vec<u8>>> {
         let h = cf_handle(&self.db, cf)?;
-        self.db
-            .get_cf_opt(h, key, &self.read_opts())
+        read_through(|| self.read_opts(), |ro| self.db.get_cf_opt(h, key, ro))
             .map_err(|e| engine_err("get", e))
     }
 
     fn multi_get(&self, cf: Cf, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
         let h = cf_handle(&self.db, cf)?;
-        collect_multi(
-            self.db
-                .batched_multi_get_cf_opt(h, keys, false, &self.read_opts()),
-        )
+        multi_get_through(&self.db, h, keys, || self.read_opts())
     }
 
     fn iter(
@@ -295,12 +477,13 @@ impl KvSnapshot for RocksSnapshot {
         upper: Option<&[u8]>,
         reverse: bool,
     ) -> Box<dyn KvIter + '_> {
-        let it = cf_handle(&self.db, cf).map(|h| {
-            let mut ro = read_opts(lower, upper);
-            ro.set_snapshot(&self.snap);
-            self.db.raw_iterator_cf_opt(h, ro)
-        });
-        Box::new(RocksIter::new(it, reverse, empty_range(lower, upper)))
+        Box::new(RocksIter::new(
+            &self.db,
+            cf_handle(&self.db, cf),
+            (lower, upper),
+            (Some(&self.snap), self.read_ahead),
+            reverse,
+        ))
     }
 }
 
@@ -309,16 +492,17 @@ impl KvEngine for RocksEngine {
 
     fn get(&self, cf: Cf, key: &[u8]) -> Result<Option<Vec<u8>>> {
         let h = cf_handle(&self.db, cf)?;
-        self.db.get_cf(h, key).map_err(|e| engine_err("get", e))
+        read_through(ReadOptions::default, |ro| self.db.get_cf_opt(h, key, ro))
+            .map_err(|e| engine_err("get", e))
     }
 
     fn multi_get(&self, cf: Cf, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
         let h = cf_handle(&self.db, cf)?;
-        collect_multi(self.db.batched_multi_get_cf(h, keys, false))
+        multi_get_through(&self.db, h, keys, ReadOptions::default)
     }
 
     fn snapshot(&self) -> RocksSnapshot {
-        RocksSnapshot::new(&self.db)
+        RocksSnapshot::new(&self.db, self.read_ahead)
     }
 
     fn iter(
@@ -328,9 +512,13 @@ impl KvEngine for RocksEngine {
         upper: Option<&[u8]>,
         reverse: bool,
     ) -> Box<dyn KvIter + '_> {
-        let it = cf_handle(&self.db, cf)
-            .map(|h| self.db.raw_iterator_cf_opt(h, read_opts(lower, upper)));
-        Box::new(RocksIter::new(it, reverse, empty_range(lower, upper)))
+        Box::new(RocksIter::new(
+            &self.db,
+            cf_handle(&self.db, cf),
+            (lower, upper),
+            (None, self.read_ahead),
+            reverse,
+        ))
     }
 
     fn write(&self, batch: &WriteBatch, sync: bool) -> Result<()> {
@@ -463,5 +651,96 @@ mod tests {
         assert_eq!(s.get(Cf::Data, b"k").unwrap(), Some(b"v".to_vec()));
         let it = s.iter(Cf::Data, b"", None, false);
         assert!(it.valid());
+    }
+
+    /// Counts the DiskIo waits reported on this thread.
+    #[derive(Default)]
+    struct Waits(std::sync::atomic::AtomicUsize);
+
+    impl wait::WaitHandler for Waits {
+        fn wait_begin(&self, t: WaitType) {
+            assert_eq!(t, WaitType::DiskIo);
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        fn wait_end(&self) {}
+    }
+
+    fn key(i: u32) -> Vec<u8> {
+        format!("k{i:08}").into_bytes()
+    }
+
+    fn value(i: u32) -> Vec<u8> {
+        // Poorly compressible, so the table is much larger than the cache.
+        (0..100u32)
+            .map(|j| (i.wrapping_mul(2_654_435_761).wrapping_add(j * 40_503) >> 13) as u8)
+            .collect()
+    }
+
+    #[test]
+    fn disk_reads_report_waits_and_read_correctly() {
+        const N: u32 = 20_000;
+        let dir = tempfile::tempdir().unwrap();
+        let opts = RocksOptions {
+            block_cache_bytes: 256 << 10,
+            ..Default::default()
+        };
+        let e = RocksEngine::open(dir.path(), opts.clone()).unwrap();
+        let mut b = WriteBatch::new();
+        for i in 0..N {
+            b.put(Cf::Data, key(i), value(i));
+        }
+        e.write(&b, false).unwrap();
+        let waits = Arc::new(Waits::default());
+        let count = || waits.0.load(std::sync::atomic::Ordering::SeqCst);
+        wait::set_handler(Some(waits.clone()));
+        // In the memtable: no disk reads.
+        assert_eq!(e.get(Cf::Data, &key(5)).unwrap(), Some(value(5)));
+        assert_eq!(e.iter(Cf::Data, b"", None, false).valid(), true);
+        assert_eq!(count(), 0);
+        e.flush().unwrap();
+        drop(e);
+        // Reopened: every block is in the files only.
+        let e = RocksEngine::open(dir.path(), opts).unwrap();
+        let scan = |reverse: bool, snap: bool| {
+            let s = e.snapshot();
+            let mut it = if snap {
+                s.iter(Cf::Data, b"k", Some(b"l"), reverse)
+            } else {
+                e.iter(Cf::Data, b"k", Some(b"l"), reverse)
+            };
+            let mut n = 0u32;
+            while it.valid() {
+                let i = if reverse { N - 1 - n } else { n };
+                assert_eq!(it.key(), key(i).as_slice());
+                assert_eq!(it.value(), value(i).as_slice());
+                n += 1;
+                it.next();
+            }
+            it.status().unwrap();
+            n
+        };
+        let before = count();
+        assert_eq!(scan(false, false), N);
+        let forward = count() - before;
+        // 2 MB of rows through a 256 KiB cache: many misses, one wait per read-ahead.
+        assert!(forward > 5, "{forward} waits");
+        assert_eq!(scan(true, true), N);
+        assert_eq!(scan(false, true), N);
+        assert!(count() > before + 2 * forward, "{} waits", count());
+        // Point reads: a cold one waits once, a repeated one is cached.
+        let before = count();
+        assert_eq!(e.get(Cf::Data, &key(N / 2)).unwrap(), Some(value(N / 2)));
+        let keys: Vec<Vec<u8>> = [1, N / 3, N - 2].iter().map(|&i| key(i)).collect();
+        let got = e.snapshot().multi_get(Cf::Data, &keys).unwrap();
+        let want: Vec<Option<Vec<u8>>> =
+            [1, N / 3, N - 2].iter().map(|&i| Some(value(i))).collect();
+        assert_eq!(got, want);
+        assert_eq!(e.get(Cf::Data, b"missing").unwrap(), None);
+        let cold = count() - before;
+        assert!(cold >= 1, "{cold}");
+        let before = count();
+        assert_eq!(e.get(Cf::Data, &key(N / 2)).unwrap(), Some(value(N / 2)));
+        assert_eq!(count(), before);
+        wait::set_handler(None);
     }
 }

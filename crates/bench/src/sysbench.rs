@@ -106,6 +106,31 @@ pub fn sysbench(test: &str, args: &[String], command: &str) -> Result<String> {
     Ok(stdout)
 }
 
+/// Runs `sysbench <test> <args…> run` where the args include `--forced-shutdown`: returns its
+/// standard output and whether sysbench forced the shutdown (it then exits with status 2 after
+/// printing the summary of what completed).
+pub fn sysbench_run_forced(test: &str, args: &[String]) -> Result<(String, bool)> {
+    let out = Command::new("sysbench")
+        .arg(test)
+        .args(args)
+        .arg("run")
+        .output()
+        .context("cannot run sysbench (is it installed? apt-get install sysbench)")?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let forced = out.status.code() == Some(2)
+        && (stdout.contains("forcing shutdown") || stderr.contains("forcing shutdown"));
+    if !out.status.success() && !forced {
+        bail!(
+            "sysbench {test} run failed ({}): {}{}",
+            out.status,
+            tail(&stdout, 1500),
+            tail(&stderr, 1500)
+        );
+    }
+    Ok((stdout, forced))
+}
+
 fn tail(s: &str, n: usize) -> &str {
     let start = s.len().saturating_sub(n);
     let mut i = start;

@@ -22,7 +22,9 @@ use crate::chart::ChartSpec;
 use crate::client::fresh_database;
 use crate::report::{Better, Outcome};
 use crate::stats::percentile;
-use crate::sysbench::{connection_args, parse_output, sysbench, SysbenchResult};
+use crate::sysbench::{
+    connection_args, parse_output, sysbench, sysbench_run_forced, SysbenchResult,
+};
 
 const DB: &str = "sbconn";
 
@@ -150,8 +152,9 @@ impl Unit for ConnSysbench {
             "\"% of own peak\" divides each thread count's tps by the best tps the same server \
              reached at any thread count of the same test."
                 .into(),
-            "sysbench runs on the same machine, one client thread per connection, with its \
-             defaults otherwise (server-side prepared statements, deadlocks and lock wait \
+            "sysbench runs on the same machine, one client thread per connection, stopped 5 s \
+             after the run time at the latest (--forced-shutdown=5; transactions still running \
+             then are not counted), with its defaults otherwise (server-side prepared statements, deadlocks and lock wait \
              timeouts ignored and counted); a thread count that failed shows – and a note."
                 .into(),
         ]
@@ -182,12 +185,22 @@ impl Unit for ConnSysbench {
                 args.push(format!("--threads={t}"));
                 args.push(format!("--time={}", self.time));
                 args.push("--report-interval=0".into());
+                // Transactions that take far longer than the run (lock waits at thousands of
+                // threads) would keep sysbench waiting for them: it reports after 5 s more.
                 // (sysbench 1.0 gives its threads a fixed 30 s to connect and prepare; 1.1's
                 // --thread-init-timeout does not exist there.)
-                let r = sysbench(test, &args, "run").and_then(|o| parse_output(&o));
+                args.push("--forced-shutdown=5".into());
+                let r = sysbench_run_forced(test, &args)
+                    .and_then(|(o, forced)| Ok((parse_output(&o)?, forced)));
                 pb.inc(1);
                 match r {
-                    Ok(r) => {
+                    Ok((r, forced)) => {
+                        if forced {
+                            out.notes.push(format!(
+                                "{test} at {t} threads: sysbench forced the shutdown 5 s after \
+                                 the run time (transactions were still running)"
+                            ));
+                        }
                         pb.suspend(|| {
                             ctx.say(&format!(
                                 "{test} {t} threads: {:.0} tps, p95 {:.2} ms",

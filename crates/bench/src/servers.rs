@@ -110,7 +110,7 @@ fn handling_value(h: Handling) -> &'static str {
 /// Raises this process's soft RLIMIT_NOFILE to its hard limit (the servers and sysbench it
 /// starts inherit it): thousands of connections need thousands of descriptors on both ends.
 /// Returns the new soft limit.
-pub fn raise_nofile() -> u64 {
+pub fn raise_nofile() -> libc::rlim_t {
     let mut r = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
@@ -130,7 +130,7 @@ pub fn raise_nofile() -> u64 {
             }
         }
     }
-    r.rlim_cur as u64
+    r.rlim_cur
 }
 
 /// Client connections every started server admits (the connections workload runs 4096 sysbench

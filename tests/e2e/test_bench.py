@@ -14,7 +14,7 @@ TINY = [
     "--rows", "3000", "--iibench-clients", "3", "--iibench-batch", "1,50", "--iibench-intervals", "10",
     "--uuid-rows", "6000", "--uuid-batch", "2000", "--uuid-rows-per-insert", "500",
     "--cache-rows", "3000", "--hot-sets", "10,100,1000", "--lookups", "500", "--load-clients", "2",
-    "--drop-tables", "30", "--drop-fill-rows", "2000",
+    "--drop-tables", "30", "--drop-fill-rows", "2000", "--drop-partition-rows", "3000",
     "--tables", "60", "--tables-per-db", "25",
     "--mvcc-rows", "500", "--mvcc-clients", "3", "--mvcc-seconds", "1",
     "--sysbench-tests", "oltp_point_select,oltp_update_index", "--sysbench-threads", "1,2",
@@ -56,6 +56,7 @@ def test_bench_run_workloads(server, tmp_path):
     assert figure(md, "average insert rate") > 0
     assert figure(md, "lookups/s, hot set 100") > 0
     assert figure(md, "drops/s") > 0
+    assert figure(md, "DROP PARTITION of a partition holding 3000 rows") >= 0
     assert figure(md, "tables created") == 60
     assert figure(md, "RSS at the end") > 1
     assert figure(md, "tps without the scan") > 0

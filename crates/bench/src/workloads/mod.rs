@@ -116,6 +116,9 @@ pub struct Params {
     /// at 224 bytes per row].
     #[arg(long)]
     pub drop_fill_rows: Option<u64>,
+    /// droptable: rows of the partition dropped by ALTER TABLE … DROP PARTITION (0 = skip).
+    #[arg(long, default_value_t = 1_000_000)]
+    pub drop_partition_rows: u64,
 
     /// manytables: tables to create.
     #[arg(long, default_value_t = 100_000)]
@@ -381,8 +384,19 @@ pub fn sbtest_ddl(table: &str) -> String {
 /// Creates `db.table` as an sbtest-like table and loads ids `1..=rows` with
 /// `params.load_clients` clients in 1000-row INSERTs. Returns the load time.
 pub fn load_sbtest(ctx: &Ctx, db: &str, table: &str, rows: u64) -> Result<Duration> {
+    load_sbtest_with(ctx, db, table, rows, "")
+}
+
+/// [`load_sbtest`] with `suffix` appended to the CREATE TABLE (a partition clause, say).
+pub fn load_sbtest_with(
+    ctx: &Ctx,
+    db: &str,
+    table: &str,
+    rows: u64,
+    suffix: &str,
+) -> Result<Duration> {
     let mut conn = ctx.target.connect(Some(db))?;
-    conn.query_drop(sbtest_ddl(table))?;
+    conn.query_drop(format!("{}{suffix}", sbtest_ddl(table)))?;
     const CHUNK: u64 = 1000;
     let next = AtomicU64::new(0);
     let done = AtomicU64::new(0);

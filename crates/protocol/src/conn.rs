@@ -340,11 +340,21 @@ impl<B: Backend, S: Transport> Connection<B, S> {
     /// oversized packet are sent here).
     pub fn read_command(&mut self) -> Option<Vec<u8>> {
         let max = self.max_packet();
-        match self.io.read_packet(max) {
+        // every command starts a new exchange at sequence id 0
+        match self.io.read_packet_seq(max, 0) {
             Ok(p) => Some(p),
             Err(ReadError::Closed) => None,
             Err(ReadError::TooLarge) => {
                 let _ = self.send_packet_too_large();
+                None
+            }
+            Err(ReadError::OutOfOrder) => {
+                // MySQL answers "Got packets out of order" and closes the connection
+                self.io.set_seq(0);
+                let _ = self
+                    .io
+                    .write_packet(&err_packet(codes::ER_NET_PACKETS_OUT_OF_ORDER, "Got packets out of order"));
+                let _ = self.io.flush();
                 None
             }
             Err(ReadError::Io(e)) => {
@@ -425,7 +435,7 @@ impl<B: Backend, S: Transport> Connection<B, S> {
                 self.send_packet_too_large()?;
                 return Ok(false);
             }
-            Err(ReadError::Closed) => return Ok(false),
+            Err(ReadError::Closed) | Err(ReadError::OutOfOrder) => return Ok(false),
             Err(ReadError::Io(e)) => return Err(e),
         };
         if handshake::is_ssl_request(&payload) {

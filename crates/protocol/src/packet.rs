@@ -38,6 +38,8 @@ pub enum ReadError {
     TooLarge,
     /// An I/O error (including EOF in the middle of a packet, and read timeouts).
     Io(io::Error),
+    /// A packet (or a continuation chunk) carried an unexpected sequence id.
+    OutOfOrder,
 }
 
 impl From<io::Error> for ReadError {
@@ -82,6 +84,17 @@ impl<S: Read + Write> PacketIo<S> {
     /// refused with [`ReadError::TooLarge`] without reading them. After a successful read the
     /// next written packet carries the received sequence id + 1.
     pub fn read_packet(&mut self, max: usize) -> Result<Vec<u8>, ReadError> {
+        self.read_packet_inner(max, None)
+    }
+
+    /// [`PacketIo::read_packet`] for a packet that must carry sequence id `expect` (its
+    /// continuation chunks `expect + 1`, …); a mismatch is [`ReadError::OutOfOrder`] (MySQL's
+    /// "Got packets out of order").
+    pub fn read_packet_seq(&mut self, max: usize, expect: u8) -> Result<Vec<u8>, ReadError> {
+        self.read_packet_inner(max, Some(expect))
+    }
+
+    fn read_packet_inner(&mut self, max: usize, mut expect: Option<u8>) -> Result<Vec<u8>, ReadError> {
         let mut payload = Vec::new();
         let mut first = true;
         loop {
@@ -98,8 +111,17 @@ impl<S: Read + Write> PacketIo<S> {
             } else {
                 self.stream.read_exact(&mut header)?;
             }
-            first = false;
             let len = header[0] as usize | (header[1] as usize) << 8 | (header[2] as usize) << 16;
+            if let Some(e) = expect {
+                if header[3] != e {
+                    return Err(ReadError::OutOfOrder);
+                }
+                expect = Some(e.wrapping_add(1));
+            } else if !first && header[3] != self.seq {
+                // continuation chunks always follow each other
+                return Err(ReadError::OutOfOrder);
+            }
+            first = false;
             self.seq = header[3].wrapping_add(1);
             if payload.len() + len > max {
                 self.drain(len);

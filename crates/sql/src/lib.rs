@@ -11,10 +11,12 @@
 
 pub mod access;
 pub mod alter;
+pub mod checktable;
 pub mod ddl;
 pub mod dml;
 pub mod expr;
 pub mod info;
+pub mod limits;
 pub mod mdl;
 pub mod multi;
 pub mod parser;

@@ -50,6 +50,8 @@ pub enum Stmt {
     /// `CREATE TABLE … PARTITION BY …`: sqlparser's statement for the part before the
     /// partition clause, and the clause parsed by [`crate::partition`].
     CreatePartitioned(Box<Statement>, Box<crate::partition::PartSpec>),
+    /// `CHECK TABLE t [, t ...] [options]` (see [`crate::checktable`]).
+    CheckTable(Vec<crate::checktable::CheckName>),
 }
 
 /// Where PREPARE takes its statement text from.
@@ -571,6 +573,7 @@ pub fn parse(sql: &str) -> Result<Vec<Parsed>> {
 /// [`parse`] under the given sql_mode flags.
 pub fn parse_with(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parsed>> {
     let (tokens, _params, zerofill) = tokenize_with(sql, mode)?;
+    check_depth(&tokens)?;
     // Split on top-level semicolons so each statement gets its own placeholder count.
     let mut stmts = Vec::new();
     let mut cur: Vec<TokenWithSpan> = Vec::new();
@@ -669,6 +672,8 @@ pub fn parse_with(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parsed>> {
             Stmt::Do(Box::new(parse_tokens(toks, &text)?))
         } else if let Some(p) = prepared_stmt(&plain) {
             p?
+        } else if let Some(names) = crate::checktable::parse(&plain) {
+            Stmt::CheckTable(names?)
         } else if is_alter_table {
             Stmt::AlterTable(crate::alter::parse(toks, &text)?)
         } else {
@@ -699,6 +704,144 @@ pub fn parse_with(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parsed>> {
 /// Deepest expression / subquery nesting the parser accepts.
 pub const MAX_NESTING: usize = 256;
 
+/// Deepest expression tree (parenthesis nesting plus the longest chain of operators at one
+/// level, which sqlparser builds as a left-deep tree) the binder and executor accept: their
+/// recursion over deeper trees would exhaust the thread stack.
+pub const MAX_EXPR_DEPTH: usize = 2000;
+
+/// MySQL's limit on nested subqueries (`MAX_SELECT_NESTING`).
+pub const MAX_SELECT_NESTING: usize = 63;
+
+fn stack_overrun(depth: usize) -> Error {
+    Error::new(
+        common::codes::ER_STACK_OVERRUN_NEED_MORE,
+        format!("Thread stack overrun: expression nesting depth {depth} exceeds the limit of {MAX_EXPR_DEPTH}; simplify the statement"),
+    )
+}
+
+/// Rejects statements whose expression trees would be too deep to bind and run, before
+/// sqlparser builds them: 1473 for more than 63 nested subqueries (as MySQL), 1436 (MySQL's
+/// "Thread stack overrun") for expressions deeper than [`MAX_EXPR_DEPTH`]. The depth is
+/// estimated from the tokens: parenthesis nesting plus, per level, the operators since the
+/// last comma or clause keyword.
+pub fn check_depth(tokens: &[TokenWithSpan]) -> Result<()> {
+    // per open parenthesis: (operator chain length at this level, is a subquery)
+    let mut levels: Vec<(usize, bool)> = vec![(0, false)];
+    let mut selects = 0usize;
+    let mut after_lparen = false;
+    for t in tokens {
+        let tok = &t.token;
+        if matches!(tok, Token::Whitespace(_)) {
+            continue;
+        }
+        let was_after_lparen = std::mem::replace(&mut after_lparen, false);
+        match tok {
+            Token::LParen => {
+                levels.push((0, false));
+                after_lparen = true;
+                if levels.len() > MAX_EXPR_DEPTH {
+                    return Err(stack_overrun(levels.len()));
+                }
+            }
+            Token::RParen => {
+                if levels.len() > 1 {
+                    if let Some((_, true)) = levels.pop() {
+                        selects -= 1;
+                    }
+                }
+            }
+            Token::Comma => {
+                if let Some(l) = levels.last_mut() {
+                    l.0 = 0;
+                }
+            }
+            Token::Word(w) if w.quote_style.is_none() => match w.keyword {
+                Keyword::SELECT | Keyword::WITH if was_after_lparen => {
+                    if let Some(l) = levels.last_mut() {
+                        if !l.1 {
+                            l.1 = true;
+                            selects += 1;
+                            if selects > MAX_SELECT_NESTING {
+                                return Err(Error::new(
+                                    common::codes::ER_TOO_HIGH_LEVEL_OF_NESTING_FOR_SELECT,
+                                    "Too high level of nesting for select",
+                                ));
+                            }
+                        }
+                    }
+                }
+                Keyword::SELECT
+                | Keyword::FROM
+                | Keyword::WHERE
+                | Keyword::HAVING
+                | Keyword::ON
+                | Keyword::WHEN
+                | Keyword::THEN
+                | Keyword::ELSE
+                | Keyword::SET
+                | Keyword::VALUES
+                | Keyword::BY
+                | Keyword::LIMIT => {
+                    if let Some(l) = levels.last_mut() {
+                        l.0 = 0;
+                    }
+                }
+                Keyword::AND
+                | Keyword::OR
+                | Keyword::XOR
+                | Keyword::NOT
+                | Keyword::DIV
+                | Keyword::MOD
+                | Keyword::LIKE
+                | Keyword::IS
+                | Keyword::BETWEEN
+                | Keyword::REGEXP
+                | Keyword::RLIKE
+                | Keyword::CASE
+                | Keyword::INTERVAL => bump(&mut levels)?,
+                _ => {}
+            },
+            Token::Plus
+            | Token::Minus
+            | Token::Mul
+            | Token::Div
+            | Token::Mod
+            | Token::Eq
+            | Token::DoubleEq
+            | Token::Neq
+            | Token::Lt
+            | Token::Gt
+            | Token::LtEq
+            | Token::GtEq
+            | Token::Spaceship
+            | Token::StringConcat
+            | Token::Ampersand
+            | Token::Pipe
+            | Token::Caret
+            | Token::Tilde
+            | Token::ExclamationMark
+            | Token::ShiftLeft
+            | Token::ShiftRight
+            | Token::Arrow
+            | Token::LongArrow
+            | Token::Assignment => bump(&mut levels)?,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn bump(levels: &mut [(usize, bool)]) -> Result<()> {
+    let n = levels.len();
+    if let Some(l) = levels.last_mut() {
+        l.0 += 1;
+        if n + l.0 > MAX_EXPR_DEPTH {
+            return Err(stack_overrun(n + l.0));
+        }
+    }
+    Ok(())
+}
+
 fn parse_tokens(tokens: Vec<TokenWithSpan>, text: &str) -> Result<Statement> {
     let dialect = MySqlDialect {};
     // sqlparser's default nesting limit (50) rejects machine-generated WHERE clauses MySQL
@@ -707,9 +850,13 @@ fn parse_tokens(tokens: Vec<TokenWithSpan>, text: &str) -> Result<Statement> {
         .with_recursion_limit(MAX_NESTING)
         .with_options(ParserOptions::new().with_trailing_commas(false))
         .with_tokens_with_locations(tokens);
-    let stmt = parser
-        .parse_statement()
-        .map_err(|e| Error::parse(short_near(text, &e.to_string())))?;
+    let stmt = parser.parse_statement().map_err(|e| match e {
+        sqlparser::parser::ParserError::RecursionLimitExceeded => Error::new(
+            common::codes::ER_STACK_OVERRUN_NEED_MORE,
+            format!("Thread stack overrun: expression nesting deeper than {MAX_NESTING} levels; simplify the statement"),
+        ),
+        e => Error::parse(short_near(text, &e.to_string())),
+    })?;
     // anything left over is a syntax error
     loop {
         match parser.peek_token().token {
@@ -767,7 +914,21 @@ mod tests {
         let deep = |n: usize| format!("SELECT {}1{}", "(".repeat(n), ")".repeat(n));
         assert!(parse(&deep(150)).is_ok());
         let e = parse(&deep(400)).unwrap_err();
-        assert_eq!(e.code.num, 1064);
+        assert_eq!(e.code.num, 1436);
+        let e = parse(&deep(10_000)).unwrap_err();
+        assert_eq!(e.code.num, 1436);
+        let sum = |n: usize| format!("SELECT {}", vec!["1"; n].join(" + "));
+        assert!(parse(&sum(1000)).is_ok());
+        assert_eq!(parse(&sum(100_000)).unwrap_err().code.num, 1436);
+        let subq = |n: usize| format!("SELECT {}1{}", "(SELECT ".repeat(n), ")".repeat(n));
+        assert!(parse(&subq(63)).is_ok());
+        assert_eq!(parse(&subq(64)).unwrap_err().code.num, 1473);
+        assert_eq!(parse(&subq(1000)).unwrap_err().code.num, 1473);
+        // long flat lists are not deep
+        let inl = format!("SELECT 1 IN ({})", (0..100_000).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
+        assert!(parse(&inl).is_ok());
+        let vals = format!("INSERT INTO t VALUES {}", (0..10_000).map(|i| format!("({i}, -{i}, 'x')")).collect::<Vec<_>>().join(","));
+        assert!(parse(&vals).is_ok());
     }
 
     #[test]

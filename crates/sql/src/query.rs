@@ -578,6 +578,10 @@ fn run_setop<E: KvEngine>(
                 SetKind::Union | SetKind::Paren => {
                     let mut out = left;
                     out.extend(right);
+                    let mut mem = crate::limits::MemTracker::new();
+                    for r in &out {
+                        mem.add_row(r)?;
+                    }
                     if !op.all {
                         let mut seen = HashSet::new();
                         out.retain(|r| seen.insert(row_key(r, coll)));
@@ -591,6 +595,7 @@ fn run_setop<E: KvEngine>(
                     }
                     let mut seen = HashSet::new();
                     let mut out = Vec::new();
+                    let mut mem = crate::limits::MemTracker::new();
                     for r in left {
                         let k = row_key(&r, coll);
                         let n = rset.get_mut(&k);
@@ -615,6 +620,7 @@ fn run_setop<E: KvEngine>(
                             _ => false,
                         };
                         if keep && (op.all || seen.insert(k)) {
+                            mem.add_row(&r)?;
                             out.push(r);
                         }
                     }

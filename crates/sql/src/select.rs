@@ -1309,6 +1309,7 @@ pub fn fetch<E: KvEngine>(
     }
     let txn = s.ensure_txn();
     let mut out = Vec::new();
+    let mut mem = crate::limits::MemTracker::new();
     let mut n = 0u64;
     for (start, end) in ranges {
         if path.unique_point && path.index == 0 {
@@ -1335,6 +1336,7 @@ pub fn fetch<E: KvEngine>(
                 Some(f) => f.eval_bool(&row, ctx)?,
                 None => true,
             } {
+                mem.add_row(&row)?;
                 out.push((h, row));
                 if limit.is_some_and(|l| out.len() >= l) {
                     return Ok(out);
@@ -1795,6 +1797,7 @@ pub fn run_plan<E: KvEngine>(
     // project
     let mut out = Vec::with_capacity(rows.len());
     let mut seen = std::collections::HashSet::new();
+    let mut mem = crate::limits::MemTracker::new();
     let mut skipped = 0u64;
     for r in &rows {
         if limit.is_some_and(|l| out.len() as u64 >= l) {
@@ -1814,6 +1817,7 @@ pub fn run_plan<E: KvEngine>(
                 func::compare::hash_key(v, *c, &mut k);
                 k.push(0xFE);
             }
+            mem.add_bytes(k.len() + 48)?;
             if !seen.insert(k) {
                 continue;
             }
@@ -1822,6 +1826,7 @@ pub fn run_plan<E: KvEngine>(
             skipped += 1;
             continue;
         }
+        mem.add_row(&o)?;
         out.push(o);
     }
     Ok(out)
@@ -1843,6 +1848,7 @@ fn group_rows<E: KvEngine>(
         Vec<std::collections::HashSet<Vec<u8>>>,
     );
     let mut groups: Vec<Group> = Vec::new();
+    let mut mem = crate::limits::MemTracker::new();
     let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
     for row in source {
         let mut key = Vec::new();
@@ -1857,6 +1863,7 @@ fn group_rows<E: KvEngine>(
         let gi = match index.get(&key) {
             Some(i) => *i,
             None => {
+                mem.add_bytes(key.len() + 64 + crate::limits::row_size(row) + p.aggs.len() * 64)?;
                 groups.push((
                     keyvals,
                     row.clone(),
@@ -1879,6 +1886,7 @@ fn group_rows<E: KvEngine>(
             if a.distinct && !v.is_null() {
                 let mut k = Vec::new();
                 func::compare::hash_key(&v, a.coll, &mut k);
+                mem.add_bytes(k.len() + 48)?;
                 if !g.3[ai].insert(k) {
                     continue;
                 }
@@ -2228,6 +2236,7 @@ fn run_join<E: KvEngine>(
             Ok(true)
         };
         let mut next = Vec::new();
+        let mut mem = crate::limits::MemTracker::new();
         for (ri, row) in rows.into_iter().enumerate() {
             if ri % 256 == 0 && ctx.killed.load(AtOrd::Relaxed) {
                 return Err(Error::interrupted());
@@ -2253,6 +2262,7 @@ fn run_join<E: KvEngine>(
                     for (_, m) in fetch(s, t, specialised.as_ref(), ctx, p.lock, None, None)? {
                         let mut r = row.clone();
                         r[lo..hi].clone_from_slice(&m);
+                        mem.add_row(&r)?;
                         next.push(r);
                         matched = true;
                     }
@@ -2283,6 +2293,7 @@ fn run_join<E: KvEngine>(
                         let mut r = row.clone();
                         r[lo..hi].clone_from_slice(&mat[ci]);
                         if cond_all(&r, ctx)? {
+                            mem.add_row(&r)?;
                             next.push(r);
                             matched = true;
                         }

@@ -756,7 +756,28 @@ impl<E: KvEngine> Session<E> {
         if transactional {
             self.ensure_txn().stmt_begin();
         }
-        let r = self.dispatch(p, params);
+        // resource limits of this statement (see crate::limits)
+        let _limits = crate::limits::StatementLimits::new(
+            self.var_int("max_session_mem_used", crate::limits::DEFAULT_MEM_LIMIT as i64).max(0) as u64,
+        );
+        let timeout_ms = match &p.stmt {
+            Stmt::Ast(Statement::Query(_)) => crate::limits::hint_max_execution_time(&p.sql)
+                .unwrap_or_else(|| self.var_int("max_execution_time", 0).max(0) as u64),
+            _ => 0,
+        };
+        let deadline = (timeout_ms > 0).then(|| {
+            crate::limits::arm_timeout(std::time::Duration::from_millis(timeout_ms), self.killed.clone())
+        });
+        let r = match self.dispatch(p, params) {
+            Err(e)
+                if e.code.num == codes::ER_QUERY_INTERRUPTED.num
+                    && deadline.as_ref().is_some_and(|d| d.fired()) =>
+            {
+                Err(crate::limits::timeout_error())
+            }
+            r => r,
+        };
+        drop(deadline);
         if self.txn.is_none() {
             // outside a transaction, metadata locks last for the statement
             self.inst.mdl.release_all(self.conn_id);
@@ -876,6 +897,7 @@ impl<E: KvEngine> Session<E> {
                 };
             }
             Stmt::AlterTable(a) => return crate::alter::execute(self, a),
+            Stmt::CheckTable(names) => return crate::checktable::execute(self, names),
             Stmt::CreatePartitioned(stmt, spec) => {
                 return match stmt.as_ref() {
                     Statement::CreateTable(ct) => {

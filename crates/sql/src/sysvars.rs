@@ -120,6 +120,7 @@ pub static VARS: &[VarDef] = vars! {
     "max_connections" Global Int "151";
     "max_execution_time" Both Int "0";
     "max_heap_table_size" Both Int "16777216";
+    "max_session_mem_used" Both Int "1073741824";
     "max_join_size" Both Int "18446744073709551615";
     "max_sort_length" Both Int "1024";
     "max_user_connections" Both Int "0";

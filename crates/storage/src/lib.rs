@@ -22,6 +22,7 @@
 #![warn(missing_docs)]
 
 pub mod catalog;
+pub mod check;
 pub mod codec;
 pub mod engine;
 pub mod mem;
@@ -40,6 +41,7 @@ use common::{Result, Value};
 use parking_lot::{Condvar, Mutex};
 
 use crate::catalog::cache::DefCache;
+pub use crate::check::CheckReport;
 use crate::catalog::{keys, TableDef};
 use crate::codec::key;
 pub use crate::codec::key::Handle;

@@ -210,14 +210,73 @@ pub trait Session: Send {
         Timeouts::default()
     }
 
-    /// COM_QUERY with the raw bytes the client sent. The default decodes them as UTF-8 (invalid
-    /// sequences replaced) and calls [`Session::query`]; a session that handles `_binary` literals
-    /// holding non-UTF-8 bytes can override it.
+    /// COM_QUERY with the raw bytes the client sent. The default decodes them as UTF-8 and
+    /// calls [`Session::query`]: invalid sequences inside string literals are replaced (U+FFFD);
+    /// anywhere else (identifiers, keywords) they are MySQL's error 1300 (see
+    /// [`invalid_utf8_outside_strings`]). A session that handles `_binary` literals holding
+    /// non-UTF-8 bytes can override it.
     fn query_bytes(&mut self, sql: &[u8], multi: bool) -> Vec<common::Result<QueryResult>> {
         match std::str::from_utf8(sql) {
             Ok(s) => self.query(s, multi),
-            Err(_) => self.query(&String::from_utf8_lossy(sql), multi),
+            Err(_) => match invalid_utf8_outside_strings(sql) {
+                Some(bad) => vec![Err(common::Error::new(
+                    common::codes::ER_INVALID_CHARACTER_STRING,
+                    format!("Invalid utf8mb4 character string: '{}'", hex_upper(&bad)),
+                ))],
+                None => self.query(&String::from_utf8_lossy(sql), multi),
+            },
         }
+    }
+}
+
+fn hex_upper(b: &[u8]) -> String {
+    b.iter().take(32).map(|x| format!("{x:02X}")).collect()
+}
+
+/// The first invalid UTF-8 sequence of `sql` that lies outside a quoted string literal
+/// (`'…'`, `"…"`), e.g. in a backquoted identifier; `None` if every invalid byte is inside a
+/// string literal (or there is none).
+pub fn invalid_utf8_outside_strings(sql: &[u8]) -> Option<Vec<u8>> {
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for chunk in sql.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match quote {
+                Some(q) => {
+                    if escaped {
+                        escaped = false;
+                    } else if c == '\\' && q != '`' {
+                        escaped = true;
+                    } else if c == q {
+                        quote = None;
+                    }
+                }
+                None if matches!(c, '\'' | '"' | '`') => quote = Some(c),
+                None => {}
+            }
+        }
+        let bad = chunk.invalid();
+        if !bad.is_empty() {
+            escaped = false;
+            if !matches!(quote, Some('\'' | '"')) {
+                return Some(bad.to_vec());
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod utf8_tests {
+    use super::invalid_utf8_outside_strings as f;
+
+    #[test]
+    fn invalid_utf8_positions() {
+        assert_eq!(f(b"SELECT 'a\xffb'"), None);
+        assert_eq!(f(b"SELECT \"\\'\xff\""), None);
+        assert_eq!(f(b"SELECT `\xff\xfe`"), Some(vec![0xFF]));
+        assert_eq!(f(b"SELECT 'x', a\xc3"), Some(vec![0xC3]));
+        assert_eq!(f(b"SELECT 'it\\'s' \xff"), Some(vec![0xFF]));
     }
 }
 

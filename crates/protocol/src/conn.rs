@@ -351,9 +351,10 @@ impl<B: Backend, S: Transport> Connection<B, S> {
             Err(ReadError::OutOfOrder) => {
                 // MySQL answers "Got packets out of order" and closes the connection
                 self.io.set_seq(0);
-                let _ = self
-                    .io
-                    .write_packet(&err_packet(codes::ER_NET_PACKETS_OUT_OF_ORDER, "Got packets out of order"));
+                let _ = self.io.write_packet(&err_packet(
+                    codes::ER_NET_PACKETS_OUT_OF_ORDER,
+                    "Got packets out of order",
+                ));
                 let _ = self.io.flush();
                 None
             }

@@ -94,7 +94,11 @@ impl<S: Read + Write> PacketIo<S> {
         self.read_packet_inner(max, Some(expect))
     }
 
-    fn read_packet_inner(&mut self, max: usize, mut expect: Option<u8>) -> Result<Vec<u8>, ReadError> {
+    fn read_packet_inner(
+        &mut self,
+        max: usize,
+        mut expect: Option<u8>,
+    ) -> Result<Vec<u8>, ReadError> {
         let mut payload = Vec::new();
         let mut first = true;
         loop {

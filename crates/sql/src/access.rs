@@ -101,7 +101,7 @@ pub fn choose_with_stats(
                         && list.iter().all(|e| e.is_const())
                         && preds[col].eq.is_none()
                     {
-                        preds[col].eq = Some(list.clone());
+                        preds[col].eq = Some(list.to_vec());
                     }
                 }
             }

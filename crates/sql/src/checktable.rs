@@ -20,12 +20,18 @@ pub fn parse(plain: &[Token]) -> Option<Result<Vec<CheckName>>> {
         Some(Token::Word(w)) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
         _ => None,
     };
-    if word(0).as_deref() != Some("CHECK") || !matches!(word(1).as_deref(), Some("TABLE" | "TABLES")) {
+    if word(0).as_deref() != Some("CHECK")
+        || !matches!(word(1).as_deref(), Some("TABLE" | "TABLES"))
+    {
         return None;
     }
     let bad = |i: usize| {
         Some(Err(Error::parse(
-            plain[i.min(plain.len())..].iter().map(|t| t.to_string()).collect::<Vec<_>>().join(" "),
+            plain[i.min(plain.len())..]
+                .iter()
+                .map(|t| t.to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
         )))
     };
     let ident = |i: usize| match plain.get(i) {
@@ -38,7 +44,9 @@ pub fn parse(plain: &[Token]) -> Option<Result<Vec<CheckName>>> {
         let Some(first) = ident(i) else { return bad(i) };
         i += 1;
         if plain.get(i) == Some(&Token::Period) {
-            let Some(second) = ident(i + 1) else { return bad(i + 1) };
+            let Some(second) = ident(i + 1) else {
+                return bad(i + 1);
+            };
             names.push((Some(first), second));
             i += 2;
         } else {
@@ -73,7 +81,12 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, names: &[CheckName]) -> Result<O
         };
         let label = Value::Str(format!("{db}.{name}"));
         let mut push = |ty: &str, msg: String| {
-            rows.push(vec![label.clone(), Value::Str("check".into()), Value::Str(ty.into()), Value::Str(msg)]);
+            rows.push(vec![
+                label.clone(),
+                Value::Str("check".into()),
+                Value::Str(ty.into()),
+                Value::Str(msg),
+            ]);
         };
         let Some(t) = s.storage().get_table(&db, name)? else {
             push("Error", format!("Table '{db}.{name}' doesn't exist"));
@@ -133,10 +146,16 @@ mod tests {
 
     #[test]
     fn parses_names_and_options() {
-        let n = parse(&toks("CHECK TABLE a, d.b, `c` EXTENDED QUICK")).unwrap().unwrap();
+        let n = parse(&toks("CHECK TABLE a, d.b, `c` EXTENDED QUICK"))
+            .unwrap()
+            .unwrap();
         assert_eq!(
             n,
-            vec![(None, "a".into()), (Some("d".into()), "b".into()), (None, "c".into())]
+            vec![
+                (None, "a".into()),
+                (Some("d".into()), "b".into()),
+                (None, "c".into())
+            ]
         );
         assert!(parse(&toks("CHECK TABLES t FOR UPGRADE")).unwrap().is_ok());
         assert!(parse(&toks("CHECK TABLE")).unwrap().is_err());

@@ -180,7 +180,10 @@ impl Drop for TimeoutGuard {
 /// Sets `killed` once `after` has passed, unless the returned guard is dropped first.
 pub fn arm_timeout(after: Duration, killed: Arc<AtomicBool>) -> TimeoutGuard {
     let w = watchdog();
-    let key = (Instant::now() + after, w.next_id.fetch_add(1, Ordering::Relaxed));
+    let key = (
+        Instant::now() + after,
+        w.next_id.fetch_add(1, Ordering::Relaxed),
+    );
     let fired = Arc::new(AtomicBool::new(false));
     w.deadlines.lock().insert(
         key,
@@ -210,7 +213,9 @@ pub fn hint_max_execution_time(sql: &str) -> Option<u64> {
     let body = rest.strip_prefix("/*+")?;
     let body = &body[..body.find("*/")?];
     let at = body.find("MAX_EXECUTION_TIME")?;
-    let args = body[at + "MAX_EXECUTION_TIME".len()..].trim_start().strip_prefix('(')?;
+    let args = body[at + "MAX_EXECUTION_TIME".len()..]
+        .trim_start()
+        .strip_prefix('(')?;
     let num = &args[..args.find(')')?];
     num.trim().parse().ok()
 }
@@ -221,10 +226,22 @@ mod tests {
 
     #[test]
     fn hint_parsing() {
-        assert_eq!(hint_max_execution_time("SELECT /*+ MAX_EXECUTION_TIME(100) */ 1"), Some(100));
-        assert_eq!(hint_max_execution_time("  select /*+ BKA(t) max_execution_time( 5 ) */ *"), Some(5));
-        assert_eq!(hint_max_execution_time("SELECT 1 /*+ MAX_EXECUTION_TIME(100) */"), None);
-        assert_eq!(hint_max_execution_time("SELECT /* MAX_EXECUTION_TIME(100) */ 1"), None);
+        assert_eq!(
+            hint_max_execution_time("SELECT /*+ MAX_EXECUTION_TIME(100) */ 1"),
+            Some(100)
+        );
+        assert_eq!(
+            hint_max_execution_time("  select /*+ BKA(t) max_execution_time( 5 ) */ *"),
+            Some(5)
+        );
+        assert_eq!(
+            hint_max_execution_time("SELECT 1 /*+ MAX_EXECUTION_TIME(100) */"),
+            None
+        );
+        assert_eq!(
+            hint_max_execution_time("SELECT /* MAX_EXECUTION_TIME(100) */ 1"),
+            None
+        );
     }
 
     #[test]

@@ -925,9 +925,21 @@ mod tests {
         assert_eq!(parse(&subq(64)).unwrap_err().code.num, 1473);
         assert_eq!(parse(&subq(1000)).unwrap_err().code.num, 1473);
         // long flat lists are not deep
-        let inl = format!("SELECT 1 IN ({})", (0..100_000).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
+        let inl = format!(
+            "SELECT 1 IN ({})",
+            (0..100_000)
+                .map(|i| i.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
         assert!(parse(&inl).is_ok());
-        let vals = format!("INSERT INTO t VALUES {}", (0..10_000).map(|i| format!("({i}, -{i}, 'x')")).collect::<Vec<_>>().join(","));
+        let vals = format!(
+            "INSERT INTO t VALUES {}",
+            (0..10_000)
+                .map(|i| format!("({i}, -{i}, 'x')"))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
         assert!(parse(&vals).is_ok());
     }
 

@@ -3307,7 +3307,11 @@ fn rehash<E: KvEngine>(
 }
 
 /// Rows of the given leaves that their partition function would place elsewhere.
-pub(crate) fn misplaced_rows<E: KvEngine>(s: &mut Session<E>, t: &TableDef, leaves: &[usize]) -> Result<u64> {
+pub(crate) fn misplaced_rows<E: KvEngine>(
+    s: &mut Session<E>,
+    t: &TableDef,
+    leaves: &[usize],
+) -> Result<u64> {
     let rt = runtime(s, t)?;
     let st = s.storage().clone();
     let mut reader = st.begin(storage::TxnOptions::default());

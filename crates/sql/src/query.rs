@@ -768,7 +768,7 @@ fn fold_subquery<E: KvEngine>(
             } else {
                 Expr::InList(
                     Box::new(lhs.unwrap_or(Expr::Lit(Value::Null))),
-                    list,
+                    list.into(),
                     *neg,
                     *coll,
                 )

@@ -758,7 +758,11 @@ impl<E: KvEngine> Session<E> {
         }
         // resource limits of this statement (see crate::limits)
         let _limits = crate::limits::StatementLimits::new(
-            self.var_int("max_session_mem_used", crate::limits::DEFAULT_MEM_LIMIT as i64).max(0) as u64,
+            self.var_int(
+                "max_session_mem_used",
+                crate::limits::DEFAULT_MEM_LIMIT as i64,
+            )
+            .max(0) as u64,
         );
         let timeout_ms = match &p.stmt {
             Stmt::Ast(Statement::Query(_)) => crate::limits::hint_max_execution_time(&p.sql)
@@ -766,7 +770,10 @@ impl<E: KvEngine> Session<E> {
             _ => 0,
         };
         let deadline = (timeout_ms > 0).then(|| {
-            crate::limits::arm_timeout(std::time::Duration::from_millis(timeout_ms), self.killed.clone())
+            crate::limits::arm_timeout(
+                std::time::Duration::from_millis(timeout_ms),
+                self.killed.clone(),
+            )
         });
         let r = match self.dispatch(p, params) {
             Err(e)

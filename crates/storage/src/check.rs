@@ -34,9 +34,7 @@ impl Digest {
             s.finish()
         };
         self.count += 1;
-        self.sum = self
-            .sum
-            .wrapping_add(((h(1) as u128) << 64) | h(2) as u128);
+        self.sum = self.sum.wrapping_add(((h(1) as u128) << 64) | h(2) as u128);
     }
 }
 
@@ -49,7 +47,12 @@ pub struct CheckReport {
     pub rows: u64,
 }
 
-fn scan(snap: &impl KvSnapshot, lo: &[u8], hi: &[u8], mut f: impl FnMut(&[u8], &[u8])) -> Result<()> {
+fn scan(
+    snap: &impl KvSnapshot,
+    lo: &[u8],
+    hi: &[u8],
+    mut f: impl FnMut(&[u8], &[u8]),
+) -> Result<()> {
     let mut it: Box<dyn KvIter + '_> = snap.iter(Cf::Data, lo, Some(hi), false);
     while it.valid() {
         f(it.key(), it.value());
@@ -97,13 +100,19 @@ impl<E: KvEngine> Storage<E> {
             }
         })?;
         if bad_rows > 0 {
-            rep.problems.push(format!("{bad_rows} rows of the primary index cannot be decoded"));
+            rep.problems.push(format!(
+                "{bad_rows} rows of the primary index cannot be decoded"
+            ));
         }
         if misplaced > 0 {
-            rep.problems.push(format!("{misplaced} rows are stored under a key that doesn't match their primary key"));
+            rep.problems.push(format!(
+                "{misplaced} rows are stored under a key that doesn't match their primary key"
+            ));
         }
         if key_errors > 0 {
-            rep.problems.push(format!("{key_errors} secondary index keys cannot be built from their rows"));
+            rep.problems.push(format!(
+                "{key_errors} secondary index keys cannot be built from their rows"
+            ));
         }
         for (i, idx) in t.indexes.iter().enumerate().skip(1) {
             let mut actual = Digest::default();
@@ -143,10 +152,16 @@ impl<E: KvEngine> Storage<E> {
                 ));
             }
             if dups > 0 {
-                rep.problems.push(format!("Unique index '{}' has {dups} duplicate entries.", idx.name));
+                rep.problems.push(format!(
+                    "Unique index '{}' has {dups} duplicate entries.",
+                    idx.name
+                ));
             }
             if undecodable > 0 {
-                rep.problems.push(format!("Index '{}' has {undecodable} undecodable entries.", idx.name));
+                rep.problems.push(format!(
+                    "Index '{}' has {undecodable} undecodable entries.",
+                    idx.name
+                ));
             }
         }
         Ok(rep)
@@ -191,7 +206,10 @@ mod tests {
         b.delete(crate::engine::Cf::Data, k.clone());
         st.engine().write(&b, false).unwrap();
         let rep = st.check_table(&t).unwrap();
-        assert_eq!(rep.problems, vec!["Index 'age' contains 19 entries, should be 20.".to_string()]);
+        assert_eq!(
+            rep.problems,
+            vec!["Index 'age' contains 19 entries, should be 20.".to_string()]
+        );
 
         // replace it with an entry for the wrong value: same count, wrong contents
         let mut wrong = row.clone();
@@ -202,19 +220,40 @@ mod tests {
         st.engine().write(&b, false).unwrap();
         let rep = st.check_table(&t).unwrap();
         assert_eq!(rep.problems.len(), 1);
-        assert!(rep.problems[0].contains("don't match"), "{:?}", rep.problems);
+        assert!(
+            rep.problems[0].contains("don't match"),
+            "{:?}",
+            rep.problems
+        );
 
         // restore, then a duplicate entry in the unique index
         let mut b = WriteBatch::new();
-        b.delete(crate::engine::Cf::Data, crate::codec::key::encode_index_key(&t, 2, &wrong, h).unwrap());
+        b.delete(
+            crate::engine::Cf::Data,
+            crate::codec::key::encode_index_key(&t, 2, &wrong, h).unwrap(),
+        );
         b.put(crate::engine::Cf::Data, k, Vec::new());
         let (h1, r1) = &handles[1];
         let mut dup = r1.clone();
         dup[1] = Value::Str("e2".into());
-        b.put(crate::engine::Cf::Data, crate::codec::key::encode_index_key(&t, 1, &dup, h1).unwrap(), Vec::new());
+        b.put(
+            crate::engine::Cf::Data,
+            crate::codec::key::encode_index_key(&t, 1, &dup, h1).unwrap(),
+            Vec::new(),
+        );
         st.engine().write(&b, false).unwrap();
         let rep = st.check_table(&t).unwrap();
-        assert!(rep.problems.iter().any(|p| p.contains("duplicate")), "{:?}", rep.problems);
-        assert!(rep.problems.iter().any(|p| p.contains("'email' contains 21 entries, should be 20")), "{:?}", rep.problems);
+        assert!(
+            rep.problems.iter().any(|p| p.contains("duplicate")),
+            "{:?}",
+            rep.problems
+        );
+        assert!(
+            rep.problems
+                .iter()
+                .any(|p| p.contains("'email' contains 21 entries, should be 20")),
+            "{:?}",
+            rep.problems
+        );
     }
 }

@@ -41,8 +41,8 @@ use common::{Result, Value};
 use parking_lot::{Condvar, Mutex};
 
 use crate::catalog::cache::DefCache;
-pub use crate::check::CheckReport;
 use crate::catalog::{keys, TableDef};
+pub use crate::check::CheckReport;
 use crate::codec::key;
 pub use crate::codec::key::Handle;
 use crate::engine::{Cf, KvEngine, WriteBatch};

@@ -1,0 +1,1 @@
+SELECT CASE WHEN a THEN b ELSE c END, CAST(x AS DECIMAL(5,2)), DATE_ADD(d, INTERVAL '1:2' HOUR_MINUTE), j->>'$.a', 1 DIV 2 MOD 3, NOT a <=> b, x COLLATE utf8mb4_bin, _binary 'ab', X'FF', b'101'

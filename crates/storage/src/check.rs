@@ -174,7 +174,7 @@ mod tests {
 
     use common::Value;
 
-    use crate::engine::WriteBatch;
+    use crate::engine::{KvEngine, WriteBatch};
     use crate::mem::MemEngine;
     use crate::testutil::{urow, users};
     use crate::{InsertOutcome, Storage, StorageOptions, TxnOptions};

@@ -743,11 +743,9 @@ pub fn check_depth(tokens: &[TokenWithSpan]) -> Result<()> {
                     return Err(stack_overrun(levels.len()));
                 }
             }
-            Token::RParen => {
-                if levels.len() > 1 {
-                    if let Some((_, true)) = levels.pop() {
-                        selects -= 1;
-                    }
+            Token::RParen if levels.len() > 1 => {
+                if let Some((_, true)) = levels.pop() {
+                    selects -= 1;
                 }
             }
             Token::Comma => {

@@ -88,6 +88,7 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, names: &[CheckName]) -> Result<O
                 Value::Str(msg),
             ]);
         };
+        s.mdl_lock(&db, name, crate::mdl::MdlMode::SharedRead)?;
         let Some(t) = s.storage().get_table(&db, name)? else {
             push("Error", format!("Table '{db}.{name}' doesn't exist"));
             push("status", "Operation failed".into());

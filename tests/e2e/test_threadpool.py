@@ -4,7 +4,6 @@ promptly, max_connections (+1 administrator connection), timeouts, PROCESSLIST, 
 
 Blocking statements that report no wait are `BENCHMARK(huge, MD5('x'))`, ended with KILL QUERY, so
 no test depends on how fast the machine is."""
-import json
 import os
 import resource
 import threading
@@ -251,13 +250,12 @@ def test_kill_query_ends_a_row_lock_wait_within_a_second(pool2):
     q(a, "DROP DATABASE tp_kill")
 
 
-def write_accounts(datadir):
-    os.makedirs(datadir, exist_ok=True)
-    with open(os.path.join(datadir, "accounts.json"), "w") as f:
-        json.dump([
-            {"user": "root", "host": "localhost", "plugin": "caching_sha2_password", "auth_string": ""},
-            {"user": "app", "host": "%", "plugin": "mysql_native_password", "auth_string": ""},
-        ], f)
+def create_app_account(srv):
+    """'app'@'%': a non-administrator (no SUPER) that may see every thread (PROCESS)."""
+    c = srv.connect()
+    q(c, "CREATE USER 'app'@'%' IDENTIFIED WITH mysql_native_password")
+    q(c, "GRANT PROCESS ON *.* TO 'app'@'%'")
+    c.close()
 
 
 def connect_or_none(srv, **kw):
@@ -276,8 +274,8 @@ def test_max_connections_1040_then_admin_connection_and_healthy():
     if soft < 4096:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))
     srv = Server(extra=["--max-connections", "1040", "--thread-pool-size", "2"])
-    write_accounts(srv.datadir)
     srv.start()
+    create_app_account(srv)
     conns = []
     try:
         for _ in range(1040):

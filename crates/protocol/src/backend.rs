@@ -50,6 +50,8 @@ pub struct Account {
     pub auth_string: String,
     /// `ACCOUNT LOCK`: authentication is refused with error 3118.
     pub locked: bool,
+    /// Accept any password (`--skip-grant-tables`); the plugin exchange still runs.
+    pub skip_auth: bool,
 }
 
 /// The answer to a statement that returns no rows.

@@ -573,6 +573,13 @@ impl<B: Backend, S: Transport> Connection<B, S> {
             response.clear();
         }
         let verified = match plugin {
+            _ if account.skip_auth => {
+                if plugin == AuthPlugin::CachingSha2 && !response.is_empty() {
+                    // the client waits for a fast-auth result before the OK
+                    self.io.write_packet(&[0x01, 0x03])?;
+                }
+                true
+            }
             AuthPlugin::Native => {
                 auth::native_verify(&account.auth_string, &self.scramble, &response)
             }
@@ -1071,6 +1078,7 @@ mod tests {
                 plugin: AuthPlugin::Native,
                 auth_string: String::new(),
                 locked: false,
+                skip_auth: false,
             })
         }
         fn open_session(&self, _info: ClientInfo) -> common::Result<S> {

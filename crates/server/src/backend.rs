@@ -7,12 +7,10 @@ use std::time::Duration;
 
 use common::{ColumnMeta, Result, Value};
 use protocol::{
-    Account, ClientInfo, OkInfo, PreparedInfo, QueryResult, ResultSet, Timeouts, Tuning,
+    Account, AuthPlugin, ClientInfo, OkInfo, PreparedInfo, QueryResult, ResultSet, Timeouts, Tuning,
 };
 use sql::{Instance, Output};
 use storage::engine::KvEngine;
-
-use crate::accounts::Accounts;
 
 /// CLIENT_FOUND_ROWS capability bit.
 const CLIENT_FOUND_ROWS: u32 = 2;
@@ -33,12 +31,37 @@ fn secs(n: u64) -> Duration {
     Duration::from_secs(n.clamp(1, 31_536_000))
 }
 
-/// The server's backend: shared SQL instance plus the account store.
+/// The server's backend: the shared SQL instance (which holds the accounts, `sql::acl`).
 pub struct Backend<E: KvEngine> {
     /// The SQL instance.
     pub inst: Arc<Instance<E>>,
-    /// Accounts.
-    pub accounts: Accounts,
+}
+
+impl<E: KvEngine> Backend<E> {
+    /// The account `user` logs in as from `host`. Under `--skip-grant-tables` local clients
+    /// get an account accepting any password and remote clients none.
+    fn account(&self, user: &str, host: &str) -> Option<Account> {
+        let acl = &self.inst.acl;
+        if acl.skip_grant_tables() {
+            return sql::acl::is_local(host).then(|| Account {
+                user: user.to_string(),
+                host: host.to_string(),
+                plugin: AuthPlugin::Native,
+                auth_string: String::new(),
+                locked: false,
+                skip_auth: true,
+            });
+        }
+        let a = acl.match_login(user, host)?;
+        Some(Account {
+            plugin: AuthPlugin::from_name(&a.plugin).unwrap_or(AuthPlugin::CachingSha2),
+            user: a.user,
+            host: a.host,
+            auth_string: a.auth_string,
+            locked: a.locked,
+            skip_auth: false,
+        })
+    }
 }
 
 /// One connection's SQL session.
@@ -80,22 +103,21 @@ impl<E: KvEngine> protocol::Backend for Backend<E> {
     type Session = Session<E>;
 
     fn lookup_account(&self, user: &str, host: &str) -> Option<Account> {
-        self.accounts.lookup(user, host)
+        self.account(user, host)
     }
 
     fn open_session(&self, info: ClientInfo) -> Result<Session<E>> {
         let st = &self.inst.status;
         st.connections.fetch_add(1, Ordering::Relaxed);
-        let mut inner = sql::Session::new(
-            self.inst.clone(),
-            info.conn_id,
-            &info.user,
-            &info.host,
-            info.db.as_deref(),
-        )?;
+        let mut inner =
+            sql::Session::new(self.inst.clone(), info.conn_id, &info.user, &info.host, None)?;
         inner.client_found_rows = info.capabilities & CLIENT_FOUND_ROWS != 0;
-        if let Some(a) = self.accounts.lookup(&info.user, &info.host) {
+        if let Some(a) = self.account(&info.user, &info.host) {
             inner.account_host = a.host;
+        }
+        // the database is checked against the account's privileges, so only now
+        if let Some(db) = info.db.as_deref() {
+            inner.use_db(db)?;
         }
         if info.capabilities & CLIENT_INTERACTIVE != 0 {
             if let Some(v) = self.inst.globals.get("interactive_timeout") {
@@ -123,10 +145,14 @@ impl<E: KvEngine> protocol::Backend for Backend<E> {
         // Threads_connected counts sessions: decremented when a Session drops.
     }
 
-    /// `root` is the only administrator (there are no privileges yet): it may use the extra
-    /// connection beyond max_connections, as an account with SUPER/CONNECTION_ADMIN does in MySQL.
-    fn is_admin(&self, user: &str, _host: &str) -> bool {
-        user == "root"
+    /// Accounts with SUPER may use the extra connection beyond max_connections (MySQL: SUPER
+    /// or CONNECTION_ADMIN).
+    fn is_admin(&self, user: &str, host: &str) -> bool {
+        let acl = &self.inst.acl;
+        acl.skip_grant_tables()
+            || acl
+                .match_login(user, host)
+                .is_some_and(|a| a.global & sql::acl::privs::SUPER != 0)
     }
 
     fn connect_failed(&self) {
@@ -215,6 +241,7 @@ impl<E: KvEngine> protocol::Session for Session<E> {
     }
 
     fn kill(&mut self, conn_id: u32) -> Result<()> {
+        sql::acl_check::check_kill(&self.inner, conn_id)?;
         self.inner.inst.kill(conn_id, false)
     }
 

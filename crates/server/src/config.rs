@@ -67,6 +67,10 @@ pub struct ServeArgs {
     /// Listen queue length for incoming connections [default: 4096].
     #[arg(long = "back-log")]
     pub back_log: Option<u32>,
+    /// Recovery mode: local connections only, any user and password accepted, no privilege
+    /// checks.
+    #[arg(long = "skip-grant-tables")]
+    pub skip_grant_tables: bool,
     /// Set any other system variable: --set NAME=VALUE (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
@@ -97,6 +101,8 @@ pub struct Config {
     pub back_log: u32,
     /// System variable overrides (name, value).
     pub sysvars: Vec<(String, String)>,
+    /// `--skip-grant-tables`.
+    pub skip_grant_tables: bool,
 }
 
 /// Parses sizes like `256M`, `1G`, `65536`.
@@ -162,6 +168,7 @@ impl Config {
             thread_pool_size: protocol::PoolConfig::default().size,
             back_log: protocol::DEFAULT_BACK_LOG,
             sysvars: Vec::new(),
+            skip_grant_tables: a.skip_grant_tables,
         };
         if let Some(f) = &a.defaults_file {
             for (k, v) in read_defaults_file(f)? {
@@ -183,6 +190,9 @@ impl Config {
                         c.block_cache_bytes = parse_size(&v)?
                     }
                     "max_allowed_packet" => c.max_allowed_packet = parse_size(&v)?,
+                    "skip_grant_tables" => {
+                        c.skip_grant_tables = !matches!(v.as_str(), "0" | "OFF" | "off")
+                    }
                     _ => c.sysvars.push((k, v)),
                 }
             }

@@ -5,7 +5,6 @@
 //! Layering: protocol → server (this crate) → sql → storage → storage-rocks; nothing below
 //! depends on this crate.
 
-pub mod accounts;
 pub mod backend;
 pub mod config;
 pub mod poolinfo;
@@ -41,14 +40,6 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
             cfg.datadir.display()
         )
     })?;
-    let (accounts, created) = accounts::Accounts::open(&cfg.datadir)
-        .map_err(|e| format!("cannot open data directory {}: {e}", cfg.datadir.display()))?;
-    if first || created {
-        eprintln!(
-            "[Warning] strata: initialised data directory {} with user 'root'@'localhost' and an EMPTY password; set one before exposing this server",
-            cfg.datadir.display()
-        );
-    }
     let engine = RocksEngine::open(
         &cfg.datadir.join("rocksdb"),
         RocksOptions {
@@ -76,6 +67,15 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
         },
     )
     .map_err(|e| format!("cannot open storage: {}", e.msg))?;
+    let fresh_accounts = !storage
+        .accounts_initialised()
+        .map_err(|e| format!("cannot open the account store: {}", e.msg))?;
+    if first || fresh_accounts {
+        eprintln!(
+            "[Warning] strata: initialised data directory {} with user 'root'@'localhost' and an EMPTY password; set one before exposing this server",
+            cfg.datadir.display()
+        );
+    }
     let mut overrides = cfg.sysvars.clone();
     overrides.push(("max_connections".into(), cfg.max_connections.to_string()));
     overrides.push((
@@ -108,10 +108,17 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
         _ => protocol::PoolConfig::default().max_threads,
     };
     let inst = sql::Instance::new(storage, globals);
-    let backend = Arc::new(backend::Backend {
-        inst: inst.clone(),
-        accounts,
-    });
+    inst.acl.set_hasher(Box::new(|plugin, password| {
+        let p = protocol::AuthPlugin::from_name(plugin).unwrap_or(protocol::AuthPlugin::CachingSha2);
+        protocol::hash_password(p, password)
+    }));
+    if cfg.skip_grant_tables {
+        inst.acl.set_skip_grant_tables(true);
+        eprintln!(
+            "[Warning] strata: --skip-grant-tables: ANY local client (unix socket or loopback) may connect as ANY user WITHOUT a password and do ANYTHING; remote connections are refused. Use only for recovery."
+        );
+    }
+    let backend = Arc::new(backend::Backend { inst: inst.clone() });
     let lcfg = protocol::ListenerConfig {
         bind_address: cfg.bind_address.clone(),
         port: cfg.port,

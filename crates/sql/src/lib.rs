@@ -10,6 +10,9 @@
 //! connection), whose `query`/`prepare`/`execute` methods the server calls.
 
 pub mod access;
+pub mod acl;
+pub mod acl_check;
+pub mod acl_stmt;
 pub mod alter;
 pub mod checktable;
 pub mod ddl;

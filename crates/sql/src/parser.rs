@@ -52,6 +52,8 @@ pub enum Stmt {
     CreatePartitioned(Box<Statement>, Box<crate::partition::PartSpec>),
     /// `CHECK TABLE t [, t ...] [options]` (see [`crate::checktable`]).
     CheckTable(Vec<crate::checktable::CheckName>),
+    /// CREATE/ALTER/DROP/RENAME USER, SET PASSWORD, GRANT, REVOKE ([`crate::acl_stmt`]).
+    Acl(crate::acl_stmt::AclStmt),
 }
 
 /// Where PREPARE takes its statement text from.
@@ -670,6 +672,8 @@ pub fn parse_with(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parsed>> {
             }
             let text: String = toks.iter().map(|t| t.token.to_string()).collect();
             Stmt::Do(Box::new(parse_tokens(toks, &text)?))
+        } else if let Some(a) = crate::acl_stmt::parse(&plain) {
+            Stmt::Acl(a?)
         } else if let Some(p) = prepared_stmt(&plain) {
             p?
         } else if let Some(names) = crate::checktable::parse(&plain) {

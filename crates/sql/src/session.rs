@@ -127,6 +127,8 @@ pub struct Instance<E: KvEngine> {
     pub server_info: parking_lot::RwLock<Option<Arc<dyn crate::info::ServerInfo>>>,
     /// Metadata locks on table names.
     pub mdl: crate::mdl::MdlManager,
+    /// Accounts and privileges.
+    pub acl: crate::acl::Acl,
 }
 
 impl<E: KvEngine> Instance<E> {
@@ -136,7 +138,12 @@ impl<E: KvEngine> Instance<E> {
         if let Err(e) = crate::alter::drop_leftover_tables(&storage) {
             tracing::warn!(error = %e.msg, "cannot drop tables left behind by an interrupted ALTER TABLE");
         }
+        let acl = crate::acl::Acl::default();
+        if let Err(e) = acl.load(&storage) {
+            tracing::error!(error = %e.msg, "cannot load the account store");
+        }
         Arc::new(Instance {
+            acl,
             storage,
             globals,
             status: Status::default(),
@@ -415,6 +422,9 @@ impl<E: KvEngine> Session<E> {
 
     /// USE db / COM_INIT_DB.
     pub fn use_db(&mut self, db: &str) -> Result<()> {
+        if !self.privs().sees_db(db) {
+            return Err(crate::acl::db_denied(self, db));
+        }
         if !self.db_exists(db)? {
             return Err(Error::bad_db(db));
         }
@@ -511,6 +521,7 @@ impl<E: KvEngine> Session<E> {
             return Err(Error::parse(sql));
         }
         let p = parsed.remove(0);
+        crate::acl_check::check(self, &p)?;
         let columns = self.describe(&p)?;
         let id = self.next_stmt_id;
         self.next_stmt_id += 1;
@@ -742,6 +753,7 @@ impl<E: KvEngine> Session<E> {
             // EXECUTE runs a statement that may read or write tables
             Stmt::Execute { .. } => Class::Dml,
             Stmt::AlterTable(_) | Stmt::CreatePartitioned(..) => Class::Ddl,
+            Stmt::Acl(_) => Class::ImplicitCommit,
             _ => Class::Other,
         };
         if class == Class::Ddl || class == Class::ImplicitCommit {
@@ -836,7 +848,9 @@ impl<E: KvEngine> Session<E> {
     }
 
     fn dispatch(&mut self, p: &Parsed, params: &[Value]) -> Result<Output> {
+        crate::acl_check::check(self, p)?;
         let stmt = match &p.stmt {
+            Stmt::Acl(a) => return crate::acl_stmt::execute(self, a),
             Stmt::Show(tokens) => return crate::show::show(self, tokens),
             Stmt::Do(stmt) => {
                 return match stmt.as_ref() {
@@ -1164,6 +1178,13 @@ impl<E: KvEngine> Session<E> {
             name = lower;
         }
         let def = sysvars::lookup(&name).ok_or_else(|| Error::unknown_sysvar(&name))?;
+        if global {
+            crate::acl::require_global(
+                self,
+                crate::acl::privs::SUPER,
+                "SUPER or SYSTEM_VARIABLES_ADMIN",
+            )?;
+        }
         let value = match e {
             ast::Expr::Identifier(id) if id.quote_style.is_none() => {
                 let u = id.value.to_ascii_uppercase();

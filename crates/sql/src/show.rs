@@ -269,6 +269,8 @@ fn show_inner<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Ou
             let filter = parse_filter(&mut t)?;
             let mut names: Vec<String> = SYSTEM_DBS.iter().map(|s| s.to_string()).collect();
             names.extend(sess.storage().list_databases()?.into_iter().map(|d| d.name));
+            let pv = sess.privs();
+            names.retain(|n| pv.sees_db(n));
             names.sort();
             result(
                 sess,
@@ -291,6 +293,8 @@ fn show_inner<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Ou
                 sess.storage().list_tables(&db)?
             };
             names.retain(|n| !crate::alter::is_temp_table(n));
+            let pv = sess.privs();
+            names.retain(|n| pv.sees_table(&db, n));
             names.sort();
             let mut cols = vec![str_meta(&format!("Tables_in_{db}"), 64)];
             if full {
@@ -600,16 +604,10 @@ fn show_inner<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Ou
             })
         }
         "GRANTS" => {
-            let line = format!(
-                "GRANT ALL PRIVILEGES ON *.* TO `{}`@`{}` WITH GRANT OPTION",
-                sess.user, sess.host
-            );
+            let (u, h, lines) = crate::acl::show_grants(sess, &t.rest())?;
             Ok(Output::Rows {
-                columns: vec![str_meta(
-                    &format!("Grants for {}@{}", sess.user, sess.host),
-                    1024,
-                )],
-                rows: vec![vec![s(line)]],
+                columns: vec![str_meta(&format!("Grants for {u}@{h}"), 1024)],
+                rows: lines.into_iter().map(|l| vec![s(l)]).collect(),
             })
         }
         "PLUGINS" => {
@@ -1080,8 +1078,13 @@ fn processlist_rows<E: KvEngine>(
         str_meta("State", 64),
         str_meta("Info", 1024),
     ];
+    let all_threads = sess.privs().global() & crate::acl::privs::PROCESS != 0;
     let procs = sess.inst.processes.lock();
-    let mut ids: Vec<_> = procs.keys().copied().collect();
+    let mut ids: Vec<_> = procs
+        .iter()
+        .filter(|(_, p)| all_threads || p.user == sess.user)
+        .map(|(id, _)| *id)
+        .collect();
     ids.sort();
     let rows = ids
         .into_iter()
@@ -1676,6 +1679,8 @@ fn system_table_names<E: KvEngine>(sess: &Session<E>, db: &str) -> Vec<String> {
         v.extend(extra.iter().map(|t| t.name.to_string()));
         v.sort();
         v
+    } else if db.eq_ignore_ascii_case("mysql") {
+        crate::acl::MYSQL_TABLES.iter().map(|s| s.to_string()).collect()
     } else if db.eq_ignore_ascii_case("performance_schema") {
         vec![
             "global_variables".into(),
@@ -1696,6 +1701,33 @@ pub fn system_table<E: KvEngine>(
 ) -> Result<Option<Arc<TableDef>>> {
     if !is_system_db(db) {
         return Ok(None);
+    }
+    if db.eq_ignore_ascii_case("mysql") {
+        let lower = name.to_ascii_lowercase();
+        let columns = crate::acl::mysql_columns(&lower)
+            .ok_or_else(|| Error::no_such_table(db, name))?;
+        return Ok(Some(Arc::new(TableDef {
+            partitioning: None,
+            leaf: None,
+            part_select: None,
+            id: 0,
+            db: "mysql".into(),
+            name: lower,
+            columns,
+            indexes: vec![IndexDef {
+                id: 0,
+                name: "PRIMARY".into(),
+                kind: IndexKind::Primary,
+                columns: Vec::<IndexColumn>::new(),
+                comment: String::new(),
+            }],
+            hidden_pk: true,
+            version: 1,
+            options: TableOptions {
+                engine: "SYSTEM VIEW".into(),
+                ..Default::default()
+            },
+        })));
     }
     let upper = name.to_ascii_uppercase();
     let known = (db.eq_ignore_ascii_case("information_schema")
@@ -1751,19 +1783,24 @@ pub fn system_rows<E: KvEngine>(
     if t.id != 0 || !is_system_db(&t.db) {
         return Ok(None);
     }
+    if t.db == "mysql" {
+        return Ok(Some(crate::acl::mysql_rows(&sess.inst.acl, &t.name)));
+    }
     let def = || s("def");
     let mut rows = Vec::new();
+    let pv = sess.privs();
     let user_dbs: Vec<String> = sess
         .storage()
         .list_databases()?
         .into_iter()
         .map(|d| d.name)
+        .filter(|d| pv.sees_db(d))
         .collect();
     let all_tables = |sess: &Session<E>| -> Result<Vec<Arc<TableDef>>> {
         let mut v = Vec::new();
         for d in &user_dbs {
             for n in sess.storage().list_tables(d)? {
-                if crate::alter::is_temp_table(&n) {
+                if crate::alter::is_temp_table(&n) || !pv.sees_table(d, &n) {
                     continue;
                 }
                 if let Some(t) = sess.storage().get_table(d, &n)? {
@@ -1778,6 +1815,7 @@ pub fn system_rows<E: KvEngine>(
             for d in SYSTEM_DBS
                 .iter()
                 .map(|s| s.to_string())
+                .filter(|d| pv.sees_db(d))
                 .chain(user_dbs.iter().cloned())
             {
                 let coll = sess

@@ -45,6 +45,7 @@ impl FakeBackend {
                 plugin: *p,
                 auth_string: hash_password(*p, pw),
                 locked: *locked,
+                skip_auth: false,
             })
             .collect();
         Arc::new(FakeBackend {

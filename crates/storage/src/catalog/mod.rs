@@ -4,8 +4,9 @@
 //! [`Storage`](crate::Storage).
 //!
 //! Dictionary keys: `D/<db>` database, `T/<db>\0<table>` table, `S/<name>` counters,
-//! `X/<index_id BE>` "drop ongoing" markers.
+//! `X/<index_id BE>` "drop ongoing" markers, `U/<user>\0<host>` accounts ([`acl`]).
 
+pub mod acl;
 pub mod cache;
 pub mod ddl;
 pub mod partition;

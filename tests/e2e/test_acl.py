@@ -101,6 +101,9 @@ def test_accounts_passwords_and_lock(srv):
     assert err(lambda: q(root, "ALTER USER ghost IDENTIFIED BY 'x'")) == 1396
     assert err(lambda: q(root, "CREATE USER p IDENTIFIED WITH no_such_plugin BY 'x'")) == 1524
     assert err(lambda: q(root, "SET PASSWORD FOR ghost = 'x'")) == 1133
+    # not built: TLS requirements and roles are refused, not silently accepted
+    assert err(lambda: q(root, "CREATE USER tls REQUIRE SSL")) == 1235
+    assert err(lambda: q(root, "GRANT some_role TO sha")) == 1235
     # ACCOUNT LOCK: 3118 with the right password; UNLOCK restores it
     q(root, "ALTER USER sha ACCOUNT LOCK")
     assert q(root, "SELECT account_locked FROM mysql.user WHERE User = 'sha'")[0][0] == "Y"
@@ -322,6 +325,8 @@ def test_visibility_filtering(srv):
     assert dbs == ["information_schema", "performance_schema", "vis1"]
     assert [r[0] for r in q(c, "SHOW TABLES FROM vis1")] == ["t1"]
     assert err(lambda: q(c, "SHOW TABLES FROM vis2")) == 1044
+    assert [r[0] for r in q(c, "SHOW TABLE STATUS FROM vis1")] == ["t1"]
+    assert err(lambda: q(c, "SHOW COLUMNS FROM vis1.t2")) == 1142
     assert err(lambda: q(c, "SHOW CREATE TABLE vis1.t2")) == 1142
     q(c, "SHOW CREATE TABLE vis1.t1")
     rows = q(c, "SELECT TABLE_SCHEMA, TABLE_NAME FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE'")

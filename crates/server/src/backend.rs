@@ -109,8 +109,13 @@ impl<E: KvEngine> protocol::Backend for Backend<E> {
     fn open_session(&self, info: ClientInfo) -> Result<Session<E>> {
         let st = &self.inst.status;
         st.connections.fetch_add(1, Ordering::Relaxed);
-        let mut inner =
-            sql::Session::new(self.inst.clone(), info.conn_id, &info.user, &info.host, None)?;
+        let mut inner = sql::Session::new(
+            self.inst.clone(),
+            info.conn_id,
+            &info.user,
+            &info.host,
+            None,
+        )?;
         inner.client_found_rows = info.capabilities & CLIENT_FOUND_ROWS != 0;
         if let Some(a) = self.account(&info.user, &info.host) {
             inner.account_host = a.host;

@@ -109,7 +109,8 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
     };
     let inst = sql::Instance::new(storage, globals);
     inst.acl.set_hasher(Box::new(|plugin, password| {
-        let p = protocol::AuthPlugin::from_name(plugin).unwrap_or(protocol::AuthPlugin::CachingSha2);
+        let p =
+            protocol::AuthPlugin::from_name(plugin).unwrap_or(protocol::AuthPlugin::CachingSha2);
         protocol::hash_password(p, password)
     }));
     if cfg.skip_grant_tables {

@@ -159,7 +159,11 @@ pub const PRIVS: &[PrivName] = &[
     p!(ALTER, "ALTER", "Alter_priv"),
     p!(SHOW_DB, "SHOW DATABASES", "Show_db_priv"),
     p!(SUPER, "SUPER", "Super_priv"),
-    p!(CREATE_TMP, "CREATE TEMPORARY TABLES", "Create_tmp_table_priv"),
+    p!(
+        CREATE_TMP,
+        "CREATE TEMPORARY TABLES",
+        "Create_tmp_table_priv"
+    ),
     p!(LOCK_TABLES, "LOCK TABLES", "Lock_tables_priv"),
     p!(EXECUTE, "EXECUTE", "Execute_priv"),
     p!(REPL_SLAVE, "REPLICATION SLAVE", "Repl_slave_priv"),
@@ -171,7 +175,11 @@ pub const PRIVS: &[PrivName] = &[
     p!(CREATE_USER, "CREATE USER", "Create_user_priv"),
     p!(EVENT, "EVENT", "Event_priv"),
     p!(TRIGGER, "TRIGGER", "Trigger_priv"),
-    p!(CREATE_TABLESPACE, "CREATE TABLESPACE", "Create_tablespace_priv"),
+    p!(
+        CREATE_TABLESPACE,
+        "CREATE TABLESPACE",
+        "Create_tablespace_priv"
+    ),
     p!(CREATE_ROLE, "CREATE ROLE", "Create_role_priv"),
     p!(DROP_ROLE, "DROP ROLE", "Drop_role_priv"),
 ];
@@ -400,6 +408,18 @@ impl Acl {
             .cloned()
     }
 
+    /// True if `user`@`host` exists and has every global privilege WITH GRANT OPTION (or under
+    /// `--skip-grant-tables`): the per-statement fast path, without copying the account.
+    pub fn is_superuser(&self, user: &str, host: &str) -> bool {
+        const EVERYTHING: u64 = privs::ALL_GLOBAL | privs::GRANT;
+        self.skip_grant_tables()
+            || self.accounts.read().iter().any(|a| {
+                a.user == user
+                    && a.host.eq_ignore_ascii_case(host)
+                    && a.global & EVERYTHING == EVERYTHING
+            })
+    }
+
     /// The account named exactly `user`@`host`.
     pub fn get(&self, user: &str, host: &str) -> Option<AccountDef> {
         self.accounts
@@ -579,7 +599,9 @@ impl<E: KvEngine> Session<E> {
 pub fn need_privilege(what: &str) -> Error {
     Error::new(
         codes::ER_SPECIFIC_ACCESS_DENIED_ERROR,
-        format!("Access denied; you need (at least one of) the {what} privilege(s) for this operation"),
+        format!(
+            "Access denied; you need (at least one of) the {what} privilege(s) for this operation"
+        ),
     )
 }
 
@@ -587,7 +609,10 @@ pub fn need_privilege(what: &str) -> Error {
 pub fn db_denied<E: KvEngine>(sess: &Session<E>, db: &str) -> Error {
     Error::new(
         codes::ER_DBACCESS_DENIED_ERROR,
-        format!("Access denied for user {} to database '{db}'", sess.user_at()),
+        format!(
+            "Access denied for user {} to database '{db}'",
+            sess.user_at()
+        ),
     )
 }
 
@@ -649,7 +674,11 @@ pub fn grant_lines(a: &AccountDef) -> Vec<String> {
                 n.join(", ")
             }
         };
-        out.push(format!("GRANT {p} ON {}.* TO {to}{}", bq(&d.db), with(d.privs)));
+        out.push(format!(
+            "GRANT {p} ON {}.* TO {to}{}",
+            bq(&d.db),
+            with(d.privs)
+        ));
     }
     for t in &a.tables {
         let colbits = t.columns.iter().fold(0, |acc, c| acc | c.privs);
@@ -786,10 +815,7 @@ fn uint(name: &str) -> ColumnDef {
 }
 
 fn priv_col_name(bit: u64) -> &'static str {
-    PRIVS
-        .iter()
-        .find(|p| p.bit == bit)
-        .map_or("", |p| p.column)
+    PRIVS.iter().find(|p| p.bit == bit).map_or("", |p| p.column)
 }
 
 /// Columns of `mysql.<name>` (lower-case name), if it is one of [`MYSQL_TABLES`].
@@ -798,9 +824,10 @@ pub fn mysql_columns(name: &str) -> Option<Vec<ColumnDef>> {
     Some(match name {
         "user" => {
             let mut v = vec![vchar("Host", 255), vchar("User", 32)];
-            for p in PRIVS.iter().filter(|p| {
-                p.bit != privs::CREATE_ROLE && p.bit != privs::DROP_ROLE
-            }) {
+            for p in PRIVS
+                .iter()
+                .filter(|p| p.bit != privs::CREATE_ROLE && p.bit != privs::DROP_ROLE)
+            {
                 v.push(yn(p.column));
             }
             v.extend([
@@ -994,16 +1021,24 @@ mod tests {
         let mut v = vec![
             a("bob", "%"),
             a("bob", "127.0.0.%"),
-            a("", "localhost"),
             a("bob", "127.0.0.1"),
             a("bob", "127.%"),
         ];
         sort_accounts(&mut v);
-        *acl.accounts.write() = Arc::new(v);
-        assert_eq!(acl.match_login("bob", "127.0.0.1").unwrap().host, "127.0.0.1");
-        assert_eq!(acl.match_login("bob", "127.0.0.9").unwrap().host, "127.0.0.%");
+        *acl.accounts.write() = Arc::new(v.clone());
+        assert_eq!(
+            acl.match_login("bob", "127.0.0.1").unwrap().host,
+            "127.0.0.1"
+        );
+        assert_eq!(
+            acl.match_login("bob", "127.0.0.9").unwrap().host,
+            "127.0.0.%"
+        );
         assert_eq!(acl.match_login("bob", "127.1.0.9").unwrap().host, "127.%");
         assert_eq!(acl.match_login("bob", "10.1.0.9").unwrap().host, "%");
+        v.push(a("", "localhost"));
+        sort_accounts(&mut v);
+        *acl.accounts.write() = Arc::new(v);
         // the anonymous ''@localhost shadows 'bob'@'%' on the unix socket (MySQL's rule)
         let m = acl.match_login("bob", "localhost").unwrap();
         assert_eq!((m.user.as_str(), m.host.as_str()), ("", "localhost"));

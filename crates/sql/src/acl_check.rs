@@ -89,6 +89,9 @@ pub enum Need {
 /// # Errors
 /// The MySQL access error of the first unmet requirement.
 pub fn check<E: KvEngine>(sess: &Session<E>, p: &Parsed) -> Result<()> {
+    if sess.inst.acl.is_superuser(&sess.user, &sess.account_host) {
+        return Ok(());
+    }
     let pv = sess.privs();
     if pv.is_all() {
         return Ok(());
@@ -347,7 +350,9 @@ fn read_needs<E: KvEngine>(sess: &Session<E>, r: &Refs, out: &mut Vec<Need>) {
     };
     for t in &r.tables {
         let p = parts(t);
-        if p.len() == 1 && r.ctes.contains(&p[0].to_ascii_lowercase()) {
+        if p.len() == 1
+            && (r.ctes.contains(&p[0].to_ascii_lowercase()) || p[0].eq_ignore_ascii_case("dual"))
+        {
             continue;
         }
         out.extend(table_need(sess, t, privs::SELECT, cols.clone()));
@@ -548,8 +553,7 @@ fn ast_needs<E: KvEngine>(sess: &Session<E>, st: &Statement, out: &mut Vec<Need>
             privs: privs::CREATE,
         }),
         Statement::CreateSchema {
-            schema_name:
-                ast::SchemaName::Simple(n) | ast::SchemaName::NamedAuthorization(n, _),
+            schema_name: ast::SchemaName::Simple(n) | ast::SchemaName::NamedAuthorization(n, _),
             ..
         } => out.push(Need::Db {
             db: parts(n).join("."),
@@ -688,7 +692,10 @@ fn show_needs<E: KvEngine>(sess: &Session<E>, toks: &[Token], out: &mut Vec<Need
     };
     let up = |i: usize| word(i).map(|w| w.to_ascii_uppercase());
     let mut i = 0;
-    while matches!(up(i).as_deref(), Some("FULL" | "EXTENDED" | "GLOBAL" | "SESSION")) {
+    while matches!(
+        up(i).as_deref(),
+        Some("FULL" | "EXTENDED" | "GLOBAL" | "SESSION")
+    ) {
         i += 1;
     }
     // `name [. name]` at i: (db, table, next index)
@@ -755,20 +762,18 @@ fn show_needs<E: KvEngine>(sess: &Session<E>, toks: &[Token], out: &mut Vec<Need
                 }
             }
         }
-        Some("GRANTS") => {
-            if up(i + 1).as_deref() == Some("FOR") {
-                let rest = &toks[i + 2..];
-                let mut t: Vec<Token> = vec![Token::make_keyword("DROP"), Token::make_keyword("USER")];
-                t.extend_from_slice(rest);
-                if let Some(Ok(AclStmt::DropUser { users, .. })) = acl_stmt::parse(&t) {
-                    if let Some(u) = users.first() {
-                        let (user, host) = u.resolve(sess);
-                        if !(user == sess.user && host == sess.account_host) {
-                            out.push(Need::Db {
-                                db: "mysql".into(),
-                                privs: privs::SELECT,
-                            });
-                        }
+        Some("GRANTS") if up(i + 1).as_deref() == Some("FOR") => {
+            // another account's grants need SELECT on the mysql schema
+            let mut t: Vec<Token> = vec![Token::make_keyword("DROP"), Token::make_keyword("USER")];
+            t.extend_from_slice(&toks[i + 2..]);
+            if let Some(Ok(AclStmt::DropUser { users, .. })) = acl_stmt::parse(&t) {
+                if let Some(u) = users.first() {
+                    let (user, host) = u.resolve(sess);
+                    if !(user == sess.user && host == sess.account_host) {
+                        out.push(Need::Db {
+                            db: "mysql".into(),
+                            privs: privs::SELECT,
+                        });
                     }
                 }
             }

@@ -254,9 +254,11 @@ impl<'a> P<'a> {
                     // `bob@'%'` arrives as the word `bob@` and a string: handled above
                     // (empty host part), so the string follows here
                     if let Some(Token::SingleQuotedString(_)) = self.peek() {
-                        if self.t.get(self.i.wrapping_sub(1)).is_some_and(
-                            |t| matches!(t, Token::Word(w) if w.value.ends_with('@')),
-                        ) {
+                        if self
+                            .t
+                            .get(self.i.wrapping_sub(1))
+                            .is_some_and(|t| matches!(t, Token::Word(w) if w.value.ends_with('@')))
+                        {
                             host = Some(self.string()?);
                         }
                     }
@@ -515,7 +517,11 @@ pub fn parse(toks: &[Token]) -> Option<Result<AclStmt>> {
         }
         ("GRANT", _) => {
             p.i = 1;
+            let has_on = (1..toks.len()).any(|i| p.kw_at(i).as_deref() == Some("ON"));
             (|| {
+                if !has_on {
+                    return Err(Error::not_supported("GRANT role (roles)"));
+                }
                 let privs = p.priv_list()?;
                 if !p.eat("ON") {
                     return Err(Error::not_supported("GRANT role (roles)"));
@@ -544,10 +550,11 @@ pub fn parse(toks: &[Token]) -> Option<Result<AclStmt>> {
                     }
                     p.i = save;
                 }
-                let privs = p.priv_list()?;
-                if !p.eat("ON") {
+                if !(1..toks.len()).any(|i| p.kw_at(i).as_deref() == Some("ON")) {
                     return Err(Error::not_supported("REVOKE role (roles)"));
                 }
+                let privs = p.priv_list()?;
+                p.expect("ON")?;
                 let level = p.level()?;
                 p.expect("FROM")?;
                 let users = p.users()?;
@@ -644,10 +651,9 @@ pub fn resolve_level<E: KvEngine>(sess: &Session<E>, level: &PrivLevel) -> Resul
     Ok(match level {
         PrivLevel::Global => PrivLevel::Global,
         PrivLevel::Db(None) => PrivLevel::Db(Some(sess.db.clone().ok_or_else(Error::no_db)?)),
-        PrivLevel::Table(None, t) => PrivLevel::Table(
-            Some(sess.db.clone().ok_or_else(Error::no_db)?),
-            t.clone(),
-        ),
+        PrivLevel::Table(None, t) => {
+            PrivLevel::Table(Some(sess.db.clone().ok_or_else(Error::no_db)?), t.clone())
+        }
         other => other.clone(),
     })
 }
@@ -733,7 +739,10 @@ pub fn execute<E: KvEngine>(sess: &mut Session<E>, stmt: &AclStmt) -> Result<Out
                 let mut skipped = Vec::new();
                 for d in defs {
                     if find(list, &d.user, &d.host).is_some()
-                        || change.put.iter().any(|x| x.user == d.user && x.host == d.host)
+                        || change
+                            .put
+                            .iter()
+                            .any(|x| x.user == d.user && x.host == d.host)
                     {
                         if *if_not_exists {
                             skipped.push((d.user.clone(), d.host.clone()));
@@ -856,7 +865,9 @@ pub fn execute<E: KvEngine>(sess: &mut Session<E>, stmt: &AclStmt) -> Result<Out
                     }
                     let mut a = list.remove(i);
                     change.delete.push((a.user.clone(), a.host.clone()));
-                    change.put.retain(|x| !(x.user == a.user && x.host == a.host));
+                    change
+                        .put
+                        .retain(|x| !(x.user == a.user && x.host == a.host));
                     a.user = nu.clone();
                     a.host = nh.clone();
                     change
@@ -873,10 +884,7 @@ pub fn execute<E: KvEngine>(sess: &mut Session<E>, stmt: &AclStmt) -> Result<Out
             Ok(Output::ok(0))
         }
         AclStmt::SetPassword { user, password } => {
-            let (u, h) = user
-                .as_ref()
-                .unwrap_or(&UserSpec::Current)
-                .resolve(sess);
+            let (u, h) = user.as_ref().unwrap_or(&UserSpec::Current).resolve(sess);
             let Some(cur) = sess.inst.acl.get(&u, &h) else {
                 return Err(Error::new(
                     codes::ER_PASSWORD_NO_MATCH,
@@ -1032,7 +1040,12 @@ fn grant_into(a: &mut AccountDef, level: &PrivLevel, bits: u64, cols: &[(String,
     }
 }
 
-fn revoke_from(a: &mut AccountDef, level: &PrivLevel, bits: u64, cols: &[(String, u64)]) -> Result<()> {
+fn revoke_from(
+    a: &mut AccountDef,
+    level: &PrivLevel,
+    bits: u64,
+    cols: &[(String, u64)],
+) -> Result<()> {
     let no_grant = || {
         Error::new(
             codes::ER_NONEXISTING_GRANT,
@@ -1164,7 +1177,10 @@ mod tests {
         ));
         assert!(matches!(
             p("ALTER USER u ACCOUNT UNLOCK"),
-            AclStmt::AlterUser { lock: Some(false), .. }
+            AclStmt::AlterUser {
+                lock: Some(false),
+                ..
+            }
         ));
         assert!(matches!(
             p("SET PASSWORD FOR 'u'@'h' = 'x'"),
@@ -1193,11 +1209,35 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert!(matches!(p("GRANT ALL ON *.* TO u"), AclStmt::Grant { level: PrivLevel::Global, .. }));
-        assert!(matches!(p("GRANT ALL PRIVILEGES ON d.* TO u"), AclStmt::Grant { level: PrivLevel::Db(Some(_)), .. }));
-        assert!(matches!(p("GRANT SELECT ON * TO u"), AclStmt::Grant { level: PrivLevel::Db(None), .. }));
-        assert!(matches!(p("REVOKE ALL PRIVILEGES, GRANT OPTION FROM u"), AclStmt::RevokeAll(_)));
-        assert!(matches!(p("REVOKE ALL ON d.* FROM u"), AclStmt::Revoke { .. }));
+        assert!(matches!(
+            p("GRANT ALL ON *.* TO u"),
+            AclStmt::Grant {
+                level: PrivLevel::Global,
+                ..
+            }
+        ));
+        assert!(matches!(
+            p("GRANT ALL PRIVILEGES ON d.* TO u"),
+            AclStmt::Grant {
+                level: PrivLevel::Db(Some(_)),
+                ..
+            }
+        ));
+        assert!(matches!(
+            p("GRANT SELECT ON * TO u"),
+            AclStmt::Grant {
+                level: PrivLevel::Db(None),
+                ..
+            }
+        ));
+        assert!(matches!(
+            p("REVOKE ALL PRIVILEGES, GRANT OPTION FROM u"),
+            AclStmt::RevokeAll(_)
+        ));
+        assert!(matches!(
+            p("REVOKE ALL ON d.* FROM u"),
+            AclStmt::Revoke { .. }
+        ));
         assert!(parse(&toks("GRANT FOO ON *.* TO u")).unwrap().is_err());
         assert!(parse(&toks("SELECT 1")).is_none());
     }

@@ -1169,7 +1169,8 @@ fn table_status_rows<E: KvEngine>(
     } else {
         sess.storage().list_tables(db)?
     };
-    tables.retain(|n| !crate::alter::is_temp_table(n));
+    let pv = sess.privs();
+    tables.retain(|n| !crate::alter::is_temp_table(n) && pv.sees_table(db, n));
     tables.sort();
     for name in tables {
         let Some(t) = sess.storage().get_table(db, &name)? else {
@@ -1680,7 +1681,10 @@ fn system_table_names<E: KvEngine>(sess: &Session<E>, db: &str) -> Vec<String> {
         v.sort();
         v
     } else if db.eq_ignore_ascii_case("mysql") {
-        crate::acl::MYSQL_TABLES.iter().map(|s| s.to_string()).collect()
+        crate::acl::MYSQL_TABLES
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
     } else if db.eq_ignore_ascii_case("performance_schema") {
         vec![
             "global_variables".into(),
@@ -1704,8 +1708,8 @@ pub fn system_table<E: KvEngine>(
     }
     if db.eq_ignore_ascii_case("mysql") {
         let lower = name.to_ascii_lowercase();
-        let columns = crate::acl::mysql_columns(&lower)
-            .ok_or_else(|| Error::no_such_table(db, name))?;
+        let columns =
+            crate::acl::mysql_columns(&lower).ok_or_else(|| Error::no_such_table(db, name))?;
         return Ok(Some(Arc::new(TableDef {
             partitioning: None,
             leaf: None,

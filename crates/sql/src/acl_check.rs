@@ -398,6 +398,19 @@ pub fn needs<E: KvEngine>(sess: &Session<E>, s: &Stmt) -> Result<Vec<Need>> {
         }
         Stmt::CreatePartitioned(st, _) => ast_needs(sess, st, &mut out)?,
         Stmt::Acl(a) => acl_needs(sess, a, &mut out)?,
+        // CHECK TABLE reads the table: SELECT on it, as MySQL asks
+        Stmt::CheckTable(names) => {
+            for (db, table) in names {
+                if let Some(db) = db.clone().or_else(|| sess.db.clone()) {
+                    out.push(Need::Table {
+                        db,
+                        table: table.clone(),
+                        privs: privs::SELECT,
+                        cols: Cols::Any,
+                    });
+                }
+            }
+        }
         Stmt::Prepare { .. } | Stmt::Execute { .. } | Stmt::Deallocate(_) => {}
     }
     Ok(out)

@@ -1710,28 +1710,7 @@ pub fn system_table<E: KvEngine>(
         let lower = name.to_ascii_lowercase();
         let columns =
             crate::acl::mysql_columns(&lower).ok_or_else(|| Error::no_such_table(db, name))?;
-        return Ok(Some(Arc::new(TableDef {
-            partitioning: None,
-            leaf: None,
-            part_select: None,
-            id: 0,
-            db: "mysql".into(),
-            name: lower,
-            columns,
-            indexes: vec![IndexDef {
-                id: 0,
-                name: "PRIMARY".into(),
-                kind: IndexKind::Primary,
-                columns: Vec::<IndexColumn>::new(),
-                comment: String::new(),
-            }],
-            hidden_pk: true,
-            version: 1,
-            options: TableOptions {
-                engine: "SYSTEM VIEW".into(),
-                ..Default::default()
-            },
-        })));
+        return Ok(Some(system_view("mysql", lower, columns)));
     }
     let upper = name.to_ascii_uppercase();
     let known = (db.eq_ignore_ascii_case("information_schema")
@@ -1751,28 +1730,7 @@ pub fn system_table<E: KvEngine>(
     let columns = is_columns(&upper)
         .or(provided)
         .ok_or_else(|| Error::no_such_table(db, name))?;
-    Ok(Some(Arc::new(TableDef {
-        partitioning: None,
-        leaf: None,
-        part_select: None,
-        id: 0,
-        db: db.to_ascii_lowercase(),
-        name: upper,
-        columns,
-        indexes: vec![IndexDef {
-            id: 0,
-            name: "PRIMARY".into(),
-            kind: IndexKind::Primary,
-            columns: Vec::<IndexColumn>::new(),
-            comment: String::new(),
-        }],
-        hidden_pk: true,
-        version: 1,
-        options: TableOptions {
-            engine: "SYSTEM VIEW".into(),
-            ..Default::default()
-        },
-    })))
+    Ok(Some(system_view(&db.to_ascii_lowercase(), upper, columns)))
 }
 
 fn opt_int(v: Option<u64>) -> Value {
@@ -2168,4 +2126,31 @@ pub fn system_rows<E: KvEngine>(
         }
     }
     Ok(Some(rows))
+}
+
+/// The definition of a read-only system table (INFORMATION_SCHEMA, performance_schema, the
+/// `mysql` grant tables): rows are generated, never stored.
+fn system_view(db: &str, name: String, columns: Vec<ColumnDef>) -> Arc<TableDef> {
+    Arc::new(TableDef {
+        partitioning: None,
+        leaf: None,
+        part_select: None,
+        id: 0,
+        db: db.into(),
+        name,
+        columns,
+        indexes: vec![IndexDef {
+            id: 0,
+            name: "PRIMARY".into(),
+            kind: IndexKind::Primary,
+            columns: Vec::<IndexColumn>::new(),
+            comment: String::new(),
+        }],
+        hidden_pk: true,
+        version: 1,
+        options: TableOptions {
+            engine: "SYSTEM VIEW".into(),
+            ..Default::default()
+        },
+    })
 }

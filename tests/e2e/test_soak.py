@@ -40,6 +40,8 @@ class Acked:
         self.events = set()  # (writer, seq) pairs, both rows committed together
         self.tables_created = set()
         self.tables_dropped = set()
+        # a DROP sent but not acknowledged when the server died may or may not have committed
+        self.drops_in_flight = set()
 
 
 def transfer_worker(srv, wid, cycle, acked, stop, rng):
@@ -113,9 +115,12 @@ def ddl_worker(srv, cycle, acked, stop):
             cur.execute(f"ALTER TABLE {name} ADD INDEX vw (v, w)")
             if n % 2 == 0:
                 old = f"ddl_{cycle}_{n - 1}"
+                with acked.lock:
+                    acked.drops_in_flight.add(old)
                 cur.execute(f"DROP TABLE {old}")
                 with acked.lock:
                     acked.tables_dropped.add(old)
+                    acked.drops_in_flight.discard(old)
     except Exception:
         pass
 
@@ -149,7 +154,7 @@ def verify(srv, acked):
     assert cur.fetchone()[0] == total_rows
     cur.execute("SHOW TABLES")
     tables = {r[0] for r in cur.fetchall()}
-    missing = (acked.tables_created - acked.tables_dropped) - tables
+    missing = (acked.tables_created - acked.tables_dropped - acked.drops_in_flight) - tables
     assert not missing, f"acknowledged CREATE TABLE lost: {missing}"
     back = acked.tables_dropped & tables
     assert not back, f"acknowledged DROP TABLE undone: {back}"

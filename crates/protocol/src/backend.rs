@@ -26,6 +26,8 @@ pub struct ClientInfo {
     pub collation_id: u16,
     /// Connection attributes (`_client_name`, `_os`, `program_name`, ...).
     pub attrs: Vec<(String, String)>,
+    /// What TLS negotiated, if the connection uses TLS (`Ssl_version`, `Ssl_cipher`).
+    pub tls: Option<crate::tls::TlsSession>,
 }
 
 /// An authentication plugin an account uses.
@@ -52,6 +54,20 @@ pub struct Account {
     pub locked: bool,
     /// Accept any password (`--skip-grant-tables`); the plugin exchange still runs.
     pub skip_auth: bool,
+    /// `REQUIRE SSL` / `REQUIRE X509`: what the transport must be for this account.
+    pub require: SslRequirement,
+}
+
+/// An account's transport requirement (`mysql.user.ssl_type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SslRequirement {
+    /// `REQUIRE NONE` (`ssl_type = ''`).
+    #[default]
+    None,
+    /// `REQUIRE SSL` (`ANY`): the connection must use TLS.
+    Ssl,
+    /// `REQUIRE X509`: TLS with a client certificate that chains to `ssl_ca`.
+    X509,
 }
 
 /// The answer to a statement that returns no rows.
@@ -136,6 +152,8 @@ pub struct Tuning {
     pub oversubscribe: usize,
     /// `thread_pool_max_unused_threads`: idle threads kept per group (0 = no limit).
     pub max_unused_threads: usize,
+    /// `require_secure_transport`: TCP connections without TLS are refused (3159).
+    pub require_secure_transport: bool,
 }
 
 impl Default for Tuning {
@@ -146,6 +164,7 @@ impl Default for Tuning {
             prio_kickup: Duration::from_millis(1000),
             oversubscribe: 3,
             max_unused_threads: 0,
+            require_secure_transport: false,
         }
     }
 }

@@ -21,7 +21,8 @@ use common::{ColumnMeta, Error, ErrorCode};
 
 use crate::auth::{self, AuthCache, RsaKeys};
 use crate::backend::{
-    status, AuthPlugin, Backend, ClientInfo, OkInfo, QueryResult, ResultSet, Session, Timeouts,
+    status, AuthPlugin, Backend, ClientInfo, OkInfo, QueryResult, ResultSet, Session,
+    SslRequirement, Timeouts,
 };
 use crate::binary::{binary_row, decode_execute, ParamType};
 use crate::handshake::{self, caps, HandshakeResponse};
@@ -90,6 +91,23 @@ pub trait Transport: Read + Write + Send {
     }
     /// Closes both directions (wakes a blocked reader).
     fn close(&self);
+    /// Switches the stream to TLS (the server side of the handshake, blocking). Streams that
+    /// cannot (the default) refuse.
+    fn start_tls(&mut self, _config: &Arc<rustls::ServerConfig>) -> io::Result<()> {
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "TLS is not available on this transport",
+        ))
+    }
+    /// What the TLS session negotiated, if the stream is TLS.
+    fn tls_session(&self) -> Option<crate::tls::TlsSession> {
+        None
+    }
+    /// True if input is already buffered above the socket (decrypted TLS records), so waiting
+    /// for the socket to become readable would miss it.
+    fn has_buffered_input(&mut self) -> bool {
+        false
+    }
 }
 
 /// `poll(2)` for readability of one descriptor.
@@ -149,6 +167,10 @@ pub struct Shared {
     pub auth_cache: AuthCache,
     /// The RSA key pair for password exchange over TCP.
     pub rsa: RsaKeys,
+    /// TLS, when enabled: the rustls configuration (`CLIENT_SSL` is advertised only then).
+    pub tls: Option<Arc<rustls::ServerConfig>>,
+    /// TLS handshakes begun / completed (`Ssl_accepts`, `Ssl_finished_accepts`).
+    pub tls_counters: Arc<crate::tls::TlsCounters>,
 }
 
 /// What to do after a command.
@@ -183,8 +205,10 @@ pub struct Connection<B: Backend, S: Transport> {
     conn_id: u32,
     /// "localhost" for a unix socket, else the peer IP.
     host: String,
-    /// True for a unix socket: passwords may be sent in clear.
+    /// True for a unix socket or TLS: passwords may be sent in clear.
     secure: bool,
+    /// What TLS negotiated, once the connection switched to it.
+    tls: Option<crate::tls::TlsSession>,
     caps: u32,
     scramble: [u8; 20],
     session: Option<B::Session>,
@@ -214,6 +238,7 @@ impl<B: Backend, S: Transport> Connection<B, S> {
             conn_id,
             host,
             secure,
+            tls: None,
             caps: 0,
             scramble: auth::new_scramble(),
             session: None,
@@ -306,7 +331,12 @@ impl<B: Backend, S: Transport> Connection<B, S> {
         }
         loop {
             let t = self.apply_timeouts();
-            match self.io.stream().wait_readable(Some(t.wait)) {
+            let ready = if self.io.stream_mut().has_buffered_input() {
+                Ok(true)
+            } else {
+                self.io.stream().wait_readable(Some(t.wait))
+            };
+            match ready {
                 Ok(true) => {}
                 Ok(false) => {
                     self.send_idle_timeout();
@@ -417,6 +447,7 @@ impl<B: Backend, S: Transport> Connection<B, S> {
             &self.scramble,
             status::AUTOCOMMIT,
             auth::CACHING_SHA2_PLUGIN,
+            self.server_caps(),
         );
         self.io.set_seq(0);
         self.io.write_packet(&hs)?;
@@ -439,13 +470,14 @@ impl<B: Backend, S: Transport> Connection<B, S> {
             Err(ReadError::Closed) | Err(ReadError::OutOfOrder) => return Ok(false),
             Err(ReadError::Io(e)) => return Err(e),
         };
-        if handshake::is_ssl_request(&payload) {
-            self.send_error(
-                codes::ER_HANDSHAKE_ERROR,
-                "SSL connections are not supported by this server",
-            )?;
-            return Ok(false);
-        }
+        let payload = if handshake::is_ssl_request(&payload) {
+            match self.switch_to_tls()? {
+                Some(p) => p,
+                None => return Ok(false),
+            }
+        } else {
+            payload
+        };
         let resp = match handshake::parse_handshake_response(&payload) {
             Ok(r) if r.capabilities & caps::PROTOCOL_41 != 0 => r,
             _ => {
@@ -453,7 +485,14 @@ impl<B: Backend, S: Transport> Connection<B, S> {
                 return Ok(false);
             }
         };
-        self.caps = resp.capabilities & caps::SERVER;
+        self.caps = resp.capabilities & self.server_caps();
+        if !self.secure && self.backend.tuning().require_secure_transport {
+            self.send_error(
+                codes::ER_SECURE_TRANSPORT_REQUIRED,
+                "Connections using insecure transport are prohibited while --require_secure_transport=ON.",
+            )?;
+            return Ok(false);
+        }
         let ok = match self.authenticate(&resp, false)? {
             AuthOutcome::Ok
                 if self.admin_only.is_some() && !self.backend.is_admin(&resp.user, &self.host) =>
@@ -474,6 +513,60 @@ impl<B: Backend, S: Transport> Connection<B, S> {
         Ok(ok)
     }
 
+    /// The capability flags this connection advertises: [`caps::SERVER`], plus `CLIENT_SSL`
+    /// when TLS is configured and the connection is not TLS already.
+    fn server_caps(&self) -> u32 {
+        if self.shared.tls.is_some() {
+            caps::SERVER | caps::SSL
+        } else {
+            caps::SERVER
+        }
+    }
+
+    /// After an SSLRequest: runs the TLS handshake and reads the real HandshakeResponse over
+    /// TLS. `Ok(None)` means the connection is to be closed (the reason is logged or sent).
+    fn switch_to_tls(&mut self) -> io::Result<Option<Vec<u8>>> {
+        let Some(config) = self.shared.tls.clone() else {
+            self.send_error(
+                codes::ER_HANDSHAKE_ERROR,
+                "SSL connections are not enabled on this server",
+            )?;
+            return Ok(None);
+        };
+        if self.tls.is_some() {
+            self.send_error(codes::ER_HANDSHAKE_ERROR, "Bad handshake")?;
+            return Ok(None);
+        }
+        let counters = &self.shared.tls_counters;
+        counters
+            .accepts
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        {
+            let _net = common::wait::guard(common::wait::WaitType::Net);
+            if let Err(e) = self.io.stream_mut().start_tls(&config) {
+                tracing::debug!(conn = self.conn_id, "TLS handshake failed: {e}");
+                return Ok(None);
+            }
+        }
+        counters
+            .finished_accepts
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.tls = self.io.stream().tls_session();
+        self.secure = true;
+        match self
+            .io
+            .read_packet(self.shared.max_allowed_packet.max(4096))
+        {
+            Ok(p) if !handshake::is_ssl_request(&p) => Ok(Some(p)),
+            Ok(_) => {
+                self.send_error(codes::ER_HANDSHAKE_ERROR, "Bad handshake")?;
+                Ok(None)
+            }
+            Err(ReadError::Io(e)) => Err(e),
+            Err(_) => Ok(None),
+        }
+    }
+
     /// Opens the session after authentication and sends the final OK (or the error).
     fn open_session(&mut self, resp: &HandshakeResponse) -> io::Result<bool> {
         let info = ClientInfo {
@@ -484,6 +577,7 @@ impl<B: Backend, S: Transport> Connection<B, S> {
             capabilities: self.caps,
             collation_id: resp.collation_id,
             attrs: resp.attrs.clone(),
+            tls: self.tls.clone(),
         };
         match self.backend.open_session(info) {
             Ok(s) => {
@@ -606,6 +700,15 @@ impl<B: Backend, S: Transport> Connection<B, S> {
             );
             self.send_error(codes::ER_ACCOUNT_HAS_BEEN_LOCKED, &msg)?;
             return Ok(AuthOutcome::Denied);
+        }
+        // REQUIRE SSL / X509: MySQL refuses with the plain access-denied error
+        let transport_ok = match account.require {
+            SslRequirement::None => true,
+            SslRequirement::Ssl => self.tls.is_some(),
+            SslRequirement::X509 => self.tls.as_ref().is_some_and(|t| t.client_cert_verified),
+        };
+        if !transport_ok && !account.skip_auth {
+            return self.deny(&user, true);
         }
         Ok(AuthOutcome::Ok)
     }
@@ -1079,6 +1182,7 @@ mod tests {
                 auth_string: String::new(),
                 locked: false,
                 skip_auth: false,
+                require: SslRequirement::None,
             })
         }
         fn open_session(&self, _info: ClientInfo) -> common::Result<S> {
@@ -1137,6 +1241,8 @@ mod tests {
             max_allowed_packet: 1 << 16,
             auth_cache: AuthCache::new(),
             rsa: RsaKeys::new(std::env::temp_dir().join("strata-unused-keys")),
+            tls: None,
+            tls_counters: Default::default(),
         });
         let t = std::thread::spawn(move || {
             Connection::new(Arc::new(B), shared, b, 1, "localhost".into(), true).run()

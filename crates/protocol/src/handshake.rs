@@ -92,6 +92,7 @@ pub fn initial_handshake(
     scramble: &[u8; 20],
     status: u16,
     auth_plugin: &str,
+    capabilities: u32,
 ) -> Vec<u8> {
     let mut p = Vec::with_capacity(128);
     p.push(10);
@@ -101,10 +102,10 @@ pub fn initial_handshake(
     p.extend_from_slice(&conn_id.to_le_bytes());
     p.extend_from_slice(&scramble[..8]);
     p.push(0);
-    p.extend_from_slice(&((caps::SERVER & 0xFFFF) as u16).to_le_bytes());
+    p.extend_from_slice(&((capabilities & 0xFFFF) as u16).to_le_bytes());
     p.push(DEFAULT_COLLATION_ID);
     p.extend_from_slice(&status.to_le_bytes());
-    p.extend_from_slice(&((caps::SERVER >> 16) as u16).to_le_bytes());
+    p.extend_from_slice(&((capabilities >> 16) as u16).to_le_bytes());
     p.push(21); // length of the auth plugin data: 20 + NUL
     p.extend_from_slice(&[0u8; 10]);
     p.extend_from_slice(&scramble[8..]);
@@ -290,7 +291,14 @@ mod tests {
     #[test]
     fn handshake_layout() {
         let s = *b"ABCDEFGHIJKLMNOPQRST";
-        let p = initial_handshake("8.0.36-Strata", 7, &s, 2, "caching_sha2_password");
+        let p = initial_handshake(
+            "8.0.36-Strata",
+            7,
+            &s,
+            2,
+            "caching_sha2_password",
+            caps::SERVER,
+        );
         let mut r = Reader::new(&p);
         assert_eq!(r.u8(), Ok(10));
         assert_eq!(r.nul_bytes(), Ok(&b"8.0.36-Strata"[..]));

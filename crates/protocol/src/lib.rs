@@ -42,6 +42,7 @@ pub mod listener;
 pub mod packet;
 pub mod pool;
 pub mod response;
+pub mod tls;
 
 pub use auth::hash_password;
 pub use backend::*;

@@ -25,6 +25,7 @@ use crate::auth::{AuthCache, RsaKeys};
 use crate::backend::Backend;
 use crate::conn::{send_pre_handshake_error, Connection, Shared, Transport};
 use crate::pool::{Pool, PoolConfig, PoolSnapshot};
+use crate::tls;
 
 /// How connections are mapped to threads (`thread_handling`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -80,6 +81,8 @@ pub struct ListenerConfig {
     pub thread_handling: ThreadHandling,
     /// Thread pool sizing (used with [`ThreadHandling::PoolOfThreads`]).
     pub pool: PoolConfig,
+    /// TLS configuration; `None` = TLS disabled (`CLIENT_SSL` not advertised).
+    pub tls: Option<Arc<rustls::ServerConfig>>,
 }
 
 impl Default for ListenerConfig {
@@ -95,6 +98,7 @@ impl Default for ListenerConfig {
             back_log: DEFAULT_BACK_LOG,
             thread_handling: ThreadHandling::default(),
             pool: PoolConfig::default(),
+            tls: None,
         }
     }
 }
@@ -103,13 +107,23 @@ impl Default for ListenerConfig {
 /// the peak rate; more is pointless because clients retry their SYN after 3 s).
 pub const DEFAULT_BACK_LOG: u32 = 4096;
 
-/// A client socket: TCP or unix.
+/// A client socket: TCP or unix, possibly switched to TLS after the client's SSLRequest.
 #[derive(Debug)]
 pub enum Socket {
     /// A TCP connection.
     Tcp(TcpStream),
     /// A unix-socket connection.
     Unix(UnixStream),
+    /// TLS over one of the above (the file descriptor stays the same, so the thread pool's
+    /// registration with its poller stays valid).
+    Tls(Box<tls::TlsStream<Socket>>),
+    /// Only inside [`Transport::start_tls`], while the plain socket is moved into the TLS
+    /// stream; never observable outside it.
+    Detached,
+}
+
+fn detached() -> io::Error {
+    io::Error::new(io::ErrorKind::NotConnected, "socket detached")
 }
 
 impl Socket {
@@ -117,6 +131,8 @@ impl Socket {
         Ok(match self {
             Socket::Tcp(s) => Socket::Tcp(s.try_clone()?),
             Socket::Unix(s) => Socket::Unix(s.try_clone()?),
+            Socket::Tls(t) => t.sock.try_clone()?,
+            Socket::Detached => return Err(detached()),
         })
     }
 
@@ -125,6 +141,8 @@ impl Socket {
         match self {
             Socket::Tcp(s) => s.set_nonblocking(on),
             Socket::Unix(s) => s.set_nonblocking(on),
+            Socket::Tls(t) => t.sock.set_nonblocking(on),
+            Socket::Detached => Err(detached()),
         }
     }
 }
@@ -134,6 +152,8 @@ impl Read for Socket {
         match self {
             Socket::Tcp(s) => s.read(buf),
             Socket::Unix(s) => s.read(buf),
+            Socket::Tls(t) => t.read(buf),
+            Socket::Detached => Err(detached()),
         }
     }
 }
@@ -143,12 +163,16 @@ impl Write for Socket {
         match self {
             Socket::Tcp(s) => s.write(buf),
             Socket::Unix(s) => s.write(buf),
+            Socket::Tls(t) => t.write(buf),
+            Socket::Detached => Err(detached()),
         }
     }
     fn flush(&mut self) -> io::Result<()> {
         match self {
             Socket::Tcp(s) => s.flush(),
             Socket::Unix(s) => s.flush(),
+            Socket::Tls(t) => t.flush(),
+            Socket::Detached => Err(detached()),
         }
     }
 }
@@ -158,21 +182,56 @@ impl Transport for Socket {
         match self {
             Socket::Tcp(s) => s.set_read_timeout(t),
             Socket::Unix(s) => s.set_read_timeout(t),
+            Socket::Tls(s) => s.sock.set_timeout(t),
+            Socket::Detached => Err(detached()),
         }
     }
     fn set_write_timeout(&self, t: Option<Duration>) -> io::Result<()> {
         match self {
             Socket::Tcp(s) => s.set_write_timeout(t),
             Socket::Unix(s) => s.set_write_timeout(t),
+            Socket::Tls(s) => s.sock.set_write_timeout(t),
+            Socket::Detached => Err(detached()),
         }
     }
     fn wait_readable(&self, timeout: Option<Duration>) -> io::Result<bool> {
-        crate::conn::poll_readable(self, timeout)
+        match self {
+            Socket::Tls(s) => s.sock.wait_readable(timeout),
+            Socket::Detached => Err(detached()),
+            _ => crate::conn::poll_readable(self, timeout),
+        }
     }
     fn close(&self) {
         match self {
             Socket::Tcp(s) => Transport::close(s),
             Socket::Unix(s) => Transport::close(s),
+            Socket::Tls(s) => s.sock.close(),
+            Socket::Detached => {}
+        }
+    }
+    fn start_tls(&mut self, config: &Arc<rustls::ServerConfig>) -> io::Result<()> {
+        let plain = std::mem::replace(self, Socket::Detached);
+        match tls::accept(config, plain) {
+            Ok(s) => {
+                *self = Socket::Tls(Box::new(s));
+                Ok(())
+            }
+            Err((plain, e)) => {
+                *self = plain;
+                Err(e)
+            }
+        }
+    }
+    fn tls_session(&self) -> Option<tls::TlsSession> {
+        match self {
+            Socket::Tls(s) => Some(tls::session(s)),
+            _ => None,
+        }
+    }
+    fn has_buffered_input(&mut self) -> bool {
+        match self {
+            Socket::Tls(s) => tls::has_buffered_input(s),
+            _ => false,
         }
     }
 }
@@ -182,6 +241,9 @@ impl AsFd for Socket {
         match self {
             Socket::Tcp(s) => s.as_fd(),
             Socket::Unix(s) => s.as_fd(),
+            Socket::Tls(s) => s.sock.as_fd(),
+            // `start_tls` puts the socket back before it returns, on success or failure
+            Socket::Detached => unreachable!("a socket is detached only inside start_tls"),
         }
     }
 }
@@ -209,6 +271,7 @@ pub struct ConnectionRegistry {
     refused: Arc<AtomicU64>,
     max_used: AtomicU64,
     pool_view: OnceLock<PoolView>,
+    tls_counters: Arc<tls::TlsCounters>,
 }
 
 /// What the registry counts (status variables).
@@ -222,6 +285,10 @@ pub struct ConnectionCounters {
     pub refused_max_connections: u64,
     /// The most connections open at once.
     pub max_used: u64,
+    /// TLS handshakes begun (`Ssl_accepts`).
+    pub ssl_accepts: u64,
+    /// TLS handshakes completed (`Ssl_finished_accepts`).
+    pub ssl_finished_accepts: u64,
 }
 
 /// How a new connection is admitted.
@@ -244,6 +311,7 @@ impl ConnectionRegistry {
             refused: Arc::new(AtomicU64::new(0)),
             max_used: AtomicU64::new(0),
             pool_view: OnceLock::new(),
+            tls_counters: Arc::default(),
         }
     }
 
@@ -287,6 +355,8 @@ impl ConnectionRegistry {
             threads_created: self.threads_created.load(Ordering::Relaxed),
             refused_max_connections: self.refused.load(Ordering::Relaxed),
             max_used: self.max_used.load(Ordering::Relaxed),
+            ssl_accepts: self.tls_counters.accepts.load(Ordering::Relaxed),
+            ssl_finished_accepts: self.tls_counters.finished_accepts.load(Ordering::Relaxed),
         }
     }
 
@@ -526,14 +596,16 @@ pub fn start<B: Backend>(cfg: ListenerConfig, backend: Arc<B>) -> io::Result<Ser
         Some(path) => Some(bind_unix(path, cfg.back_log)?),
         None => None,
     };
+    let registry = Arc::new(ConnectionRegistry::new());
     let shared = Arc::new(Shared {
         server_version: cfg.server_version.clone(),
         max_allowed_packet: cfg.max_allowed_packet,
         auth_cache: AuthCache::new(),
         rsa: RsaKeys::new(cfg.key_dir.clone()),
+        tls: cfg.tls.clone(),
+        tls_counters: registry.tls_counters.clone(),
     });
     let stop = Arc::new(AtomicBool::new(false));
-    let registry = Arc::new(ConnectionRegistry::new());
     let (handler, stop_pool): (Handler<B>, Option<StopFn>) = match cfg.thread_handling {
         ThreadHandling::OneThreadPerConnection => (Handler::Threads, None),
         ThreadHandling::PoolOfThreads => {

@@ -70,6 +70,11 @@ impl<S: Read + Write> PacketIo<S> {
         &self.stream
     }
 
+    /// The underlying stream, mutably (to switch it to TLS).
+    pub fn stream_mut(&mut self) -> &mut S {
+        &mut self.stream
+    }
+
     /// The sequence id the next written packet will carry.
     pub fn seq(&self) -> u8 {
         self.seq

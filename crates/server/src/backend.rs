@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use common::{ColumnMeta, Result, Value};
 use protocol::{
-    Account, AuthPlugin, ClientInfo, OkInfo, PreparedInfo, QueryResult, ResultSet, Timeouts, Tuning,
+    Account, AuthPlugin, ClientInfo, OkInfo, PreparedInfo, QueryResult, ResultSet, SslRequirement,
+    Timeouts, Tuning,
 };
 use sql::{Instance, Output};
 use storage::engine::KvEngine;
@@ -50,6 +51,7 @@ impl<E: KvEngine> Backend<E> {
                 auth_string: String::new(),
                 locked: false,
                 skip_auth: true,
+                require: SslRequirement::None,
             });
         }
         let a = acl.match_login(user, host)?;
@@ -60,6 +62,11 @@ impl<E: KvEngine> Backend<E> {
             auth_string: a.auth_string,
             locked: a.locked,
             skip_auth: false,
+            require: match a.ssl_type.as_str() {
+                "ANY" => SslRequirement::Ssl,
+                "X509" => SslRequirement::X509,
+                _ => SslRequirement::None,
+            },
         })
     }
 }
@@ -117,6 +124,9 @@ impl<E: KvEngine> protocol::Backend for Backend<E> {
             None,
         )?;
         inner.client_found_rows = info.capabilities & CLIENT_FOUND_ROWS != 0;
+        if let Some(t) = &info.tls {
+            inner.ssl = (t.version.clone(), t.cipher.clone());
+        }
         if let Some(a) = self.account(&info.user, &info.host) {
             inner.account_host = a.host;
         }
@@ -181,6 +191,7 @@ impl<E: KvEngine> protocol::Backend for Backend<E> {
             )),
             oversubscribe: int_of(g.get("thread_pool_oversubscribe"), 3).min(1000) as usize,
             max_unused_threads: int_of(g.get("thread_pool_max_unused_threads"), 0) as usize,
+            require_secure_transport: int_of(g.get("require_secure_transport"), 0) != 0,
         }
     }
 }

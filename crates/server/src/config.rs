@@ -71,6 +71,22 @@ pub struct ServeArgs {
     /// checks.
     #[arg(long = "skip-grant-tables")]
     pub skip_grant_tables: bool,
+    /// Server certificate (PEM) for TLS [default: server-cert.pem in the data directory,
+    /// generated at first start together with ca.pem and a client certificate].
+    #[arg(long = "ssl-cert", value_name = "FILE")]
+    pub ssl_cert: Option<PathBuf>,
+    /// Private key (PEM) of --ssl-cert.
+    #[arg(long = "ssl-key", value_name = "FILE")]
+    pub ssl_key: Option<PathBuf>,
+    /// CA certificate(s) (PEM) that client certificates must chain to (REQUIRE X509).
+    #[arg(long = "ssl-ca", value_name = "FILE")]
+    pub ssl_ca: Option<PathBuf>,
+    /// Disable TLS (clients are not offered it).
+    #[arg(long = "skip-ssl")]
+    pub skip_ssl: bool,
+    /// Refuse TCP connections that do not use TLS (unix-socket connections are allowed).
+    #[arg(long = "require-secure-transport")]
+    pub require_secure_transport: bool,
     /// Set any other system variable: --set NAME=VALUE (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
@@ -103,6 +119,10 @@ pub struct Config {
     pub sysvars: Vec<(String, String)>,
     /// `--skip-grant-tables`.
     pub skip_grant_tables: bool,
+    /// TLS enabled (not `--skip-ssl` / `ssl=OFF`).
+    pub ssl: bool,
+    /// Certificate files for TLS.
+    pub tls: protocol::tls::TlsOptions,
 }
 
 /// Parses sizes like `256M`, `1G`, `65536`.
@@ -169,6 +189,8 @@ impl Config {
             back_log: protocol::DEFAULT_BACK_LOG,
             sysvars: Vec::new(),
             skip_grant_tables: a.skip_grant_tables,
+            ssl: true,
+            tls: Default::default(),
         };
         if let Some(f) = &a.defaults_file {
             for (k, v) in read_defaults_file(f)? {
@@ -237,6 +259,11 @@ impl Config {
                 "thread_handling" => c.thread_handling = parse_thread_handling(&v)?,
                 "thread_pool_size" => c.thread_pool_size = parse_count("thread_pool_size", &v)?,
                 "back_log" => c.back_log = parse_count("back_log", &v)? as u32,
+                "ssl_cert" => c.tls.cert = Some(PathBuf::from(v)),
+                "ssl_key" => c.tls.key = Some(PathBuf::from(v)),
+                "ssl_ca" => c.tls.ca = Some(PathBuf::from(v)),
+                "ssl" => c.ssl = !matches!(v.to_ascii_lowercase().as_str(), "0" | "off"),
+                "skip_ssl" => c.ssl = matches!(v.to_ascii_lowercase().as_str(), "0" | "off"),
                 _ => rest.push((k, v)),
             }
         }
@@ -249,6 +276,22 @@ impl Config {
         }
         if let Some(b) = a.back_log {
             c.back_log = b;
+        }
+        if a.skip_ssl {
+            c.ssl = false;
+        }
+        for (dst, src) in [
+            (&mut c.tls.cert, &a.ssl_cert),
+            (&mut c.tls.key, &a.ssl_key),
+            (&mut c.tls.ca, &a.ssl_ca),
+        ] {
+            if src.is_some() {
+                dst.clone_from(src);
+            }
+        }
+        if a.require_secure_transport {
+            c.sysvars
+                .push(("require_secure_transport".into(), "ON".into()));
         }
         if c.thread_pool_size == 0 || c.thread_pool_size > 1024 {
             return Err(format!(

@@ -107,6 +107,26 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
         Some(common::Value::Int(n)) => n.max(1) as usize,
         _ => protocol::PoolConfig::default().max_threads,
     };
+    let tls = if cfg.ssl {
+        let t = protocol::tls::TlsSetup::load(&cfg.tls, &cfg.datadir)
+            .map_err(|e| format!("cannot set up TLS: {e}"))?;
+        let path = |p: &Path| {
+            let p = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+            common::Value::Str(p.display().to_string())
+        };
+        for v in ["have_ssl", "have_openssl"] {
+            globals.set_internal(v, common::Value::Str("YES".into()));
+        }
+        globals.set_internal("ssl_cert", path(&t.cert_path));
+        globals.set_internal("ssl_key", path(&t.key_path));
+        if let Some(ca) = &t.ca_path {
+            globals.set_internal("ssl_ca", path(ca));
+        }
+        globals.set_internal("tls_version", common::Value::Str("TLSv1.2,TLSv1.3".into()));
+        Some(Arc::new(t))
+    } else {
+        None
+    };
     let inst = sql::Instance::new(storage, globals);
     inst.acl.set_hasher(Box::new(|plugin, password| {
         let p =
@@ -134,6 +154,7 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
             size: cfg.thread_pool_size,
             max_threads,
         },
+        tls: tls.as_ref().map(|t| t.config.clone()),
     };
     let handle = protocol::start(lcfg, backend).map_err(|e| match cfg.socket.as_ref() {
         _ if e.kind() == std::io::ErrorKind::AddrInUse => format!(
@@ -145,6 +166,7 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
     let registry = handle.registry();
     *inst.server_info.write() = Some(Arc::new(poolinfo::PoolInfo {
         registry: registry.clone(),
+        tls,
     }));
     *inst.disconnect.write() = Some(Box::new(move |id| {
         registry.kill(id);

@@ -81,6 +81,8 @@ static TABLES: &[InfoTable] = &[
 pub struct PoolInfo {
     /// The listener's registry.
     pub registry: Arc<ConnectionRegistry>,
+    /// The TLS setup (certificate dates for `Ssl_server_not_before/after`), if enabled.
+    pub tls: Option<Arc<protocol::tls::TlsSetup>>,
 }
 
 fn u(n: u64) -> Value {
@@ -182,6 +184,25 @@ impl ServerInfo for PoolInfo {
             (
                 "Connection_errors_max_connections".into(),
                 c.refused_max_connections.to_string(),
+            ),
+            ("Ssl_accepts".into(), c.ssl_accepts.to_string()),
+            (
+                "Ssl_finished_accepts".into(),
+                c.ssl_finished_accepts.to_string(),
+            ),
+            (
+                "Ssl_server_not_before".into(),
+                self.tls
+                    .as_ref()
+                    .map(|t| t.not_before.clone())
+                    .unwrap_or_default(),
+            ),
+            (
+                "Ssl_server_not_after".into(),
+                self.tls
+                    .as_ref()
+                    .map(|t| t.not_after.clone())
+                    .unwrap_or_default(),
             ),
         ]
     }

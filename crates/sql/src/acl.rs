@@ -337,6 +337,7 @@ pub fn initial_root() -> AccountDef {
         plugin: "caching_sha2_password".into(),
         auth_string: String::new(),
         locked: false,
+        ssl_type: String::new(),
         global: privs::ALL_GLOBAL | privs::GRANT,
         dbs: vec![],
         tables: vec![],
@@ -919,7 +920,7 @@ pub fn mysql_rows(acl: &Acl, name: &str) -> Vec<Vec<Value>> {
                     r.push(yn(a.global & p.bit != 0));
                 }
                 r.extend([
-                    s(""),
+                    s(&a.ssl_type),
                     s(""),
                     s(""),
                     s(""),
@@ -990,6 +991,7 @@ mod tests {
             plugin: "mysql_native_password".into(),
             auth_string: String::new(),
             locked: false,
+            ssl_type: String::new(),
             global: 0,
             dbs: vec![],
             tables: vec![],

@@ -64,6 +64,8 @@ pub enum AclStmt {
         users: Vec<(UserSpec, Option<AuthSpec>)>,
         /// ACCOUNT LOCK (Some(true)) / UNLOCK (Some(false)).
         lock: Option<bool>,
+        /// REQUIRE NONE / SSL / X509 as `mysql.user.ssl_type` (`""`, `"ANY"`, `"X509"`).
+        require: Option<String>,
     },
     /// ALTER USER.
     AlterUser {
@@ -73,6 +75,8 @@ pub enum AclStmt {
         users: Vec<(UserSpec, Option<AuthSpec>)>,
         /// ACCOUNT LOCK / UNLOCK.
         lock: Option<bool>,
+        /// REQUIRE NONE / SSL / X509.
+        require: Option<String>,
     },
     /// DROP USER.
     DropUser {
@@ -325,17 +329,23 @@ impl<'a> P<'a> {
 
     /// Trailing account options: ACCOUNT LOCK/UNLOCK; REQUIRE NONE and the password/resource
     /// options MySQL accepts are consumed (accepted, not enforced — see docs/compatibility.md).
-    fn account_options(&mut self) -> Result<Option<bool>> {
+    fn account_options(&mut self) -> Result<(Option<bool>, Option<String>)> {
         let mut lock = None;
+        let mut require = None;
         while !self.done() {
             if self.eat_seq(&["ACCOUNT", "LOCK"]) {
                 lock = Some(true);
             } else if self.eat_seq(&["ACCOUNT", "UNLOCK"]) {
                 lock = Some(false);
             } else if self.eat_seq(&["REQUIRE", "NONE"]) {
+                require = Some(String::new());
+            } else if self.eat_seq(&["REQUIRE", "SSL"]) {
+                require = Some("ANY".into());
+            } else if self.eat_seq(&["REQUIRE", "X509"]) {
+                require = Some("X509".into());
             } else if self.is("REQUIRE") {
                 return Err(Error::not_supported(
-                    "REQUIRE SSL/X509 (this server has no TLS)",
+                    "REQUIRE ISSUER/SUBJECT/CIPHER (only NONE, SSL and X509)",
                 ));
             } else if self.eat("WITH") {
                 // WITH MAX_QUERIES_PER_HOUR n ...
@@ -355,7 +365,7 @@ impl<'a> P<'a> {
                 return Err(self.err());
             }
         }
-        Ok(lock)
+        Ok((lock, require))
     }
 
     fn priv_item(&mut self) -> Result<PrivItem> {
@@ -456,11 +466,12 @@ pub fn parse(toks: &[Token]) -> Option<Result<AclStmt>> {
                 if p.eat_seq(&["DEFAULT", "ROLE"]) {
                     return Err(Error::not_supported("DEFAULT ROLE (roles)"));
                 }
-                let lock = p.account_options()?;
+                let (lock, require) = p.account_options()?;
                 Ok(AclStmt::CreateUser {
                     if_not_exists,
                     users,
                     lock,
+                    require,
                 })
             })()
         }
@@ -469,11 +480,12 @@ pub fn parse(toks: &[Token]) -> Option<Result<AclStmt>> {
             (|| {
                 let if_exists = p.eat_seq(&["IF", "EXISTS"]);
                 let users = p.users_with_auth()?;
-                let lock = p.account_options()?;
+                let (lock, require) = p.account_options()?;
                 Ok(AclStmt::AlterUser {
                     if_exists,
                     users,
                     lock,
+                    require,
                 })
             })()
         }
@@ -716,6 +728,7 @@ pub fn execute<E: KvEngine>(sess: &mut Session<E>, stmt: &AclStmt) -> Result<Out
             if_not_exists,
             users,
             lock,
+            require,
         } => {
             let mut defs = Vec::new();
             for (u, a) in users {
@@ -728,6 +741,7 @@ pub fn execute<E: KvEngine>(sess: &mut Session<E>, stmt: &AclStmt) -> Result<Out
                     plugin,
                     auth_string,
                     locked: lock.unwrap_or(false),
+                    ssl_type: require.clone().unwrap_or_default(),
                     global: 0,
                     dbs: vec![],
                     tables: vec![],
@@ -772,6 +786,7 @@ pub fn execute<E: KvEngine>(sess: &mut Session<E>, stmt: &AclStmt) -> Result<Out
             if_exists,
             users,
             lock,
+            require,
         } => {
             let mut targets = Vec::new();
             for (u, a) in users {
@@ -801,6 +816,9 @@ pub fn execute<E: KvEngine>(sess: &mut Session<E>, stmt: &AclStmt) -> Result<Out
                     }
                     if let Some(l) = lock {
                         a.locked = *l;
+                    }
+                    if let Some(r) = require {
+                        a.ssl_type = r.clone();
                     }
                     change.put.push(a.clone());
                 }
@@ -1169,12 +1187,33 @@ mod tests {
                     ),
                 ],
                 lock: Some(true),
+                require: None,
             }
         );
         assert!(matches!(
             p("ALTER USER CURRENT_USER() IDENTIFIED BY 'n'"),
             AclStmt::AlterUser { users, .. } if users[0].0 == UserSpec::Current
         ));
+        assert!(matches!(
+            p("ALTER USER u REQUIRE X509 ACCOUNT LOCK"),
+            AclStmt::AlterUser { require: Some(r), lock: Some(true), .. } if r == "X509"
+        ));
+        assert!(matches!(
+            p("CREATE USER u REQUIRE SSL"),
+            AclStmt::CreateUser { require: Some(r), .. } if r == "ANY"
+        ));
+        assert!(matches!(
+            p("ALTER USER u REQUIRE NONE"),
+            AclStmt::AlterUser { require: Some(r), .. } if r.is_empty()
+        ));
+        assert_eq!(
+            parse(&toks("CREATE USER u REQUIRE SUBJECT 'x'"))
+                .unwrap()
+                .unwrap_err()
+                .code
+                .num,
+            1235
+        );
         assert!(matches!(
             p("ALTER USER u ACCOUNT UNLOCK"),
             AclStmt::AlterUser {

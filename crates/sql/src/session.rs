@@ -242,6 +242,8 @@ pub struct Session<E: KvEngine> {
     wait_state: Arc<std::sync::atomic::AtomicU8>,
     /// CLIENT_FOUND_ROWS: UPDATE reports matched rather than changed rows.
     pub client_found_rows: bool,
+    /// `Ssl_version` / `Ssl_cipher` of the connection (empty without TLS).
+    pub ssl: (String, String),
     /// Statement start time (NOW()).
     pub(crate) stmt_now: Option<(common::time::DateTime, i64)>,
     /// SQL statements prepared with PREPARE name FROM ...
@@ -307,6 +309,7 @@ impl<E: KvEngine> Session<E> {
             kill_conn: kill_conn.clone(),
             wait_state: wait_state.clone(),
             client_found_rows: false,
+            ssl: Default::default(),
             stmt_now: None,
             work_tables: HashMap::new(),
             sql_prepared: HashMap::new(),

@@ -1027,7 +1027,8 @@ fn status_rows<E: KvEngine>(sess: &Session<E>) -> Vec<Vec<Value>> {
         ),
         ("Questions", st.questions.load(Relaxed).to_string()),
         ("Slow_queries", st.slow_queries.load(Relaxed).to_string()),
-        ("Ssl_cipher", String::new()),
+        ("Ssl_cipher", sess.ssl.1.clone()),
+        ("Ssl_version", sess.ssl.0.clone()),
         (
             "Threads_connected",
             st.threads_connected.load(Relaxed).to_string(),

@@ -147,6 +147,10 @@ pub static VARS: &[VarDef] = vars! {
     "skip_name_resolve" ReadOnly Bool "0";
     "socket" ReadOnly Str "";
     "sort_buffer_size" Both Int "262144";
+    "ssl_ca" ReadOnly Str "";
+    "ssl_cert" ReadOnly Str "";
+    "ssl_cipher" ReadOnly Str "";
+    "ssl_key" ReadOnly Str "";
     "sql_auto_is_null" Both Bool "0";
     "sql_big_selects" Both Bool "1";
     "sql_log_bin" Session Bool "1";
@@ -172,6 +176,7 @@ pub static VARS: &[VarDef] = vars! {
     "thread_pool_stall_limit" Global Int "6";
     "time_zone" Both Str "SYSTEM";
     "timestamp" Session Str "0";
+    "tls_version" ReadOnly Str "";
     "tmp_table_size" Both Int "16777216";
     "transaction_isolation" Both Isolation "REPEATABLE-READ";
     "transaction_read_only" Both Bool "0";

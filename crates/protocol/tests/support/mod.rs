@@ -46,6 +46,7 @@ impl FakeBackend {
                 auth_string: hash_password(*p, pw),
                 locked: *locked,
                 skip_auth: false,
+                require: Default::default(),
             })
             .collect();
         Arc::new(FakeBackend {

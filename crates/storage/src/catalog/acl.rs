@@ -61,6 +61,9 @@ pub struct AccountDef {
     /// `ACCOUNT LOCK`.
     #[serde(default)]
     pub locked: bool,
+    /// `REQUIRE`: `""` (NONE), `"ANY"` (SSL) or `"X509"`, as `mysql.user.ssl_type`.
+    #[serde(default)]
+    pub ssl_type: String,
     /// Global (`*.*`) privilege bits.
     #[serde(default)]
     pub global: u64,
@@ -157,6 +160,7 @@ mod tests {
             plugin: "caching_sha2_password".into(),
             auth_string: String::new(),
             locked: false,
+            ssl_type: String::new(),
             global: 1,
             dbs: vec![DbPriv {
                 db: "d".into(),

@@ -232,3 +232,45 @@ def test_many_tls_connections_through_the_thread_pool():
         assert cur.fetchone()[0] == 40 * 30
     finally:
         s.stop()
+
+
+def _packet(sock):
+    hdr = b""
+    while len(hdr) < 4:
+        chunk = sock.recv(4 - len(hdr))
+        assert chunk, "connection closed"
+        hdr += chunk
+    n = int.from_bytes(hdr[:3], "little")
+    body = b""
+    while len(body) < n:
+        chunk = sock.recv(n - len(body))
+        assert chunk, "connection closed"
+        body += chunk
+    return body
+
+
+@pytest.mark.parametrize("handling", ["pool-of-threads", "one-thread-per-connection"])
+def test_pipelined_commands_over_tls(handling):
+    """Two commands in one TLS write: the second is decrypted together with the first and sits
+    above the socket, so the server must run it without waiting for the socket to be readable."""
+    import socket
+    s = Server(extra=["--thread-handling", handling]).start()
+    try:
+        raw = socket.create_connection(("127.0.0.1", s.port), timeout=10)
+        _packet(raw)  # greeting
+        caps = 0x1 | 0x200 | 0x2000 | 0x8000 | 0x80000 | 0x800  # LONG_PASSWORD, PROTOCOL_41, TRANSACTIONS, SECURE_CONNECTION, PLUGIN_AUTH, SSL
+        head = caps.to_bytes(4, "little") + (1 << 24).to_bytes(4, "little") + bytes([45]) + bytes(23)
+        raw.sendall(len(head).to_bytes(3, "little") + b"\x01" + head)
+        ctx = ssl.create_default_context(cafile=os.path.join(s.datadir, "ca.pem"))
+        tls = ctx.wrap_socket(raw, server_hostname="localhost")
+        resp = head + b"root\x00" + b"\x00" + b"caching_sha2_password\x00"
+        tls.sendall(len(resp).to_bytes(3, "little") + b"\x02" + resp)
+        ok = _packet(tls)
+        assert ok[0] == 0, ok
+        q1, q2 = b"\x03SELECT 'first'", b"\x03SELECT 'second'"
+        tls.sendall(len(q1).to_bytes(3, "little") + b"\x00" + q1 + len(q2).to_bytes(3, "little") + b"\x00" + q2)
+        seen = [_packet(tls) for _ in range(10)]  # 2 × (count, column, EOF, row, EOF)
+        assert seen[3] == b"\x05first" and seen[8] == b"\x06second", seen
+        tls.close()
+    finally:
+        s.stop()

@@ -331,7 +331,7 @@ impl<B: Backend, S: Transport> Connection<B, S> {
         }
         loop {
             let t = self.apply_timeouts();
-            let ready = if self.io.stream_mut().has_buffered_input() {
+            let ready = if self.has_buffered_input() {
                 Ok(true)
             } else {
                 self.io.stream().wait_readable(Some(t.wait))
@@ -359,6 +359,12 @@ impl<B: Backend, S: Transport> Connection<B, S> {
             }
         }
         self.io.stream().close();
+    }
+
+    /// True if a command is already buffered above the socket (TLS), so the socket may not
+    /// become readable for it.
+    pub fn has_buffered_input(&mut self) -> bool {
+        self.io.stream_mut().has_buffered_input()
     }
 
     /// Sends everything buffered (call after [`Connection::handle_command`]).

@@ -16,7 +16,10 @@
 //!   queues, kick-ups, stall detection, wait callbacks (`common::wait`); its INFORMATION_SCHEMA
 //!   snapshots.
 //!
-//! TLS, compression, cursors and LOAD DATA LOCAL are not supported (and not advertised).
+//! * [`tls`]: TLS after the client's SSLRequest (rustls), the server certificate (given or
+//!   generated into the data directory), `Ssl_*` facts of a connection.
+//!
+//! Compression and cursors are not supported (and not advertised).
 //!
 //! ```no_run
 //! # fn demo<B: protocol::Backend>(backend: std::sync::Arc<B>) -> std::io::Result<()> {

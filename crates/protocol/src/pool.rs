@@ -683,18 +683,25 @@ impl<B: Backend> Group<B> {
                 }
                 _ => self.backend.connect_failed(),
             },
-            Phase::Command => {
+            Phase::Command => loop {
                 let Some(payload) = task.conn.read_command() else {
                     return;
                 };
                 let flow = task.conn.handle_command(&payload);
                 let flushed = task.conn.flush();
-                if let (Ok(Flow::Continue), Ok(())) = (flow, flushed) {
-                    let t = task.conn.apply_timeouts();
-                    task.high = task.conn.high_priority();
-                    self.park(task, t.wait);
+                if !matches!((flow, flushed), (Ok(Flow::Continue), Ok(()))) {
+                    return;
                 }
-            }
+                // A pipelined command already decrypted above the socket would not wake the
+                // poller: run it now.
+                if task.conn.has_buffered_input() {
+                    continue;
+                }
+                let t = task.conn.apply_timeouts();
+                task.high = task.conn.high_priority();
+                self.park(task, t.wait);
+                return;
+            },
         }
     }
 

@@ -52,6 +52,24 @@ impl Default for RocksOptions {
 }
 
 fn engine_err(what: &str, e: rocksdb::Error) -> Error {
+    let text = e.to_string();
+    // Out of space: RocksDB stops writes (a background error) and resumes by itself once the
+    // free space exceeds a memtable's worth (its SstFileManager polls every few seconds);
+    // reads go on meanwhile.
+    if text.contains("No space left on device") {
+        return Error::new(
+            common::codes::ER_DISK_FULL,
+            format!(
+                "Disk full ({what}); writes are refused until space is freed (errno: 28 \"No space left on device\"): {text}"
+            ),
+        );
+    }
+    if text.contains("Read-only file system") {
+        return Error::new(
+            common::codes::ER_OPEN_AS_READONLY,
+            format!("The data directory is read only ({what}): {text}"),
+        );
+    }
     Error::storage(format!("{what}: {e}"))
 }
 

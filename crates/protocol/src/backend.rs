@@ -232,10 +232,12 @@ pub trait Session: Send {
     }
 
     /// COM_QUERY with the raw bytes the client sent. The default decodes them as UTF-8 and
-    /// calls [`Session::query`]: invalid sequences inside string literals are replaced (U+FFFD);
-    /// anywhere else (identifiers, keywords) they are MySQL's error 1300 (see
-    /// [`invalid_utf8_outside_strings`]). A session that handles `_binary` literals holding
-    /// non-UTF-8 bytes can override it.
+    /// calls [`Session::query`]. A string literal holding bytes that are not UTF-8 (drivers
+    /// splice binary parameters in as `_binary'…'` with raw bytes: Connector/J client-side
+    /// prepared statements, go-sql-driver's interpolateParams, PyMySQL) is first rewritten to
+    /// the equivalent hex literal `X'…'`, so every byte arrives (see [`hex_non_utf8_literals`]);
+    /// invalid sequences anywhere else (identifiers, keywords) are MySQL's error 1300 (see
+    /// [`invalid_utf8_outside_strings`]).
     fn query_bytes(&mut self, sql: &[u8], multi: bool) -> Vec<common::Result<QueryResult>> {
         match std::str::from_utf8(sql) {
             Ok(s) => self.query(s, multi),
@@ -244,7 +246,10 @@ pub trait Session: Send {
                     common::codes::ER_INVALID_CHARACTER_STRING,
                     format!("Invalid utf8mb4 character string: '{}'", hex_upper(&bad)),
                 ))],
-                None => self.query(&String::from_utf8_lossy(sql), multi),
+                None => {
+                    let backslash = self.status_flags() & status::NO_BACKSLASH_ESCAPES == 0;
+                    self.query(&hex_non_utf8_literals(sql, backslash), multi)
+                }
             },
         }
     }
@@ -287,6 +292,97 @@ pub fn invalid_utf8_outside_strings(sql: &[u8]) -> Option<Vec<u8>> {
     None
 }
 
+/// `sql` as UTF-8 text, with each quoted string literal (`'…'`, `"…"`) whose bytes are not valid
+/// UTF-8 replaced by the hex literal of the bytes it denotes (escapes decoded: `\0`, `\'`, `\\`,
+/// …, a doubled quote; a backslash is a plain byte when `backslash_escapes` is off, i.e. under
+/// NO_BACKSLASH_ESCAPES). A `_binary` introducer before such a literal is dropped: `X'…'` is
+/// already a binary string. Literals that are valid UTF-8 are copied verbatim. Callers check
+/// first that no invalid byte lies outside a literal ([`invalid_utf8_outside_strings`]); one
+/// that does would become U+FFFD here.
+pub fn hex_non_utf8_literals(sql: &[u8], backslash_escapes: bool) -> String {
+    let mut out: Vec<u8> = Vec::with_capacity(sql.len() * 2);
+    let mut i = 0;
+    while i < sql.len() {
+        let c = sql[i];
+        if c == b'`' {
+            // a quoted identifier: copied as is up to its closing backquote
+            let end = sql[i + 1..]
+                .iter()
+                .position(|&b| b == b'`')
+                .map_or(sql.len(), |p| i + 2 + p);
+            out.extend_from_slice(&sql[i..end]);
+            i = end;
+            continue;
+        }
+        if c != b'\'' && c != b'"' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        // a string literal: find its end, decoding the bytes it denotes
+        let mut bytes = Vec::new();
+        let mut j = i + 1;
+        let mut closed = false;
+        while j < sql.len() {
+            let b = sql[j];
+            if b == b'\\' && backslash_escapes && j + 1 < sql.len() {
+                let e = sql[j + 1];
+                match e {
+                    b'0' => bytes.push(0),
+                    b'b' => bytes.push(8),
+                    b'n' => bytes.push(b'\n'),
+                    b'r' => bytes.push(b'\r'),
+                    b't' => bytes.push(b'\t'),
+                    b'Z' => bytes.push(26),
+                    // kept with their backslash (LIKE patterns), as MySQL does
+                    b'%' | b'_' => bytes.extend_from_slice(&[b'\\', e]),
+                    _ => bytes.push(e),
+                }
+                j += 2;
+            } else if b == c {
+                if sql.get(j + 1) == Some(&c) {
+                    bytes.push(c);
+                    j += 2;
+                } else {
+                    j += 1;
+                    closed = true;
+                    break;
+                }
+            } else {
+                bytes.push(b);
+                j += 1;
+            }
+        }
+        let raw = &sql[i..j];
+        if !closed || std::str::from_utf8(raw).is_ok() {
+            out.extend_from_slice(raw);
+        } else {
+            let intro = b"_binary";
+            let n = out.len();
+            if n >= intro.len()
+                && out[n - intro.len()..].eq_ignore_ascii_case(intro)
+                && (n == intro.len() || !is_ident_byte(out[n - intro.len() - 1]))
+            {
+                out.truncate(n - intro.len());
+            } else if out.last().is_some_and(|&b| is_ident_byte(b)) {
+                // another introducer (`_latin1'…'`): keep it apart from the hex literal
+                out.push(b' ');
+            }
+            out.extend_from_slice(b"X'");
+            for b in &bytes {
+                out.extend_from_slice(format!("{b:02X}").as_bytes());
+            }
+            out.push(b'\'');
+        }
+        i = j;
+    }
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+fn is_ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
+}
+
 #[cfg(test)]
 mod utf8_tests {
     use super::invalid_utf8_outside_strings as f;
@@ -298,6 +394,36 @@ mod utf8_tests {
         assert_eq!(f(b"SELECT `\xff\xfe`"), Some(vec![0xFF]));
         assert_eq!(f(b"SELECT 'x', a\xc3"), Some(vec![0xC3]));
         assert_eq!(f(b"SELECT 'it\\'s' \xff"), Some(vec![0xFF]));
+    }
+
+    #[test]
+    fn non_utf8_literals_become_hex() {
+        use super::hex_non_utf8_literals as h;
+        // valid UTF-8 literals and everything outside literals are untouched
+        assert_eq!(
+            h("SELECT 'é', `a'b`, \"x\"".as_bytes(), true),
+            "SELECT 'é', `a'b`, \"x\""
+        );
+        // _binary with raw bytes and escapes, as go-sql-driver / Connector/J / PyMySQL send them
+        assert_eq!(
+            h(
+                b"INSERT INTO t VALUES (1, _binary'\x00\xff\\0\\'\\\\\\\"\\n\\Z''', 'ok')",
+                true
+            ),
+            "INSERT INTO t VALUES (1, X'00FF00275C220A1A27', 'ok')"
+        );
+        assert_eq!(h(b"SELECT _BINARY\"\xfe\"", true), "SELECT X'FE'");
+        // a plain literal (LIKE escapes keep their backslash), another introducer kept apart
+        assert_eq!(
+            h(b"SELECT '\xff\\%', _latin1'\xe9'", true),
+            "SELECT X'FF5C25', _latin1 X'E9'"
+        );
+        // NO_BACKSLASH_ESCAPES: a backslash is a plain byte
+        assert_eq!(h(b"SELECT _binary'\xff\\'", false), "SELECT X'FF5C'");
+        // an identifier ending in _binary is not an introducer
+        assert_eq!(h(b"SELECT my_binary'\xff'", true), "SELECT my_binary X'FF'");
+        // an unterminated literal is left for the parser to reject
+        assert!(h(b"SELECT '\xff", true).starts_with("SELECT '"));
     }
 }
 

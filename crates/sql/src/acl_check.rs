@@ -376,6 +376,11 @@ pub fn needs<E: KvEngine>(sess: &Session<E>, s: &Stmt) -> Result<Vec<Need>> {
     match s {
         Stmt::Ast(st) => ast_needs(sess, st, &mut out)?,
         Stmt::Do(st) => read_needs(sess, &refs(st.as_ref()), &mut out),
+        Stmt::SetList(list) => {
+            for st in list {
+                ast_needs(sess, st, &mut out)?;
+            }
+        }
         Stmt::Show(toks) => show_needs(sess, toks, &mut out),
         Stmt::AlterTable(a) => {
             out.extend(table_need(

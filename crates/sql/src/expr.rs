@@ -1475,9 +1475,14 @@ impl Binder<'_> {
         let parts = ident_parts(ids);
         if parts.len() == 1 {
             if let Some(aliases) = self.aliases {
-                // ORDER BY / HAVING may name a select-list alias; prefer a real column
-                // unless the name only exists as an alias.
-                if self.scope.resolve(&parts, self.clause).is_err() {
+                // ORDER BY / HAVING may name a select-list alias. ORDER BY prefers a real
+                // column unless the name only exists as an alias; HAVING prefers the alias, as
+                // MySQL does (its caller leaves out aliases that a GROUP BY column of the same
+                // name shadows). Connector/J's getTables relies on it: `CASE … END AS
+                // TABLE_TYPE … HAVING TABLE_TYPE IN ('TABLE', …)` over INFORMATION_SCHEMA.TABLES.
+                if self.clause == "having clause"
+                    || self.scope.resolve(&parts, self.clause).is_err()
+                {
                     if let Some((_, e)) = aliases
                         .iter()
                         .find(|(a, _)| a.eq_ignore_ascii_case(&parts[0]))

@@ -54,6 +54,11 @@ pub enum Stmt {
     CheckTable(Vec<crate::checktable::CheckName>),
     /// CREATE/ALTER/DROP/RENAME USER, SET PASSWORD, GRANT, REVOKE ([`crate::acl_stmt`]).
     Acl(crate::acl_stmt::AclStmt),
+    /// A SET whose assignment list holds a `NAMES …` element next to other assignments
+    /// (sqlparser takes `SET NAMES` only alone), e.g. sqlx's connect-time `SET sql_mode=…,
+    /// time_zone='+00:00', NAMES utf8mb4 COLLATE utf8mb4_unicode_ci`: the parts in order, each
+    /// an `ast::Statement::Set`.
+    SetList(Vec<Statement>),
 }
 
 /// Where PREPARE takes its statement text from.
@@ -680,6 +685,16 @@ pub fn parse_with(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parsed>> {
             Stmt::CheckTable(names?)
         } else if is_alter_table {
             Stmt::AlterTable(crate::alter::parse(toks, &text)?)
+        } else if let Some(parts) = split_set_names(&toks) {
+            Stmt::SetList(
+                parts
+                    .into_iter()
+                    .map(|p| {
+                        let t: String = p.iter().map(|t| t.token.to_string()).collect();
+                        parse_tokens(p, &t)
+                    })
+                    .collect::<Result<_>>()?,
+            )
         } else {
             Stmt::Ast(parse_tokens(toks, &text)?)
         };
@@ -842,6 +857,72 @@ fn bump(levels: &mut [(usize, bool)]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// For `SET a = …, NAMES cs [COLLATE c], b = …` (a NAMES element among other assignments): the
+/// token lists of the separate SET statements it amounts to (`SET a = …`, `SET NAMES …`,
+/// `SET b = …`), in order. `None` for any other statement, including a lone `SET NAMES`.
+fn split_set_names(toks: &[TokenWithSpan]) -> Option<Vec<Vec<TokenWithSpan>>> {
+    let mut it = toks
+        .iter()
+        .skip_while(|t| matches!(t.token, Token::Whitespace(_)));
+    match it.next().map(|t| &t.token) {
+        Some(Token::Word(w)) if w.keyword == Keyword::SET && w.quote_style.is_none() => {}
+        _ => return None,
+    }
+    // the assignment list, split at top-level commas
+    let mut elems: Vec<Vec<TokenWithSpan>> = vec![Vec::new()];
+    let mut depth = 0i32;
+    for t in it {
+        match t.token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth -= 1,
+            Token::Comma if depth == 0 => {
+                elems.push(Vec::new());
+                continue;
+            }
+            _ => {}
+        }
+        elems.last_mut().expect("non-empty").push(t.clone());
+    }
+    let is_names = |e: &[TokenWithSpan]| {
+        matches!(
+            e.iter().find(|t| !matches!(t.token, Token::Whitespace(_))).map(|t| &t.token),
+            Some(Token::Word(w)) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("NAMES")
+        )
+    };
+    if elems.len() < 2 || !elems.iter().any(|e| is_names(e)) {
+        return None;
+    }
+    let set = || {
+        vec![
+            TokenWithSpan::wrap(Token::make_keyword("SET")),
+            TokenWithSpan::wrap(Token::Whitespace(Whitespace::Space)),
+        ]
+    };
+    let mut out: Vec<Vec<TokenWithSpan>> = Vec::new();
+    let mut run: Vec<TokenWithSpan> = Vec::new();
+    for e in elems {
+        if is_names(&e) {
+            if !run.is_empty() {
+                out.push(std::mem::take(&mut run));
+            }
+            let mut st = set();
+            st.extend(e);
+            out.push(st);
+        } else {
+            if run.is_empty() {
+                run = set();
+            } else {
+                run.push(TokenWithSpan::wrap(Token::Comma));
+            }
+            run.extend(e);
+        }
+    }
+    if !run.is_empty() {
+        out.push(run);
+    }
+    Some(out)
 }
 
 fn parse_tokens(tokens: Vec<TokenWithSpan>, text: &str) -> Result<Statement> {

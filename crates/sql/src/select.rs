@@ -870,7 +870,20 @@ pub fn plan_block<E: KvEngine>(
     } else {
         return Err(Error::not_supported("GROUP BY ALL"));
     }
-    // HAVING
+    // HAVING: a select-list alias wins over a FROM column of the same name, unless GROUP BY
+    // names that column
+    let having_aliases: Vec<(String, Expr)> = match &sel.group_by {
+        ast::GroupByExpr::Expressions(exprs, _) => aliases
+            .iter()
+            .filter(|(a, _)| {
+                !exprs.iter().any(|g| {
+                    matches!(g, ast::Expr::Identifier(id) if id.value.eq_ignore_ascii_case(a))
+                })
+            })
+            .cloned()
+            .collect(),
+        _ => aliases.clone(),
+    };
     let having = match &sel.having {
         Some(h) => Some(
             Binder {
@@ -879,7 +892,7 @@ pub fn plan_block<E: KvEngine>(
                 aggs: Some(&mut aggs),
                 clause: "having clause",
                 agg_base: ncols,
-                aliases: Some(&aliases),
+                aliases: Some(&having_aliases),
             }
             .bind(h)?,
         ),
@@ -1550,7 +1563,10 @@ pub fn execute<E: KvEngine>(
 ) -> Result<Output> {
     let q = query::plan(s, q, sql)?;
     let into_vars = q.first_block().into_vars.clone();
-    let columns = q.columns().to_vec();
+    let mut columns = q.columns().to_vec();
+    if let query::Query::Select(p) = &q {
+        param_item_types(&mut columns, &p.items, params);
+    }
     let rows = s.with_ctx(params, false, |s, ctx| query::run(s, &q, ctx))?;
     s.found_rows = rows.len() as u64;
     if !into_vars.is_empty() {
@@ -1569,6 +1585,25 @@ pub fn execute<E: KvEngine>(
         return Ok(Output::ok(rows.len() as u64));
     }
     Ok(Output::Rows { columns, rows })
+}
+
+/// A select-list item that is a bare parameter (`SELECT ?`) has no type until it is bound: at
+/// execution its column takes the type of the value bound to it, as in MySQL 8 (an integer
+/// parameter gives a BIGINT column, bytes a binary string, …), so drivers decode the echoed
+/// value as what they sent. A NULL keeps the prepared (string) metadata.
+fn param_item_types(columns: &mut [ColumnMeta], items: &[Expr], params: &[Value]) {
+    if params.is_empty() || columns.len() != items.len() {
+        return;
+    }
+    for (c, e) in columns.iter_mut().zip(items) {
+        if let Expr::Param(i) = e {
+            if let Some(v) = params.get(*i).filter(|v| !v.is_null()) {
+                let mut m = meta_for_type(&c.name, &func::types::type_of_value(v));
+                m.flags |= c.flags & column_flags::NOT_NULL;
+                *c = m;
+            }
+        }
+    }
 }
 
 /// Evaluates LIMIT / OFFSET.

@@ -855,6 +855,15 @@ impl<E: KvEngine> Session<E> {
         let stmt = match &p.stmt {
             Stmt::Acl(a) => return crate::acl_stmt::execute(self, a),
             Stmt::Show(tokens) => return crate::show::show(self, tokens),
+            Stmt::SetList(list) => {
+                for st in list {
+                    match st {
+                        Statement::Set(set) => self.exec_set(set, params)?,
+                        other => return Err(Error::parse(other.to_string())),
+                    };
+                }
+                return Ok(Output::ok(0));
+            }
             Stmt::Do(stmt) => {
                 return match stmt.as_ref() {
                     Statement::Query(q) => {
@@ -1438,6 +1447,83 @@ mod tests {
         match s.query(sql, false).pop().unwrap() {
             Err(e) => e.num(),
             other => panic!("{sql}: expected an error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn set_names_among_other_assignments() {
+        let mut s = session();
+        // sqlx's connect-time statement
+        ok(
+            &mut s,
+            "SET sql_mode=(SELECT CONCAT(@@sql_mode, ',PIPES_AS_CONCAT')),time_zone='+00:00',\
+             NAMES latin1 COLLATE latin1_bin, @x = (1 + 2)",
+        );
+        assert_eq!(
+            rows(
+                &mut s,
+                "SELECT @@time_zone, @@character_set_client, @@collation_connection, @x, \
+                 @@sql_mode LIKE 'PIPES_AS_CONCAT,%'"
+            ),
+            vec![vec!["+00:00", "latin1", "latin1_bin", "3", "1"]]
+        );
+        assert_eq!(err(&mut s, "SET time_zone='+01:00', NAMES nosuch"), 1115);
+    }
+
+    #[test]
+    fn having_prefers_select_aliases_over_columns() {
+        let mut s = session();
+        ok(&mut s, "CREATE DATABASE d");
+        ok(&mut s, "USE d");
+        ok(&mut s, "CREATE TABLE h (a INT, b INT)");
+        ok(&mut s, "INSERT INTO h VALUES (1, 2), (5, 2)");
+        // `b` is the alias (a + 1), not the column
+        assert_eq!(
+            rows(&mut s, "SELECT a + 1 AS b FROM h HAVING b = 2"),
+            vec![vec!["2"]]
+        );
+        assert!(rows(&mut s, "SELECT a + 1 AS b FROM h HAVING b = 3").is_empty());
+        // ...unless GROUP BY names the column
+        assert_eq!(
+            rows(&mut s, "SELECT COUNT(a) AS b FROM h GROUP BY b HAVING b = 2"),
+            vec![vec!["2"]]
+        );
+        // Connector/J's getTables shape over INFORMATION_SCHEMA.TABLES
+        assert_eq!(
+            rows(
+                &mut s,
+                "SELECT TABLE_NAME, CASE WHEN TABLE_TYPE = 'BASE TABLE' THEN 'TABLE' ELSE TABLE_TYPE END \
+                 AS TABLE_TYPE FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA = 'd' \
+                 HAVING TABLE_TYPE IN ('TABLE', NULL)"
+            ),
+            vec![vec!["h", "TABLE"]]
+        );
+    }
+
+    #[test]
+    fn bare_parameter_columns_take_the_bound_type() {
+        use common::types::field_type as ft;
+        let mut s = session();
+        let (id, n, _) = s.prepare("SELECT ?, ?, ?, ?, ? + 0").unwrap();
+        assert_eq!(n, 5);
+        let params = [
+            Value::Int(-42),
+            Value::Bytes(vec![0, 255]),
+            Value::Str("é".into()),
+            Value::Null,
+            Value::Int(1),
+        ];
+        match s.execute(id, &params).unwrap() {
+            Output::Rows { columns, rows } => {
+                let t: Vec<(u8, u16)> = columns.iter().map(|c| (c.field_type, c.charset)).collect();
+                assert_eq!(t[0], (ft::LONGLONG, 63));
+                assert_eq!(t[1], (ft::VAR_STRING, 63));
+                assert_eq!(t[2], (ft::VAR_STRING, 255));
+                // NULL and expressions keep their static (prepared) types
+                assert_eq!(t[3], (ft::VAR_STRING, 255));
+                assert_eq!(rows[0][1], Value::Bytes(vec![0, 255]));
+            }
+            other => panic!("expected rows, got {other:?}"),
         }
     }
 

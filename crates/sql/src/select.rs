@@ -876,9 +876,9 @@ pub fn plan_block<E: KvEngine>(
         ast::GroupByExpr::Expressions(exprs, _) => aliases
             .iter()
             .filter(|(a, _)| {
-                !exprs.iter().any(|g| {
-                    matches!(g, ast::Expr::Identifier(id) if id.value.eq_ignore_ascii_case(a))
-                })
+                !exprs.iter().any(
+                    |g| matches!(g, ast::Expr::Identifier(id) if id.value.eq_ignore_ascii_case(a)),
+                )
             })
             .cloned()
             .collect(),

@@ -1485,7 +1485,10 @@ mod tests {
         assert!(rows(&mut s, "SELECT a + 1 AS b FROM h HAVING b = 3").is_empty());
         // ...unless GROUP BY names the column
         assert_eq!(
-            rows(&mut s, "SELECT COUNT(a) AS b FROM h GROUP BY b HAVING b = 2"),
+            rows(
+                &mut s,
+                "SELECT COUNT(a) AS b FROM h GROUP BY b HAVING b = 2"
+            ),
             vec![vec!["2"]]
         );
         // Connector/J's getTables shape over INFORMATION_SCHEMA.TABLES

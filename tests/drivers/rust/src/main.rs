@@ -55,20 +55,66 @@ const SERVER_VIEW: &str = "SELECT CAST(id AS CHAR), CAST(i AS CHAR), CAST(bi AS 
   CAST(tm AS CHAR), CAST(ts AS CHAR), HEX(vc), HEX(tx), HEX(bl), HEX(vb), CAST(b AS CHAR) FROM t ORDER BY id";
 
 fn expected_view() -> Vec<Vec<Option<String>>> {
-    let s = |v: &[&str]| v.iter().map(|x| if *x == "NULL" { None } else { Some(x.to_string()) }).collect();
-    let (vc, tx, bl, vb) = (hex(VC.as_bytes()), hex(tx_text().as_bytes()), hex(&blob()), hex(VARBIN));
+    let s = |v: &[&str]| {
+        v.iter()
+            .map(|x| {
+                if *x == "NULL" {
+                    None
+                } else {
+                    Some(x.to_string())
+                }
+            })
+            .collect()
+    };
+    let (vc, tx, bl, vb) = (
+        hex(VC.as_bytes()),
+        hex(tx_text().as_bytes()),
+        hex(&blob()),
+        hex(VARBIN),
+    );
     vec![
         s(&[
-            "1", "-2147483648", "-9223372036854775808", "18446744073709551615", "-128", "-99999999999999.999999",
-            "1.5", "-1234.5678", "2024-02-29", "2024-02-29 23:59:58.123456", "13:45:30",
-            "2001-02-03 04:05:06.789012", &vc, &tx, &bl, &vb, "1",
+            "1",
+            "-2147483648",
+            "-9223372036854775808",
+            "18446744073709551615",
+            "-128",
+            "-99999999999999.999999",
+            "1.5",
+            "-1234.5678",
+            "2024-02-29",
+            "2024-02-29 23:59:58.123456",
+            "13:45:30",
+            "2001-02-03 04:05:06.789012",
+            &vc,
+            &tx,
+            &bl,
+            &vb,
+            "1",
         ]),
         s(&[
-            "2", "2147483647", "9223372036854775807", "0", "127", "0.000001", "-0.25", "0.1", "1000-01-01",
-            "9999-12-31 23:59:59.999999", "-838:59:59", "2038-01-19 03:14:07.500000", "", "", "", "", "0",
+            "2",
+            "2147483647",
+            "9223372036854775807",
+            "0",
+            "127",
+            "0.000001",
+            "-0.25",
+            "0.1",
+            "1000-01-01",
+            "9999-12-31 23:59:59.999999",
+            "-838:59:59",
+            "2038-01-19 03:14:07.500000",
+            "",
+            "",
+            "",
+            "",
+            "0",
         ]),
-        s(&["3", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL",
-            "NULL", "NULL", "NULL", "NULL"]),
+        s(&[
+            "3", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL", "NULL",
+            "NULL", "NULL", "NULL", "NULL", "NULL", "NULL",
+        ]),
     ]
 }
 
@@ -94,7 +140,10 @@ struct TypesRow {
 }
 
 fn ndt(y: i32, mo: u32, d: u32, h: u32, mi: u32, s: u32, us: u32) -> NaiveDateTime {
-    NaiveDate::from_ymd_opt(y, mo, d).unwrap().and_hms_micro_opt(h, mi, s, us).unwrap()
+    NaiveDate::from_ymd_opt(y, mo, d)
+        .unwrap()
+        .and_hms_micro_opt(h, mi, s, us)
+        .unwrap()
 }
 
 fn db_error(e: &sqlx::Error) -> Option<(u16, String)> {
@@ -117,9 +166,17 @@ async fn run(host: &str, port: u16) -> Res<()> {
     let mut c = ctx(MySqlConnection::connect_with(&opts).await, "connect")?;
     ctx(c.ping().await, "ping")?;
     // text protocol (COM_QUERY) for the setup
-    ctx(sqlx::raw_sql("DROP DATABASE IF EXISTS sqlx_drv; CREATE DATABASE sqlx_drv").execute(&mut c).await, "create database")?;
+    ctx(
+        sqlx::raw_sql("DROP DATABASE IF EXISTS sqlx_drv; CREATE DATABASE sqlx_drv")
+            .execute(&mut c)
+            .await,
+        "create database",
+    )?;
     ctx(c.execute("USE sqlx_drv").await, "use")?;
-    ctx(sqlx::query(DDL).execute(&mut c).await, "create table (prepared)")?;
+    ctx(
+        sqlx::query(DDL).execute(&mut c).await,
+        "create table (prepared)",
+    )?;
 
     let ins = "INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
     let r = ctx(
@@ -145,7 +202,11 @@ async fn run(host: &str, port: u16) -> Res<()> {
             .await,
         "insert row 1",
     )?;
-    ensure!(r.rows_affected() == 1, "insert row 1 affected {}", r.rows_affected());
+    ensure!(
+        r.rows_affected() == 1,
+        "insert row 1 affected {}",
+        r.rows_affected()
+    );
     ctx(
         sqlx::query(ins)
             .bind(2i32)
@@ -177,29 +238,52 @@ async fn run(host: &str, port: u16) -> Res<()> {
 
     // stored values through SQL functions, both protocols
     let want = expected_view();
-    let rows = ctx(sqlx::query(SERVER_VIEW).fetch_all(&mut c).await, "server view (prepared)")?;
-    let text_rows = ctx(sqlx::raw_sql(SERVER_VIEW).fetch_all(&mut c).await, "server view (text)")?;
+    let rows = ctx(
+        sqlx::query(SERVER_VIEW).fetch_all(&mut c).await,
+        "server view (prepared)",
+    )?;
+    let text_rows = ctx(
+        sqlx::raw_sql(SERVER_VIEW).fetch_all(&mut c).await,
+        "server view (text)",
+    )?;
     for (proto, rows) in [("binary", rows), ("text", text_rows)] {
         ensure!(rows.len() == 3, "{proto} server view: {} rows", rows.len());
         for (n, row) in rows.iter().enumerate() {
             for col in 0..17 {
-                let got: Option<String> = ctx(row.try_get(col), &format!("{proto} server view decode r{n} c{col}"))?;
-                ensure!(got == want[n][col], "{proto} stored row {} column {col}: got {got:?}, want {:?}", n + 1, want[n][col]);
+                let got: Option<String> = ctx(
+                    row.try_get(col),
+                    &format!("{proto} server view decode r{n} c{col}"),
+                )?;
+                ensure!(
+                    got == want[n][col],
+                    "{proto} stored row {} column {col}: got {got:?}, want {:?}",
+                    n + 1,
+                    want[n][col]
+                );
             }
         }
     }
 
     // typed read-back: sqlx checks each column's declared type against the Rust type
     let sel = "SELECT id, i, bi, ubi, ti, d, f, db, dt, dtm, tm, ts, vc, tx, bl, vb, b FROM t WHERE id > ? ORDER BY id";
-    let typed: Vec<TypesRow> = ctx(sqlx::query_as(sel).bind(0i32).fetch_all(&mut c).await, "query_as (binary)")?;
+    let typed: Vec<TypesRow> = ctx(
+        sqlx::query_as(sel).bind(0i32).fetch_all(&mut c).await,
+        "query_as (binary)",
+    )?;
     ensure!(typed.len() == 3, "typed rows: {}", typed.len());
     let r1 = &typed[0];
     ensure!(
-        r1.id == 1 && r1.i == Some(i32::MIN) && r1.bi == Some(i64::MIN) && r1.ubi == Some(u64::MAX) && r1.ti == Some(-128),
+        r1.id == 1
+            && r1.i == Some(i32::MIN)
+            && r1.bi == Some(i64::MIN)
+            && r1.ubi == Some(u64::MAX)
+            && r1.ti == Some(-128),
         "row 1 integers: {r1:?}"
     );
     ensure!(
-        r1.d == Some(Decimal::from_str("-99999999999999.999999").unwrap()) && r1.f == Some(1.5) && r1.db == Some(-1234.5678),
+        r1.d == Some(Decimal::from_str("-99999999999999.999999").unwrap())
+            && r1.f == Some(1.5)
+            && r1.db == Some(-1234.5678),
         "row 1 numerics: {:?} {:?} {:?}",
         r1.d,
         r1.f,
@@ -280,7 +364,12 @@ async fn run(host: &str, port: u16) -> Res<()> {
     );
 
     // typed read-back over the text protocol (raw_sql: COM_QUERY)
-    let text = ctx(sqlx::raw_sql(&sel.replace('?', "0")).fetch_all(&mut c).await, "text typed select")?;
+    let text = ctx(
+        sqlx::raw_sql(&sel.replace('?', "0"))
+            .fetch_all(&mut c)
+            .await,
+        "text typed select",
+    )?;
     ensure!(text.len() == 3, "text typed rows: {}", text.len());
     let ubi: Option<u64> = ctx(text[0].try_get("ubi"), "text ubi")?;
     let d: Option<Decimal> = ctx(text[0].try_get("d"), "text d")?;
@@ -319,54 +408,127 @@ async fn run(host: &str, port: u16) -> Res<()> {
         ctx(echo.try_get("d"), "echo d")?,
         ctx(echo.try_get("e"), "echo e")?,
     );
-    ensure!(a == -42 && bb == "😀 ünï" && cc == [0, 255, 0] && dd.is_none() && ee == 2.5, "SELECT ? echoed {a} {bb:?} {cc:?} {dd:?} {ee}");
+    ensure!(
+        a == -42 && bb == "😀 ünï" && cc == [0, 255, 0] && dd.is_none() && ee == 2.5,
+        "SELECT ? echoed {a} {bb:?} {cc:?} {dd:?} {ee}"
+    );
 
     // lookups by parameter of each type
     let (id,): (i32,) = ctx(
-        sqlx::query_as("SELECT id FROM t WHERE vc = ? AND bl = ? AND ubi = ? AND dtm = ? AND d = ? AND b = ?")
-            .bind(VC)
-            .bind(blob())
-            .bind(u64::MAX)
-            .bind(ndt(2024, 2, 29, 23, 59, 58, 123456))
-            .bind(Decimal::from_str("-99999999999999.999999").unwrap())
-            .bind(true)
-            .fetch_one(&mut c)
-            .await,
+        sqlx::query_as(
+            "SELECT id FROM t WHERE vc = ? AND bl = ? AND ubi = ? AND dtm = ? AND d = ? AND b = ?",
+        )
+        .bind(VC)
+        .bind(blob())
+        .bind(u64::MAX)
+        .bind(ndt(2024, 2, 29, 23, 59, 58, 123456))
+        .bind(Decimal::from_str("-99999999999999.999999").unwrap())
+        .bind(true)
+        .fetch_one(&mut c)
+        .await,
         "lookup by params",
     )?;
     ensure!(id == 1, "lookup by params found {id}");
 
     let r = ctx(
-        sqlx::query("UPDATE t SET vc = ?, bi = bi - ? WHERE id = ?").bind("ünï 😀").bind(1i64).bind(2i32).execute(&mut c).await,
+        sqlx::query("UPDATE t SET vc = ?, bi = bi - ? WHERE id = ?")
+            .bind("ünï 😀")
+            .bind(1i64)
+            .bind(2i32)
+            .execute(&mut c)
+            .await,
         "update",
     )?;
-    ensure!(r.rows_affected() == 1, "update affected {}", r.rows_affected());
-    let (vc, bi): (String, i64) =
-        ctx(sqlx::query_as("SELECT vc, bi FROM t WHERE id = ?").bind(2i32).fetch_one(&mut c).await, "read update")?;
-    ensure!(vc == "ünï 😀" && bi == i64::MAX - 1, "after update: {vc:?} {bi}");
+    ensure!(
+        r.rows_affected() == 1,
+        "update affected {}",
+        r.rows_affected()
+    );
+    let (vc, bi): (String, i64) = ctx(
+        sqlx::query_as("SELECT vc, bi FROM t WHERE id = ?")
+            .bind(2i32)
+            .fetch_one(&mut c)
+            .await,
+        "read update",
+    )?;
+    ensure!(
+        vc == "ünï 😀" && bi == i64::MAX - 1,
+        "after update: {vc:?} {bi}"
+    );
 
     // transactions
-    ctx(sqlx::query("CREATE TABLE acct (id INT PRIMARY KEY AUTO_INCREMENT, v VARCHAR(20))").execute(&mut c).await, "create acct")?;
+    ctx(
+        sqlx::query("CREATE TABLE acct (id INT PRIMARY KEY AUTO_INCREMENT, v VARCHAR(20))")
+            .execute(&mut c)
+            .await,
+        "create acct",
+    )?;
     let mut tx = ctx(c.begin().await, "begin")?;
-    ctx(sqlx::query("INSERT INTO acct (v) VALUES (?)").bind("rolled back").execute(&mut *tx).await, "insert in tx")?;
+    ctx(
+        sqlx::query("INSERT INTO acct (v) VALUES (?)")
+            .bind("rolled back")
+            .execute(&mut *tx)
+            .await,
+        "insert in tx",
+    )?;
     ctx(tx.rollback().await, "rollback")?;
-    let (n,): (i64,) = ctx(sqlx::query_as("SELECT COUNT(*) FROM acct").fetch_one(&mut c).await, "count")?;
+    let (n,): (i64,) = ctx(
+        sqlx::query_as("SELECT COUNT(*) FROM acct")
+            .fetch_one(&mut c)
+            .await,
+        "count",
+    )?;
     ensure!(n == 0, "{n} rows after rollback");
     let mut tx = ctx(c.begin().await, "begin 2")?;
-    let r = ctx(sqlx::query("INSERT INTO acct (v) VALUES (?), (?)").bind("a").bind("b").execute(&mut *tx).await, "insert in tx 2")?;
-    ensure!(r.last_insert_id() >= 1 && r.rows_affected() == 2, "insert result {r:?}");
+    let r = ctx(
+        sqlx::query("INSERT INTO acct (v) VALUES (?), (?)")
+            .bind("a")
+            .bind("b")
+            .execute(&mut *tx)
+            .await,
+        "insert in tx 2",
+    )?;
+    ensure!(
+        r.last_insert_id() >= 1 && r.rows_affected() == 2,
+        "insert result {r:?}"
+    );
     ctx(tx.commit().await, "commit")?;
-    let (n,): (i64,) = ctx(sqlx::query_as("SELECT COUNT(*) FROM acct").fetch_one(&mut c).await, "count 2")?;
+    let (n,): (i64,) = ctx(
+        sqlx::query_as("SELECT COUNT(*) FROM acct")
+            .fetch_one(&mut c)
+            .await,
+        "count 2",
+    )?;
     ensure!(n == 2, "{n} rows after commit");
 
     // error codes
-    let e = sqlx::query("INSERT INTO t (id) VALUES (?)").bind(1i32).execute(&mut c).await.err();
+    let e = sqlx::query("INSERT INTO t (id) VALUES (?)")
+        .bind(1i32)
+        .execute(&mut c)
+        .await
+        .err();
     let got = e.as_ref().and_then(db_error);
-    ensure!(got == Some((1062, "23000".into())), "duplicate key: want 1062/23000, got {e:?}");
-    let e = sqlx::query("SELECT * FROM no_such_table WHERE id = ?").bind(1i32).fetch_all(&mut c).await.err();
+    ensure!(
+        got == Some((1062, "23000".into())),
+        "duplicate key: want 1062/23000, got {e:?}"
+    );
+    let e = sqlx::query("SELECT * FROM no_such_table WHERE id = ?")
+        .bind(1i32)
+        .fetch_all(&mut c)
+        .await
+        .err();
     let got = e.as_ref().and_then(db_error);
-    ensure!(got == Some((1146, "42S02".into())), "missing table: want 1146/42S02, got {e:?}");
-    let (n,): (i64,) = ctx(sqlx::query_as("SELECT COUNT(*) FROM t WHERE id <> ?").bind(0i32).fetch_one(&mut c).await, "after errors")?;
+    ensure!(
+        got == Some((1146, "42S02".into())),
+        "missing table: want 1146/42S02, got {e:?}"
+    );
+    let (n,): (i64,) = ctx(
+        sqlx::query_as("SELECT COUNT(*) FROM t WHERE id <> ?")
+            .bind(0i32)
+            .fetch_one(&mut c)
+            .await,
+        "after errors",
+    )?;
     ensure!(n == 3, "{n} rows after errors");
 
     ctx(c.execute("DROP DATABASE sqlx_drv").await, "drop database")?;

@@ -12,6 +12,7 @@
 pub mod codes;
 pub mod collation;
 pub mod error;
+pub mod infile;
 pub mod time;
 pub mod types;
 pub mod value;

@@ -239,8 +239,31 @@ pub trait Session: Send {
     /// invalid sequences anywhere else (identifiers, keywords) are MySQL's error 1300 (see
     /// [`invalid_utf8_outside_strings`]).
     fn query_bytes(&mut self, sql: &[u8], multi: bool) -> Vec<common::Result<QueryResult>> {
+        self.query_bytes_with_files(sql, multi, &mut common::infile::NoLocalFiles)
+    }
+
+    /// [`Session::query`] with the client's files reachable for `LOAD DATA LOCAL INFILE`.
+    /// Default: local files are refused (the plain [`Session::query`]).
+    fn query_with_files(
+        &mut self,
+        sql: &str,
+        multi: bool,
+        files: &mut dyn common::infile::LocalFiles,
+    ) -> Vec<common::Result<QueryResult>> {
+        let _ = files;
+        self.query(sql, multi)
+    }
+
+    /// [`Session::query_bytes`] with the client's files reachable (see
+    /// [`Session::query_with_files`]); the connection calls this for COM_QUERY.
+    fn query_bytes_with_files(
+        &mut self,
+        sql: &[u8],
+        multi: bool,
+        files: &mut dyn common::infile::LocalFiles,
+    ) -> Vec<common::Result<QueryResult>> {
         match std::str::from_utf8(sql) {
-            Ok(s) => self.query(s, multi),
+            Ok(s) => self.query_with_files(s, multi, files),
             Err(_) => match invalid_utf8_outside_strings(sql) {
                 Some(bad) => vec![Err(common::Error::new(
                     common::codes::ER_INVALID_CHARACTER_STRING,
@@ -248,7 +271,7 @@ pub trait Session: Send {
                 ))],
                 None => {
                     let backslash = self.status_flags() & status::NO_BACKSLASH_ESCAPES == 0;
-                    self.query(&hex_non_utf8_literals(sql, backslash), multi)
+                    self.query_with_files(&hex_non_utf8_literals(sql, backslash), multi, files)
                 }
             },
         }

@@ -157,6 +157,94 @@ impl Transport for UnixStream {
     }
 }
 
+/// The client's side of `LOAD DATA LOCAL INFILE` for one COM_QUERY: sends the LOCAL INFILE
+/// request (0xFB + file name) and reads the file back as the packets the client streams, up to
+/// the empty packet that ends the transfer.
+pub struct ClientFiles<'a, S> {
+    /// The client set CLIENT_LOCAL_FILES.
+    pub enabled: bool,
+    /// Largest packet accepted from the client.
+    pub max_packet: usize,
+    /// The connection's packet stream.
+    pub io: &'a mut PacketIo<S>,
+}
+
+impl<S: Read + Write> common::infile::LocalFiles for ClientFiles<'_, S> {
+    fn open(&mut self, name: &str) -> common::Result<Box<dyn Read + '_>> {
+        if !self.enabled {
+            return Err(common::infile::local_files_disabled());
+        }
+        let mut req = Vec::with_capacity(name.len() + 1);
+        req.push(0xFB);
+        req.extend_from_slice(name.as_bytes());
+        let sent = self.io.write_packet(&req).and_then(|_| self.io.flush());
+        sent.map_err(|e| common::Error::new(codes::ER_NET_ERROR_ON_WRITE, format!("Got an error writing communication packets: {e}")))?;
+        Ok(Box::new(InfileReader {
+            io: &mut *self.io,
+            max_packet: self.max_packet,
+            buf: Vec::new(),
+            pos: 0,
+            done: false,
+        }))
+    }
+}
+
+/// The file a client streams after a LOCAL INFILE request: one packet at a time.
+struct InfileReader<'a, S: Read + Write> {
+    io: &'a mut PacketIo<S>,
+    max_packet: usize,
+    buf: Vec<u8>,
+    pos: usize,
+    done: bool,
+}
+
+impl<S: Read + Write> Read for InfileReader<'_, S> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        while self.pos >= self.buf.len() {
+            if self.done {
+                return Ok(0);
+            }
+            match self.io.read_packet(self.max_packet) {
+                Ok(p) if p.is_empty() => self.done = true,
+                Ok(p) => {
+                    self.buf = p;
+                    self.pos = 0;
+                }
+                Err(e) => {
+                    // the transfer is broken: nothing more can be read from it
+                    self.done = true;
+                    return Err(match e {
+                        ReadError::Io(e) => e,
+                        ReadError::TooLarge => io::Error::other(
+                            "Got a packet bigger than 'max_allowed_packet' bytes",
+                        ),
+                        ReadError::Closed => io::ErrorKind::UnexpectedEof.into(),
+                        ReadError::OutOfOrder => io::Error::other("Got packets out of order"),
+                    });
+                }
+            }
+        }
+        let n = out.len().min(self.buf.len() - self.pos);
+        out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+impl<S: Read + Write> Drop for InfileReader<'_, S> {
+    /// A load that stopped early (an error) still reads the client's transfer to its end, so
+    /// the reply that follows is read by the client as the reply.
+    fn drop(&mut self) {
+        while !self.done {
+            match self.io.read_packet(self.max_packet) {
+                Ok(p) if p.is_empty() => self.done = true,
+                Ok(_) | Err(ReadError::TooLarge) => {}
+                Err(_) => self.done = true,
+            }
+        }
+    }
+}
+
 /// State shared by all connections of a listener.
 pub struct Shared {
     /// Version string sent in the handshake.
@@ -994,7 +1082,16 @@ impl<B: Backend, S: Transport> Connection<B, S> {
 
     fn com_query(&mut self, sql: &[u8]) -> io::Result<()> {
         let multi = self.multi_statements;
-        let results = self.session_mut()?.query_bytes(sql, multi);
+        let mut files = ClientFiles {
+            enabled: self.caps & caps::LOCAL_FILES != 0,
+            max_packet: self.max_packet(),
+            io: &mut self.io,
+        };
+        let session = self
+            .session
+            .as_mut()
+            .ok_or_else(|| io::Error::other("no session"))?;
+        let results = session.query_bytes_with_files(sql, multi, &mut files);
         if results.is_empty() {
             return self.write_err(codes::ER_EMPTY_QUERY, "Query was empty");
         }

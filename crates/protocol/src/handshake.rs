@@ -67,6 +67,7 @@ pub mod caps {
         | FOUND_ROWS
         | LONG_FLAG
         | CONNECT_WITH_DB
+        | LOCAL_FILES
         | PROTOCOL_41
         | INTERACTIVE
         | IGNORE_SIGPIPE
@@ -312,7 +313,7 @@ mod tests {
         let c = lo | hi << 16;
         assert_eq!(c, caps::SERVER);
         assert_eq!(c & caps::SSL, 0, "TLS not advertised");
-        assert_eq!(c & caps::LOCAL_FILES, 0);
+        assert_ne!(c & caps::LOCAL_FILES, 0, "LOAD DATA LOCAL advertised");
         assert_eq!(r.u8(), Ok(21));
         r.skip(10).ok();
         assert_eq!(r.nul_bytes(), Ok(&b"IJKLMNOPQRST"[..]));

@@ -19,7 +19,9 @@
 //! * [`tls`]: TLS after the client's SSLRequest (rustls), the server certificate (given or
 //!   generated into the data directory), `Ssl_*` facts of a connection.
 //!
-//! Compression and cursors are not supported (and not advertised).
+//! Compression and cursors are not supported (and not advertised). `LOAD DATA LOCAL INFILE`
+//! is: [`conn::ClientFiles`] sends the LOCAL INFILE request and streams the client's file to the
+//! SQL layer through `common::infile::LocalFiles`.
 //!
 //! ```no_run
 //! # fn demo<B: protocol::Backend>(backend: std::sync::Arc<B>) -> std::io::Result<()> {

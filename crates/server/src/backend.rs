@@ -204,6 +204,18 @@ impl<E: KvEngine> protocol::Session for Session<E> {
             .collect()
     }
 
+    fn query_with_files(
+        &mut self,
+        sql: &str,
+        multi: bool,
+        files: &mut dyn common::infile::LocalFiles,
+    ) -> Vec<Result<QueryResult>> {
+        let outs = self.inner.query_with_files(sql, multi, files);
+        outs.into_iter()
+            .map(|r| r.map(|o| to_result(o, self.inner.warning_count())))
+            .collect()
+    }
+
     fn prepare(&mut self, sql: &str) -> Result<PreparedInfo> {
         let (stmt_id, nparams, columns) = self.inner.prepare(sql)?;
         let params = (0..nparams)

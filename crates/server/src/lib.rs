@@ -91,6 +91,31 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
     let globals = sql::sysvars::GlobalVars::new(&overrides)
         .map_err(|e| format!("invalid configuration: {}", e.msg))?;
     globals.set_internal("datadir", common::Value::Str(abs(&cfg.datadir)));
+    // secure_file_priv: where LOAD DATA INFILE may read server files. Default: the `files`
+    // directory inside the data directory (created here); `--set secure_file_priv=NULL`
+    // forbids server files, an empty value allows any path (MySQL's meanings).
+    match cfg.sysvars.iter().rev().find(|(k, _)| k == "secure_file_priv") {
+        Some((_, v)) if v.eq_ignore_ascii_case("NULL") => {
+            globals.set_internal("secure_file_priv", common::Value::Null)
+        }
+        Some((_, v)) if v.is_empty() => {}
+        Some((_, v)) => {
+            let dir = Path::new(v);
+            if !dir.is_dir() {
+                return Err(format!(
+                    "secure_file_priv directory {} does not exist",
+                    dir.display()
+                ));
+            }
+            globals.set_internal("secure_file_priv", common::Value::Str(abs(dir)));
+        }
+        None => {
+            let dir = cfg.datadir.join("files");
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            globals.set_internal("secure_file_priv", common::Value::Str(abs(&dir)));
+        }
+    }
     globals.set_internal("port", common::Value::Int(cfg.port as i64));
     globals.set_internal(
         "rocksdb_block_cache_size",

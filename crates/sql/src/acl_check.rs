@@ -417,6 +417,21 @@ pub fn needs<E: KvEngine>(sess: &Session<E>, s: &Stmt) -> Result<Vec<Need>> {
             }
         }
         Stmt::Prepare { .. } | Stmt::Execute { .. } | Stmt::Deallocate(_) => {}
+        // LOAD DATA: INSERT on the table (and DELETE for REPLACE); a server-side file also
+        // needs the global FILE privilege
+        Stmt::LoadData(l) => {
+            if !l.local {
+                out.push(Need::Global {
+                    privs: privs::FILE,
+                    what: "FILE",
+                });
+            }
+            let mut p = privs::INSERT;
+            if l.on_dup == Some(crate::load::OnDup::Replace) {
+                p |= privs::DELETE;
+            }
+            out.extend(table_need(sess, &l.table, p, Cols::Any));
+        }
     }
     Ok(out)
 }

@@ -61,6 +61,112 @@ impl Defaults {
     }
 }
 
+/// Completes the explicitly given values of a new row: defaults for the other columns, the
+/// default (NOW()) for a NOT NULL TIMESTAMP given NULL, AUTO_INCREMENT values. Shared by INSERT
+/// and LOAD DATA.
+pub(crate) struct RowFiller {
+    defaults: Defaults,
+    strict: bool,
+    no_auto_on_zero: bool,
+    autoinc_col: Option<usize>,
+    /// The first AUTO_INCREMENT value generated.
+    pub first_id: Option<u64>,
+    /// The last explicit AUTO_INCREMENT value given.
+    pub explicit_id: Option<u64>,
+}
+
+impl RowFiller {
+    /// A filler for rows of `t` (`strict`: a missing value without default is an error).
+    pub fn new<E: KvEngine>(s: &Session<E>, t: &TableDef, strict: bool) -> Result<Self> {
+        Ok(RowFiller {
+            defaults: Defaults::new(s, t)?,
+            strict,
+            no_auto_on_zero: s.mode("NO_AUTO_VALUE_ON_ZERO"),
+            autoinc_col: t.columns.iter().position(|c| c.auto_increment),
+            first_id: None,
+            explicit_id: None,
+        })
+    }
+
+    /// The full row from `row` (`None` = not given; values already converted to the column
+    /// types).
+    pub fn fill<E: KvEngine>(
+        &mut self,
+        s: &mut Session<E>,
+        t: &TableDef,
+        row: Vec<Option<Value>>,
+        row_no: u64,
+        ctx: &mut EvalCtx<'_>,
+    ) -> Result<Vec<Value>> {
+        let defaults = &self.defaults;
+        let strict = self.strict;
+        let mut full = Vec::with_capacity(t.columns.len());
+        for (ci, v) in row.into_iter().enumerate() {
+            let c = &t.columns[ci];
+            let v = match v {
+                Some(v) => v,
+                None => match &defaults.exprs[ci] {
+                    Some(d) => {
+                        let dv = d.eval(&[], ctx)?;
+                        if dv.is_null() {
+                            Value::Null
+                        } else {
+                            func::store::store(dv, &c.ty, false, &c.name, row_no, ctx.warnings)?
+                        }
+                    }
+                    None if c.nullable || c.auto_increment => Value::Null,
+                    None => {
+                        if strict {
+                            return Err(Error::new(
+                                codes::ER_NO_DEFAULT_FOR_FIELD,
+                                format!("Field '{}' doesn't have a default value", c.name),
+                            ));
+                        }
+                        ctx.warnings.push(Warning::warn(
+                            codes::ER_NO_DEFAULT_FOR_FIELD,
+                            format!("Field '{}' doesn't have a default value", c.name),
+                        ));
+                        implicit_default(&c.ty)
+                    }
+                },
+            };
+            full.push(v);
+        }
+        // TIMESTAMP NOT NULL given NULL → now
+        for (ci, c) in t.columns.iter().enumerate() {
+            if full[ci].is_null() && !c.nullable && !c.auto_increment {
+                if let Some(d) = &defaults.exprs[ci] {
+                    let dv = d.eval(&[], ctx)?;
+                    full[ci] = func::store::store(dv, &c.ty, false, &c.name, row_no, ctx.warnings)?;
+                }
+            }
+        }
+        if let Some(ai) = self.autoinc_col {
+            let is_zero =
+                matches!(full[ai], Value::Int(0) | Value::UInt(0)) && !self.no_auto_on_zero;
+            if full[ai].is_null() || is_zero {
+                let id = s.storage().autoinc_next(t, 1)?;
+                full[ai] = func::store::store(
+                    Value::UInt(id),
+                    &t.columns[ai].ty,
+                    true,
+                    &t.columns[ai].name,
+                    row_no,
+                    ctx.warnings,
+                )?;
+                self.first_id.get_or_insert(id);
+            } else {
+                let v = func::convert::to_u64(&full[ai], ctx.warnings).unwrap_or(0);
+                if v > 0 {
+                    s.storage().autoinc_observe(t, v)?;
+                    self.explicit_id = Some(v);
+                }
+            }
+        }
+        Ok(full)
+    }
+}
+
 /// Converts `v` for column `ci`, applying NOT NULL rules.
 pub(crate) fn convert_col(
     t: &TableDef,
@@ -274,7 +380,6 @@ pub fn insert<E: KvEngine>(
         Src::Rows(r) => r.len(),
     };
     let is_select = matches!(src, Src::Rows(_));
-    let defaults = Defaults::new(s, &t)?;
     let empty = Scope::default();
     // bind value expressions once
     let mut bound_rows: Vec<Vec<Option<Expr>>> = Vec::new();
@@ -329,7 +434,6 @@ pub fn insert<E: KvEngine>(
         Some(other) => return Err(Error::not_supported(other.to_string())),
         None => None,
     };
-    let no_auto_on_zero = s.mode("NO_AUTO_VALUE_ON_ZERO");
     let found_rows = s.client_found_rows;
     let strict_div = strict && s.mode("ERROR_FOR_DIVISION_BY_ZERO");
     let src_rows = match src {
@@ -338,11 +442,10 @@ pub fn insert<E: KvEngine>(
     };
     let single_row = nrows == 1 && !is_select;
     let autoinc_col = t.columns.iter().position(|c| c.auto_increment);
+    let mut filler = RowFiller::new(s, &t, strict)?;
     let (affected, first_id, dups, explicit_id) = s.with_ctx(params, strict_div, |s, ctx| {
         let mut affected = 0u64;
         let mut dups = 0u64;
-        let mut first_id: Option<u64> = None;
-        let mut explicit_id: Option<u64> = None;
         for ri in 0..nrows {
             let row_no = ri as u64 + 1;
             let mut row: Vec<Option<Value>> = vec![None; t.columns.len()];
@@ -359,70 +462,7 @@ pub fn insert<E: KvEngine>(
                     row[ci] = Some(convert_col(&t, ci, v, strict, row_no, single_row, ctx)?);
                 }
             }
-            let mut full = Vec::with_capacity(t.columns.len());
-            for (ci, v) in row.into_iter().enumerate() {
-                let c = &t.columns[ci];
-                let v = match v {
-                    Some(v) => v,
-                    None => match &defaults.exprs[ci] {
-                        Some(d) => {
-                            let dv = d.eval(&[], ctx)?;
-                            if dv.is_null() {
-                                Value::Null
-                            } else {
-                                func::store::store(dv, &c.ty, false, &c.name, row_no, ctx.warnings)?
-                            }
-                        }
-                        None if c.nullable || c.auto_increment => Value::Null,
-                        None => {
-                            if strict {
-                                return Err(Error::new(
-                                    codes::ER_NO_DEFAULT_FOR_FIELD,
-                                    format!("Field '{}' doesn't have a default value", c.name),
-                                ));
-                            }
-                            ctx.warnings.push(Warning::warn(
-                                codes::ER_NO_DEFAULT_FOR_FIELD,
-                                format!("Field '{}' doesn't have a default value", c.name),
-                            ));
-                            implicit_default(&c.ty)
-                        }
-                    },
-                };
-                full.push(v);
-            }
-            // TIMESTAMP NOT NULL given NULL → now
-            for (ci, c) in t.columns.iter().enumerate() {
-                if full[ci].is_null() && !c.nullable && !c.auto_increment {
-                    if let Some(d) = &defaults.exprs[ci] {
-                        let dv = d.eval(&[], ctx)?;
-                        full[ci] =
-                            func::store::store(dv, &c.ty, false, &c.name, row_no, ctx.warnings)?;
-                    }
-                }
-            }
-            if let Some(ai) = autoinc_col {
-                let is_zero =
-                    matches!(full[ai], Value::Int(0) | Value::UInt(0)) && !no_auto_on_zero;
-                if full[ai].is_null() || is_zero {
-                    let id = s.storage().autoinc_next(&t, 1)?;
-                    full[ai] = func::store::store(
-                        Value::UInt(id),
-                        &t.columns[ai].ty,
-                        true,
-                        &t.columns[ai].name,
-                        row_no,
-                        ctx.warnings,
-                    )?;
-                    first_id.get_or_insert(id);
-                } else {
-                    let v = func::convert::to_u64(&full[ai], ctx.warnings).unwrap_or(0);
-                    if v > 0 {
-                        s.storage().autoinc_observe(&t, v)?;
-                        explicit_id = Some(v);
-                    }
-                }
-            }
+            let full = filler.fill(s, &t, row, row_no, ctx)?;
             // write, handling duplicates
             let mut attempts = 0;
             loop {
@@ -478,11 +518,11 @@ pub fn insert<E: KvEngine>(
                                 }
                             }
                             if let Some(ai) = autoinc_col {
-                                if first_id.is_none() {
+                                if filler.first_id.is_none() {
                                     if let Some(v) =
                                         func::convert::to_u64(&existing[ai], ctx.warnings)
                                     {
-                                        explicit_id = Some(v);
+                                        filler.explicit_id = Some(v);
                                     }
                                 }
                             }
@@ -499,7 +539,7 @@ pub fn insert<E: KvEngine>(
                 }
             }
         }
-        Ok((affected, first_id, dups, explicit_id))
+        Ok((affected, filler.first_id, dups, filler.explicit_id))
     })?;
     if let Some(id) = first_id {
         s.last_insert_id = id;

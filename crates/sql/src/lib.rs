@@ -20,6 +20,7 @@ pub mod dml;
 pub mod expr;
 pub mod info;
 pub mod limits;
+pub mod load;
 pub mod mdl;
 pub mod multi;
 pub mod parser;

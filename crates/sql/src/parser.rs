@@ -59,6 +59,8 @@ pub enum Stmt {
     /// time_zone='+00:00', NAMES utf8mb4 COLLATE utf8mb4_unicode_ci`: the parts in order, each
     /// an `ast::Statement::Set`.
     SetList(Vec<Statement>),
+    /// `LOAD DATA [LOCAL] INFILE …` ([`crate::load`]).
+    LoadData(Box<crate::load::LoadStmt>),
 }
 
 /// Where PREPARE takes its statement text from.
@@ -683,6 +685,8 @@ pub fn parse_with(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parsed>> {
             p?
         } else if let Some(names) = crate::checktable::parse(&plain) {
             Stmt::CheckTable(names?)
+        } else if let Some(l) = crate::load::parse(&plain) {
+            Stmt::LoadData(Box::new(l?))
         } else if is_alter_table {
             Stmt::AlterTable(crate::alter::parse(toks, &text)?)
         } else if let Some(parts) = split_set_names(&toks) {

@@ -478,6 +478,16 @@ impl<E: KvEngine> Session<E> {
 
     /// COM_QUERY: runs every statement in `sql`; stops at the first error.
     pub fn query(&mut self, sql: &str, multi: bool) -> Vec<Result<Output>> {
+        self.query_with_files(sql, multi, &mut common::infile::NoLocalFiles)
+    }
+
+    /// [`Session::query`] with the client's files reachable for `LOAD DATA LOCAL INFILE`.
+    pub fn query_with_files(
+        &mut self,
+        sql: &str,
+        multi: bool,
+        files: &mut dyn common::infile::LocalFiles,
+    ) -> Vec<Result<Output>> {
         self.inst.status.questions.fetch_add(1, Ordering::Relaxed);
         let parsed = match parser::parse_with(sql, self.parse_mode()) {
             Ok(p) => p,
@@ -502,7 +512,7 @@ impl<E: KvEngine> Session<E> {
                 out.push(Err(Error::parse("?")));
                 break;
             }
-            let r = self.run(p, &[]);
+            let r = self.run_with_files(p, &[], files);
             let failed = r.is_err();
             out.push(r);
             if failed {
@@ -524,6 +534,12 @@ impl<E: KvEngine> Session<E> {
             return Err(Error::parse(sql));
         }
         let p = parsed.remove(0);
+        if matches!(p.stmt, Stmt::LoadData(_)) {
+            return Err(Error::new(
+                codes::ER_UNSUPPORTED_PS,
+                "This command is not supported in the prepared statement protocol yet",
+            ));
+        }
         crate::acl_check::check(self, &p)?;
         let columns = self.describe(&p)?;
         let id = self.next_stmt_id;
@@ -731,6 +747,16 @@ impl<E: KvEngine> Session<E> {
 
     /// Runs one parsed statement with MySQL transaction rules.
     pub fn run(&mut self, p: &Parsed, params: &[Value]) -> Result<Output> {
+        self.run_with_files(p, params, &mut common::infile::NoLocalFiles)
+    }
+
+    /// [`Session::run`] with the client's files reachable for `LOAD DATA LOCAL INFILE`.
+    pub fn run_with_files(
+        &mut self,
+        p: &Parsed,
+        params: &[Value],
+        files: &mut dyn common::infile::LocalFiles,
+    ) -> Result<Output> {
         if self.kill_conn.load(Ordering::SeqCst) {
             // KILL CONNECTION arrived while the command was queued: run nothing more.
             return Err(Error::interrupted());
@@ -757,6 +783,7 @@ impl<E: KvEngine> Session<E> {
             Stmt::Execute { .. } => Class::Dml,
             Stmt::AlterTable(_) | Stmt::CreatePartitioned(..) => Class::Ddl,
             Stmt::Acl(_) => Class::ImplicitCommit,
+            Stmt::LoadData(_) => Class::Dml,
             _ => Class::Other,
         };
         if class == Class::Ddl || class == Class::ImplicitCommit {
@@ -790,7 +817,7 @@ impl<E: KvEngine> Session<E> {
                 self.killed.clone(),
             )
         });
-        let r = match self.dispatch(p, params) {
+        let r = match self.dispatch(p, params, files) {
             Err(e)
                 if e.code.num == codes::ER_QUERY_INTERRUPTED.num
                     && deadline.as_ref().is_some_and(|d| d.fired()) =>
@@ -850,9 +877,18 @@ impl<E: KvEngine> Session<E> {
         r
     }
 
-    fn dispatch(&mut self, p: &Parsed, params: &[Value]) -> Result<Output> {
+    fn dispatch(
+        &mut self,
+        p: &Parsed,
+        params: &[Value],
+        files: &mut dyn common::infile::LocalFiles,
+    ) -> Result<Output> {
         crate::acl_check::check(self, p)?;
         let stmt = match &p.stmt {
+            Stmt::LoadData(l) => {
+                self.inst.status.com_insert.fetch_add(1, Ordering::Relaxed);
+                return crate::load::execute(self, l, files);
+            }
             Stmt::Acl(a) => return crate::acl_stmt::execute(self, a),
             Stmt::Show(tokens) => return crate::show::show(self, tokens),
             Stmt::SetList(list) => {
@@ -918,7 +954,7 @@ impl<E: KvEngine> Session<E> {
                             .unwrap_or(Value::Null)
                     })
                     .collect();
-                return self.dispatch(&p.parsed, &vals);
+                return self.dispatch(&p.parsed, &vals, files);
             }
             Stmt::Deallocate(name) => {
                 return match self.sql_prepared.remove(&name.to_ascii_lowercase()) {

@@ -202,7 +202,7 @@ def test_invalid_utf8(server, db):
     send(s, b"\x03SELECT 1 AS a\xc3")
     assert err_code(recv(s)) == 1300
     assert ping(s)
-    # in string literals the invalid bytes are replaced; the statement runs
+    # in string literals the invalid bytes are kept (as a hex literal); the statement runs
     send(s, b"\x03SELECT LENGTH('a\xffb') > 0")
     r = recv(s)
     assert r[1][:1] == b"\x01"  # a one-column result set

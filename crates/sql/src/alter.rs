@@ -289,6 +289,9 @@ pub enum AlterOp {
     Lock(Lock),
     /// `FORCE`: rebuild the table.
     Force,
+    /// `DISABLE KEYS` / `ENABLE KEYS` (every dump wraps its INSERTs in them): nothing to do
+    /// for this engine, a 1031 note as InnoDB gives.
+    Keys,
     /// `RENAME [TO | AS] name`.
     Rename(ast::ObjectName),
     /// Accepted and ignored, as CREATE TABLE does: ADD/DROP FOREIGN KEY, ADD/DROP CHECK,
@@ -454,6 +457,12 @@ fn parse_op(p: &mut Parser<'_>, ops: &mut Vec<AlterOp>) -> std::result::Result<b
     if w0 == "FORCE" {
         p.next_token();
         ops.push(AlterOp::Force);
+        return Ok(false);
+    }
+    if (w0 == "DISABLE" || w0 == "ENABLE") && w1 == "KEYS" {
+        p.next_token();
+        p.next_token();
+        ops.push(AlterOp::Keys);
         return Ok(false);
     }
     // table options
@@ -955,7 +964,7 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
             AlterOp::Algorithm(a) => algorithm = *a,
             AlterOp::Lock(l) => lock = *l,
             AlterOp::Force => force = true,
-            AlterOp::Rename(_) | AlterOp::Ignored | AlterOp::Partition(_) => {}
+            AlterOp::Rename(_) | AlterOp::Ignored | AlterOp::Partition(_) | AlterOp::Keys => {}
             AlterOp::Unsupported(what) => return Err(Error::not_supported(what)),
         }
     }
@@ -1469,6 +1478,13 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, a: &AlterStmt) -> Result<Output>
             codes::ER_WRONG_OBJECT,
             format!("'{db}.{tname}' is not BASE TABLE"),
         ));
+    }
+    if !a.ops.is_empty() && a.ops.iter().all(|op| matches!(op, AlterOp::Keys)) {
+        s.warnings.push(Warning::note(
+            codes::ER_ILLEGAL_HA,
+            format!("Table storage engine for '{tname}' doesn't have this option"),
+        ));
+        return Ok(Output::ok(0));
     }
     // RENAME TO target
     let mut target = (db.clone(), tname.clone());

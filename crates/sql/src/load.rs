@@ -220,7 +220,11 @@ fn parse_load(p: &[Token]) -> Result<LoadStmt> {
     if kw(i).as_deref() == Some("CHARACTER") && kw(i + 1).as_deref() == Some("SET")
         || kw(i).as_deref() == Some("CHARSET")
     {
-        i += if kw(i).as_deref() == Some("CHARSET") { 1 } else { 2 };
+        i += if kw(i).as_deref() == Some("CHARSET") {
+            1
+        } else {
+            2
+        };
         st.charset = match p.get(i) {
             Some(Token::Word(w)) => Some(w.value.to_ascii_lowercase()),
             Some(Token::SingleQuotedString(s)) | Some(Token::DoubleQuotedString(s)) => {
@@ -310,7 +314,8 @@ fn parse_load(p: &[Token]) -> Result<LoadStmt> {
             loop {
                 match p.get(i) {
                     Some(Token::Word(w)) if w.quote_style.is_none() && w.value.starts_with('@') => {
-                        st.targets.push(Target::Var(w.value[1..].to_ascii_lowercase()))
+                        st.targets
+                            .push(Target::Var(w.value[1..].to_ascii_lowercase()))
                     }
                     Some(Token::Word(w)) => {
                         // `t.col` / `db.t.col`: the last part names the column

@@ -454,6 +454,44 @@ fn is_interval_function(toks: &[TokenWithSpan], i: usize) -> bool {
     false
 }
 
+/// Removes a `[DEFAULT] ENCRYPTION [=] 'N'` database option from `toks`; 'Y' is refused.
+fn strip_encryption_option(toks: &mut Vec<TokenWithSpan>) -> Result<()> {
+    let is_word = |t: &TokenWithSpan, w: &str| matches!(&t.token, Token::Word(x) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
+    let Some(at) = toks.iter().position(|t| is_word(t, "ENCRYPTION")) else {
+        return Ok(());
+    };
+    let mut start = at;
+    if let Some(prev) = toks[..at]
+        .iter()
+        .rposition(|t| !matches!(t.token, Token::Whitespace(_)))
+    {
+        if is_word(&toks[prev], "DEFAULT") {
+            start = prev;
+        }
+    }
+    let mut end = at + 1;
+    let mut j = next_non_ws_idx(toks, end);
+    if let Some(k) = j {
+        if toks[k].token == Token::Eq {
+            end = k + 1;
+            j = next_non_ws_idx(toks, end);
+        }
+    }
+    match j.map(|k| (k, &toks[k].token)) {
+        Some((k, Token::SingleQuotedString(v) | Token::DoubleQuotedString(v)))
+            if v.eq_ignore_ascii_case("N") =>
+        {
+            end = k + 1
+        }
+        Some((_, Token::SingleQuotedString(_) | Token::DoubleQuotedString(_))) => {
+            return Err(Error::not_supported("DEFAULT ENCRYPTION='Y'"))
+        }
+        _ => return Err(Error::parse("ENCRYPTION")),
+    }
+    toks.drain(start..end);
+    Ok(())
+}
+
 fn word(s: &str) -> TokenWithSpan {
     TokenWithSpan::wrap(Token::make_keyword(s))
 }
@@ -645,6 +683,13 @@ pub fn parse_with(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parsed>> {
                     plain.remove(1);
                 }
             }
+        }
+        // CREATE DATABASE … [DEFAULT] ENCRYPTION [=] 'N' (MySQL 8.0.16+, in every
+        // mysqldump / mariadb-dump of a MySQL 8 schema): unencrypted is all there is
+        if words_follow(&toks, 0, &["CREATE", "DATABASE"])
+            || words_follow(&toks, 0, &["CREATE", "SCHEMA"])
+        {
+            strip_encryption_option(&mut toks)?;
         }
         let is_create_table = {
             let mut w = plain.iter().filter_map(|t| match t {

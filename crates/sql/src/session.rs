@@ -1234,7 +1234,9 @@ impl<E: KvEngine> Session<E> {
             )?;
         }
         let value = match e {
-            ast::Expr::Identifier(id) if id.quote_style.is_none() => {
+            // a bare word names the value (`SET sql_mode = TRADITIONAL`); `@v` / `@@v` are
+            // variables (`SET character_set_client = @saved_cs_client` in every dump)
+            ast::Expr::Identifier(id) if id.quote_style.is_none() && !id.value.starts_with('@') => {
                 let u = id.value.to_ascii_uppercase();
                 match u.as_str() {
                     "ON" | "OFF" | "DEFAULT" => Value::Str(u),

@@ -128,6 +128,7 @@ pub static VARS: &[VarDef] = vars! {
     "net_read_timeout" Both Int "30";
     "net_retry_count" Both Int "10";
     "net_write_timeout" Both Int "60";
+    "optimizer_switch" Both Str "index_merge=on,index_merge_union=on,index_merge_sort_union=on,index_merge_intersection=on,engine_condition_pushdown=on,index_condition_pushdown=on,mrr=on,mrr_cost_based=on,block_nested_loop=on,batched_key_access=off,materialization=on,semijoin=on,loosescan=on,firstmatch=on,duplicateweedout=on,subquery_materialization_cost_based=on,use_index_extensions=on,condition_fanout_filter=on,derived_merge=on,use_invisible_indexes=off,skip_scan=on,hash_join=on,subquery_to_derived=off,prefer_ordering_index=on,hypergraph_optimizer=off,derived_condition_pushdown=on";
     "old_passwords" Both Int "0";
     "performance_schema" ReadOnly Bool "0";
     "port" ReadOnly Int "3306";

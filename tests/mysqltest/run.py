@@ -39,13 +39,14 @@ def reason_of(output):
     m = re.search(r"At line (\d+): (.*)", output)
     if m:
         return f"line {m.group(1)}: {m.group(2).strip()}"[:240]
-    if "Result content mismatch" in output or "---" in output:
-        for line in output.splitlines():
+    if "Result content mismatch" in output or "\n@@" in output:
+        lines = output.splitlines()
+        for i, line in enumerate(lines):
             if line.startswith("-") and not line.startswith("---"):
-                exp = line[1:].strip()
-                plus = next((l[1:].strip() for l in output.splitlines()
-                             if l.startswith("+") and not l.startswith("+++")), "")
-                return f"result differs: expected `{exp[:100]}`, got `{plus[:100]}`"
+                got = next((l[1:] for l in lines[i + 1:]
+                            if l.startswith("+") and not l.startswith("+++")), "")
+                show = lambda t: t.strip().replace("\t", " \\t ")[:100]
+                return f"result differs: expected `{show(line[1:])}`, got `{show(got)}`"
         return "result differs"
     tail = [l for l in output.strip().splitlines() if l.strip()]
     return (tail[-1] if tail else "failed")[:240]

@@ -889,7 +889,7 @@ pub fn execute<E: KvEngine>(
         while let Some(fields) = split.next_record().map_err(io_err)? {
             records += 1;
             let row_no = records;
-            if records % 1024 == 0 && ctx.killed.load(std::sync::atomic::Ordering::Relaxed) {
+            if records.is_multiple_of(1024) && ctx.killed.load(std::sync::atomic::Ordering::Relaxed) {
                 return Err(Error::interrupted());
             }
             let mut row: Vec<Option<Value>> = vec![None; ncols];

@@ -178,7 +178,12 @@ impl<S: Read + Write> common::infile::LocalFiles for ClientFiles<'_, S> {
         req.push(0xFB);
         req.extend_from_slice(name.as_bytes());
         let sent = self.io.write_packet(&req).and_then(|_| self.io.flush());
-        sent.map_err(|e| common::Error::new(codes::ER_NET_ERROR_ON_WRITE, format!("Got an error writing communication packets: {e}")))?;
+        sent.map_err(|e| {
+            common::Error::new(
+                codes::ER_NET_ERROR_ON_WRITE,
+                format!("Got an error writing communication packets: {e}"),
+            )
+        })?;
         Ok(Box::new(InfileReader {
             io: &mut *self.io,
             max_packet: self.max_packet,
@@ -215,9 +220,9 @@ impl<S: Read + Write> Read for InfileReader<'_, S> {
                     self.done = true;
                     return Err(match e {
                         ReadError::Io(e) => e,
-                        ReadError::TooLarge => io::Error::other(
-                            "Got a packet bigger than 'max_allowed_packet' bytes",
-                        ),
+                        ReadError::TooLarge => {
+                            io::Error::other("Got a packet bigger than 'max_allowed_packet' bytes")
+                        }
                         ReadError::Closed => io::ErrorKind::UnexpectedEof.into(),
                         ReadError::OutOfOrder => io::Error::other("Got packets out of order"),
                     });

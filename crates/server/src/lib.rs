@@ -94,7 +94,12 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
     // secure_file_priv: where LOAD DATA INFILE may read server files. Default: the `files`
     // directory inside the data directory (created here); `--set secure_file_priv=NULL`
     // forbids server files, an empty value allows any path (MySQL's meanings).
-    match cfg.sysvars.iter().rev().find(|(k, _)| k == "secure_file_priv") {
+    match cfg
+        .sysvars
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "secure_file_priv")
+    {
         Some((_, v)) if v.eq_ignore_ascii_case("NULL") => {
             globals.set_internal("secure_file_priv", common::Value::Null)
         }

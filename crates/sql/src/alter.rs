@@ -258,8 +258,8 @@ pub enum AlterOp {
     DropIndex(String),
     /// `DROP PRIMARY KEY`.
     DropPrimaryKey,
-    /// `DROP CONSTRAINT name`: drops the index of that name if there is one (CHECK and
-    /// FOREIGN KEY constraints are not kept, see [`AlterOp::Ignored`]).
+    /// `DROP CONSTRAINT name`: drops the index or FOREIGN KEY of that name if there is one
+    /// (CHECK constraints are not kept, see [`AlterOp::Ignored`]).
     DropConstraint(String),
     /// `RENAME {INDEX|KEY} a TO b`.
     RenameIndex {
@@ -294,8 +294,11 @@ pub enum AlterOp {
     Keys,
     /// `RENAME [TO | AS] name`.
     Rename(ast::ObjectName),
-    /// Accepted and ignored, as CREATE TABLE does: ADD/DROP FOREIGN KEY, ADD/DROP CHECK,
-    /// `ALTER INDEX i VISIBLE`.
+    /// `ADD [CONSTRAINT [name]] FOREIGN KEY …`: kept in the definition, not enforced.
+    AddForeignKey(ast::ForeignKeyConstraint),
+    /// `DROP FOREIGN KEY name`.
+    DropForeignKey(String),
+    /// Accepted and ignored, as CREATE TABLE does: ADD/DROP CHECK, `ALTER INDEX i VISIBLE`.
     Ignored,
     /// Valid MySQL that Strata does not implement (fails with 1235 when executed).
     Unsupported(String),
@@ -538,7 +541,10 @@ pub fn from_ast(op: ast::AlterTableOperation, ops: &mut Vec<AlterOp>) -> Result<
     match op {
         A::AddConstraint { constraint, .. } => match IndexSpec::from_constraint(&constraint)? {
             Some(ix) => ops.push(AlterOp::AddIndex(ix)),
-            None => ops.push(AlterOp::Ignored),
+            None => match constraint {
+                TableConstraint::ForeignKey(fk) => ops.push(AlterOp::AddForeignKey(fk)),
+                _ => ops.push(AlterOp::Ignored),
+            },
         },
         A::AddColumn {
             column_def,
@@ -565,7 +571,7 @@ pub fn from_ast(op: ast::AlterTableOperation, ops: &mut Vec<AlterOp>) -> Result<
             }
         }
         A::DropPrimaryKey { .. } => ops.push(AlterOp::DropPrimaryKey),
-        A::DropForeignKey { .. } => ops.push(AlterOp::Ignored),
+        A::DropForeignKey { name, .. } => ops.push(AlterOp::DropForeignKey(ident_text(&name))),
         A::DropIndex { name } => ops.push(AlterOp::DropIndex(ident_text(&name))),
         A::DropConstraint { name, .. } => ops.push(AlterOp::DropConstraint(ident_text(&name))),
         A::RenameColumn {
@@ -769,6 +775,7 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
         .collect();
     let mut next_slot = old.columns.len();
     let mut opts = old.options.clone();
+    let mut foreign_keys = old.foreign_keys.clone();
     let mut table_coll = old.options.collation;
     // existing indexes (key parts = old positions = slot ids)
     let mut pk: Option<IxSlot> = None;
@@ -876,6 +883,93 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
                 parts: NewKeyParts::Named(ix.columns.clone()),
                 comment: ix.comment.clone(),
             }),
+            AlterOp::AddForeignKey(fk) => {
+                let cols: Vec<ColumnDef> = slots.iter().map(|sl| sl.col.clone()).collect();
+                let def = ddl::foreign_key(s, &old.db, tname, &cols, fk, &foreign_keys)?;
+                // the index a FOREIGN KEY needs, when no key starts with its columns
+                let name_of = |id: usize| {
+                    slots
+                        .iter()
+                        .find(|sl| sl.id == id)
+                        .map(|sl| sl.col.name.clone())
+                };
+                let leads = |names: Vec<Option<String>>| {
+                    names.len() >= def.columns.len()
+                        && names
+                            .iter()
+                            .zip(&def.columns)
+                            .all(|(a, b)| a.as_deref().is_some_and(|a| a.eq_ignore_ascii_case(b)))
+                };
+                let has_key = pk.iter().chain(secondaries.iter()).any(|ix| {
+                    leads(
+                        ix.def
+                            .columns
+                            .iter()
+                            .map(|ic| {
+                                if ic.prefix_len.is_none() {
+                                    name_of(ic.col)
+                                } else {
+                                    None
+                                }
+                            })
+                            .collect(),
+                    )
+                }) || new_indexes.iter().any(|ix| match &ix.parts {
+                    NewKeyParts::Named(p) => leads(
+                        p.iter()
+                            .map(|o| match &o.expr {
+                                ast::Expr::Identifier(i) => Some(i.value.clone()),
+                                _ => None,
+                            })
+                            .collect(),
+                    ),
+                    NewKeyParts::Slot(id) => leads(vec![name_of(*id)]),
+                });
+                if !has_key {
+                    new_indexes.push(NewIndex {
+                        name: fk
+                            .name
+                            .as_ref()
+                            .or(fk.index_name.as_ref())
+                            .map(|n| n.value.clone()),
+                        kind: IndexKind::Normal,
+                        parts: NewKeyParts::Named(
+                            fk.columns
+                                .iter()
+                                .map(|c| ast::OrderByExpr {
+                                    expr: ast::Expr::Identifier(c.clone()),
+                                    options: ast::OrderByOptions {
+                                        sort: None,
+                                        nulls_first: None,
+                                    },
+                                    with_fill: None,
+                                })
+                                .collect(),
+                        ),
+                        comment: String::new(),
+                    });
+                }
+                foreign_keys.push(def);
+            }
+            AlterOp::DropForeignKey(name) => {
+                match foreign_keys
+                    .iter()
+                    .position(|f| f.name.eq_ignore_ascii_case(name))
+                {
+                    Some(i) => {
+                        foreign_keys.remove(i);
+                    }
+                    None => return Err(cant_drop(name)),
+                }
+            }
+            AlterOp::DropIndex(name) | AlterOp::DropConstraint(name)
+                if matches!(op, AlterOp::DropConstraint(_))
+                    && foreign_keys
+                        .iter()
+                        .any(|f| f.name.eq_ignore_ascii_case(name)) =>
+            {
+                foreign_keys.retain(|f| !f.name.eq_ignore_ascii_case(name));
+            }
             AlterOp::DropIndex(name) | AlterOp::DropConstraint(name) => {
                 if name.eq_ignore_ascii_case("PRIMARY") {
                     if pk.take().is_none() {
@@ -1283,6 +1377,7 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
     indexes.extend(secondaries);
     let hidden_pk = indexes.first().is_none_or(|i| i.kind != IndexKind::Primary);
     let def = TableDef {
+        foreign_keys,
         partitioning: old.partitioning.clone(),
         leaf: None,
         part_select: None,

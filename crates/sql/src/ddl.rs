@@ -8,7 +8,9 @@ use crate::mdl::MdlMode;
 use common::types::LobSize;
 use common::{codes, Collation, DataType, Error, Result, Value};
 use sqlparser::ast::{self, ColumnOption, Statement, TableConstraint};
-use storage::catalog::{ColumnDef, IndexColumn, IndexDef, IndexKind, TableDef, TableOptions};
+use storage::catalog::{
+    ColumnDef, ForeignKeyDef, IndexColumn, IndexDef, IndexKind, TableDef, TableOptions,
+};
 use storage::engine::KvEngine;
 
 use crate::session::{Output, Session};
@@ -644,6 +646,7 @@ fn create_table_select<E: KvEngine>(
         }
         None => {
             s.storage().create_table(TableDef {
+                foreign_keys: Vec::new(),
                 partitioning: None,
                 leaf: None,
                 part_select: None,
@@ -791,6 +794,9 @@ pub(crate) fn create_table_with<E: KvEngine>(
     let mut pk: Option<Vec<IndexColumn>> = None;
     let mut indexes: Vec<IndexDef> = Vec::new();
     let mut col_uniques: Vec<usize> = Vec::new();
+    let mut foreign_keys: Vec<ForeignKeyDef> = Vec::new();
+    // (FOREIGN KEY columns, the name its implicit index would get)
+    let mut fk_keys: Vec<(Vec<usize>, String)> = Vec::new();
     for (ci, c) in ct.columns.iter().enumerate() {
         let cname = c.name.value.clone();
         if columns.iter().any(|x| x.name.eq_ignore_ascii_case(&cname)) {
@@ -873,7 +879,24 @@ pub(crate) fn create_table_with<E: KvEngine>(
                     comment: String::new(),
                 });
             }
-            TableConstraint::ForeignKey(_) | TableConstraint::Check(_) => {
+            TableConstraint::ForeignKey(fk) => {
+                let def = foreign_key(s, &db, &name, &columns, fk, &foreign_keys)?;
+                let cols = def
+                    .columns
+                    .iter()
+                    .map(|c| columns.iter().position(|x| x.name.eq_ignore_ascii_case(c)))
+                    .collect::<Option<Vec<usize>>>()
+                    .unwrap_or_default();
+                let ixname = fk
+                    .name
+                    .as_ref()
+                    .or(fk.index_name.as_ref())
+                    .map(|n| n.value.clone())
+                    .unwrap_or_default();
+                fk_keys.push((cols, ixname));
+                foreign_keys.push(def);
+            }
+            TableConstraint::Check(_) => {
                 // Accepted and ignored, as MyRocks does (documented).
             }
             other => return Err(Error::not_supported(format!("{other}"))),
@@ -889,6 +912,37 @@ pub(crate) fn create_table_with<E: KvEngine>(
                 prefix_len: None,
                 desc: false,
             }],
+            comment: String::new(),
+        });
+    }
+    // a FOREIGN KEY needs an index starting with its columns; MySQL creates one when no key has
+    // them as its leading columns
+    for (cols, ixname) in fk_keys {
+        let leads = |ic: &[IndexColumn]| {
+            ic.len() >= cols.len()
+                && ic
+                    .iter()
+                    .zip(&cols)
+                    .all(|(a, b)| a.col == *b && a.prefix_len.is_none())
+        };
+        if cols.is_empty()
+            || pk.as_deref().is_some_and(leads)
+            || indexes.iter().any(|ix| leads(&ix.columns))
+        {
+            continue;
+        }
+        indexes.push(IndexDef {
+            id: 0,
+            name: ixname,
+            kind: IndexKind::Normal,
+            columns: cols
+                .iter()
+                .map(|&col| IndexColumn {
+                    col,
+                    prefix_len: None,
+                    desc: false,
+                })
+                .collect(),
             comment: String::new(),
         });
     }
@@ -961,6 +1015,7 @@ pub(crate) fn create_table_with<E: KvEngine>(
         ));
     }
     let mut def = TableDef {
+        foreign_keys,
         partitioning: None,
         part_select: None,
         leaf: None,
@@ -984,6 +1039,112 @@ pub(crate) fn create_table_with<E: KvEngine>(
     }
     s.storage().create_table(def)?;
     Ok(Output::ok(0))
+}
+
+/// A FOREIGN KEY clause of table `db.table` (whose columns are `columns`) as a catalog
+/// constraint. The referencing columns must exist (1072) and match the referenced ones in number
+/// (1239); the name is the given one or MySQL's generated `<table>_ibfk_<n>`, unique within
+/// the table (1826). With `foreign_key_checks` on, as in MySQL, the referenced table must exist
+/// (1824) and have the referenced columns (3734); a table may reference itself. Constraints
+/// are kept for SHOW CREATE TABLE and INFORMATION_SCHEMA and are not enforced on data.
+pub(crate) fn foreign_key<E: KvEngine>(
+    s: &Session<E>,
+    db: &str,
+    table: &str,
+    columns: &[ColumnDef],
+    fk: &ast::ForeignKeyConstraint,
+    existing: &[ForeignKeyDef],
+) -> Result<ForeignKeyDef> {
+    let find = |cols: &[ColumnDef], n: &str| {
+        cols.iter()
+            .find(|c| c.name.eq_ignore_ascii_case(n))
+            .map(|c| c.name.clone())
+    };
+    let mut own = Vec::new();
+    for c in &fk.columns {
+        own.push(find(columns, &c.value).ok_or_else(|| {
+            Error::new(
+                codes::ER_KEY_COLUMN_DOES_NOT_EXITS,
+                format!("Key column '{}' doesn't exist in table", c.value),
+            )
+        })?);
+    }
+    let (ref_db, ref_table) = {
+        let parts = obj_parts(&fk.foreign_table);
+        match parts.as_slice() {
+            [t] => (db.to_string(), t.clone()),
+            [d, t] => (d.clone(), t.clone()),
+            _ => return Err(Error::parse(fk.foreign_table.to_string())),
+        }
+    };
+    let name = match &fk.name {
+        Some(n) => {
+            check_ident(&n.value, "constraint")?;
+            n.value.clone()
+        }
+        None => {
+            // one past the highest `<table>_ibfk_<n>` in use, as MySQL numbers them
+            let prefix = format!("{table}_ibfk_");
+            let n = existing
+                .iter()
+                .filter_map(|f| f.name.strip_prefix(&prefix)?.parse::<u64>().ok())
+                .max()
+                .unwrap_or(0);
+            format!("{prefix}{}", n + 1)
+        }
+    };
+    if existing.iter().any(|f| f.name.eq_ignore_ascii_case(&name)) {
+        return Err(Error::new(
+            codes::ER_FK_DUP_NAME,
+            format!("Duplicate foreign key constraint name '{name}'"),
+        ));
+    }
+    if fk.referred_columns.len() != own.len() {
+        return Err(Error::new(
+            codes::ER_WRONG_FK_DEF,
+            format!("Incorrect foreign key definition for '{name}': Key reference and table reference don't match"),
+        ));
+    }
+    let mut ref_columns: Vec<String> = fk
+        .referred_columns
+        .iter()
+        .map(|c| c.value.clone())
+        .collect();
+    if s.var("foreign_key_checks") != Some(Value::Int(0)) {
+        let self_ref = ref_db.eq_ignore_ascii_case(db) && ref_table.eq_ignore_ascii_case(table);
+        let parent_cols = if self_ref {
+            columns.to_vec()
+        } else {
+            match s.storage().get_table(&ref_db, &ref_table)? {
+                Some(t) if t.options.view.is_none() => t.columns.clone(),
+                _ => {
+                    return Err(Error::new(
+                        codes::ER_FK_CANNOT_OPEN_PARENT,
+                        format!("Failed to open the referenced table '{ref_table}'"),
+                    ))
+                }
+            }
+        };
+        for c in ref_columns.iter_mut() {
+            *c = find(&parent_cols, c).ok_or_else(|| {
+                Error::new(
+                    codes::ER_FK_NO_COLUMN_PARENT,
+                    format!("Failed to add the foreign key constraint. Missing column '{c}' for constraint '{name}' in the referenced table '{ref_table}'"),
+                )
+            })?;
+        }
+    }
+    let action =
+        |a: &Option<ast::ReferentialAction>| a.as_ref().map(|a| a.to_string()).unwrap_or_default();
+    Ok(ForeignKeyDef {
+        name,
+        columns: own,
+        ref_db,
+        ref_table,
+        ref_columns,
+        on_delete: action(&fk.on_delete),
+        on_update: action(&fk.on_update),
+    })
 }
 
 /// A column definition as written in CREATE TABLE or ALTER TABLE ADD/MODIFY/CHANGE.

@@ -943,13 +943,19 @@ impl Scope {
             if !c.name.eq_ignore_ascii_case(name) {
                 continue;
             }
+            // INFORMATION_SCHEMA / performance_schema names match in any letter case, as in
+            // MySQL (`information_schema.columns.table_name`); other names are case-sensitive
+            let any_case = crate::show::is_system_db(&c.db)
+                && !c.db.eq_ignore_ascii_case("mysql")
+                && !c.db.eq_ignore_ascii_case("sys");
+            let same = |a: &str, b: &str| a == b || (any_case && a.eq_ignore_ascii_case(b));
             if let Some(t) = table {
-                if c.table != *t {
+                if !same(&c.table, t) {
                     continue;
                 }
             }
             if let Some(d) = db {
-                if c.db != *d {
+                if !same(&c.db, d) {
                     continue;
                 }
             }

@@ -1310,6 +1310,34 @@ pub fn show_create_table(t: &TableDef, next_autoinc: Option<u64>) -> String {
             keycols(ix)
         ));
     }
+    // FOREIGN KEY constraints, by name as MySQL lists them; RESTRICT (the default) is not shown
+    let mut fks: Vec<_> = t.foreign_keys.iter().collect();
+    fks.sort_by(|a, b| a.name.cmp(&b.name));
+    let idents = |v: &[String]| {
+        v.iter()
+            .map(|c| quote_ident(c))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for fk in fks {
+        let parent = if fk.ref_db == t.db {
+            quote_ident(&fk.ref_table)
+        } else {
+            format!("{}.{}", quote_ident(&fk.ref_db), quote_ident(&fk.ref_table))
+        };
+        let mut l = format!(
+            "  CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {parent} ({})",
+            quote_ident(&fk.name),
+            idents(&fk.columns),
+            idents(&fk.ref_columns)
+        );
+        for (what, rule) in [("DELETE", &fk.on_delete), ("UPDATE", &fk.on_update)] {
+            if !rule.is_empty() && rule != "RESTRICT" {
+                l.push_str(&format!(" ON {what} {rule}"));
+            }
+        }
+        lines.push(l);
+    }
     let mut out = format!(
         "CREATE TABLE {} (\n{}\n) ENGINE={}",
         quote_ident(&t.name),
@@ -2032,8 +2060,71 @@ pub fn system_rows<E: KvEngine>(
                 }
             }
         }
+        "REFERENTIAL_CONSTRAINTS" => {
+            for tb in all_tables(sess)? {
+                for fk in &tb.foreign_keys {
+                    // the parent's unique key over the referenced columns, as MySQL reports it
+                    let parent = sess.storage().get_table(&fk.ref_db, &fk.ref_table)?;
+                    let unique = parent.as_ref().and_then(|p| {
+                        p.visible_indexes()
+                            .find(|(_, ix)| {
+                                ix.kind != IndexKind::Normal
+                                    && ix.columns.len() == fk.ref_columns.len()
+                                    && ix.columns.iter().zip(&fk.ref_columns).all(|(ic, c)| {
+                                        p.columns[ic.col].name.eq_ignore_ascii_case(c)
+                                    })
+                            })
+                            .map(|(_, ix)| ix.name.clone())
+                    });
+                    let rule = |r: &str| s(if r.is_empty() { "NO ACTION" } else { r }.to_string());
+                    rows.push(vec![
+                        def(),
+                        s(tb.db.clone()),
+                        s(fk.name.clone()),
+                        def(),
+                        s(fk.ref_db.clone()),
+                        unique.map_or(Value::Null, s),
+                        s("NONE"),
+                        rule(&fk.on_update),
+                        rule(&fk.on_delete),
+                        s(tb.name.clone()),
+                        s(fk.ref_table.clone()),
+                    ]);
+                }
+            }
+        }
         "KEY_COLUMN_USAGE" | "TABLE_CONSTRAINTS" => {
             for tb in all_tables(sess)? {
+                for fk in &tb.foreign_keys {
+                    if t.name == "TABLE_CONSTRAINTS" {
+                        rows.push(vec![
+                            def(),
+                            s(tb.db.clone()),
+                            s(fk.name.clone()),
+                            s(tb.db.clone()),
+                            s(tb.name.clone()),
+                            s("FOREIGN KEY"),
+                            s("YES"),
+                        ]);
+                        continue;
+                    }
+                    for (k, (c, rc)) in fk.columns.iter().zip(&fk.ref_columns).enumerate() {
+                        rows.push(vec![
+                            def(),
+                            s(tb.db.clone()),
+                            s(fk.name.clone()),
+                            def(),
+                            s(tb.db.clone()),
+                            s(tb.name.clone()),
+                            s(c.clone()),
+                            Value::UInt(k as u64 + 1),
+                            Value::UInt(k as u64 + 1),
+                            s(fk.ref_db.clone()),
+                            s(fk.ref_table.clone()),
+                            s(rc.clone()),
+                        ]);
+                    }
+                }
                 for (ino, ix) in tb.indexes.iter().enumerate() {
                     if (tb.hidden_pk && ino == 0) || ix.kind == IndexKind::Normal {
                         continue;
@@ -2155,6 +2246,7 @@ pub fn system_rows<E: KvEngine>(
 /// `mysql` grant tables): rows are generated, never stored.
 fn system_view(db: &str, name: String, columns: Vec<ColumnDef>) -> Arc<TableDef> {
     Arc::new(TableDef {
+        foreign_keys: Vec::new(),
         partitioning: None,
         leaf: None,
         part_select: None,

@@ -251,6 +251,7 @@ pub fn create<E: KvEngine>(s: &mut Session<E>, cv: &ast::CreateView) -> Result<O
         None => {}
     }
     let def = TableDef {
+        foreign_keys: Vec::new(),
         partitioning: None,
         leaf: None,
         part_select: None,

@@ -223,6 +223,7 @@ pub fn users<E: KvEngine>(st: &Storage<E>, db: &str, name: &str) -> Arc<TableDef
     let mut id = column("id", int_ty(), false);
     id.auto_increment = true;
     st.create_table(TableDef {
+        foreign_keys: Vec::new(),
         partitioning: None,
         leaf: None,
         part_select: None,
@@ -1091,6 +1092,7 @@ pub fn autoinc_and_hidden_pk<E: KvEngine>(st: &Arc<Storage<E>>) {
     // Hidden primary key.
     let h = st
         .create_table(TableDef {
+            foreign_keys: Vec::new(),
             partitioning: None,
             part_select: None,
             leaf: None,
@@ -1417,6 +1419,7 @@ pub fn lru_bound<E: KvEngine>(st: &Arc<Storage<E>>) {
     let n = 5000;
     for i in 0..n {
         st.create_table(TableDef {
+            foreign_keys: Vec::new(),
             part_select: None,
             partitioning: None,
             leaf: None,

@@ -108,6 +108,7 @@ mod tests {
 
     fn def(name: &str) -> Arc<TableDef> {
         Arc::new(TableDef {
+            foreign_keys: Vec::new(),
             partitioning: None,
             leaf: None,
             part_select: None,

@@ -156,6 +156,28 @@ impl Default for TableOptions {
     }
 }
 
+/// A FOREIGN KEY constraint of a table, by column names (as MySQL's data dictionary keeps them).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ForeignKeyDef {
+    /// Constraint name (given, or MySQL's generated `<table>_ibfk_<n>`).
+    pub name: String,
+    /// Referencing columns of this table.
+    pub columns: Vec<String>,
+    /// Database of the referenced table.
+    pub ref_db: String,
+    /// Referenced table.
+    pub ref_table: String,
+    /// Referenced columns.
+    pub ref_columns: Vec<String>,
+    /// ON DELETE action as written (`CASCADE`, `SET NULL`, `RESTRICT`, `NO ACTION`,
+    /// `SET DEFAULT`); empty when not given.
+    #[serde(default)]
+    pub on_delete: String,
+    /// ON UPDATE action as written; empty when not given.
+    #[serde(default)]
+    pub on_update: String,
+}
+
 /// A table definition.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableDef {
@@ -178,6 +200,10 @@ pub struct TableDef {
     /// PARTITION BY, for a partitioned table (see [`partition`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partitioning: Option<std::sync::Arc<Partitioning>>,
+    /// FOREIGN KEY constraints as declared (kept for SHOW CREATE TABLE and INFORMATION_SCHEMA;
+    /// not enforced).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub foreign_keys: Vec<ForeignKeyDef>,
     /// Set on a leaf view ([`TableDef::leaf_def`]): which leaf its index ids address.
     #[serde(skip)]
     pub leaf: Option<u32>,
@@ -315,6 +341,7 @@ pub(crate) mod tests {
     #[test]
     fn normalisation_adds_hidden_pk() {
         let t = TableDef {
+            foreign_keys: Vec::new(),
             id: 0,
             db: "d".into(),
             name: "t".into(),

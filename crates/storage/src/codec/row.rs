@@ -432,6 +432,7 @@ mod tests {
 
     fn table(cols: Vec<ColumnDef>) -> TableDef {
         TableDef {
+            foreign_keys: Vec::new(),
             partitioning: None,
             leaf: None,
             part_select: None,

@@ -29,6 +29,10 @@ ALTER TABLE tree ADD FOREIGN KEY (parent) REFERENCES tree (id);
 SHOW CREATE TABLE tree;
 ALTER TABLE tree DROP CONSTRAINT fk_other;
 SHOW CREATE TABLE tree;
+-- FOREIGN KEY columns follow a rename (both sides of a self reference); dropping one is refused
+ALTER TABLE tree RENAME COLUMN parent TO up, CHANGE id node INT NOT NULL;
+SHOW CREATE TABLE tree;
+ALTER TABLE tree DROP COLUMN up;
 INSERT INTO c (id, x, y) VALUES (1, 5, 5);
 SELECT * FROM c;
 -- three-part column names over INFORMATION_SCHEMA in any letter case (SQLAlchemy reflection)

@@ -1227,6 +1227,33 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
     }
     let mut secondaries: Vec<IndexDef> = secondaries.into_iter().map(|ix| ix.def).collect();
     ddl::sort_keys(&mut secondaries, &columns);
+    // FOREIGN KEY columns follow renames; a dropped one is refused (1828), as in MySQL
+    for fk in foreign_keys.iter_mut() {
+        let self_ref = fk.ref_db == old.db && fk.ref_table == old.name;
+        let renamed = |n: &str| {
+            let i = old.columns.iter().position(|c| c.name.eq_ignore_ascii_case(n))?;
+            slots.iter().find(|sl| sl.src == Some(i)).map(|sl| sl.col.name.clone())
+        };
+        for c in fk.columns.iter_mut() {
+            match renamed(c) {
+                Some(n) => *c = n,
+                None if old.column_index(c).is_some() => {
+                    return Err(Error::new(
+                        codes::ER_FK_COLUMN_CANNOT_DROP,
+                        format!("Cannot drop column '{c}': needed in a foreign key constraint '{}'", fk.name),
+                    ))
+                }
+                None => {}
+            }
+        }
+        if self_ref {
+            for c in fk.ref_columns.iter_mut() {
+                if let Some(n) = renamed(c) {
+                    *c = n;
+                }
+            }
+        }
+    }
     // ---- how it can be done ----
     let src: Vec<Option<usize>> = slots.iter().map(|s| s.src).collect();
     let mut rebuild: Option<String> = None;

@@ -372,5 +372,19 @@ pub(crate) mod tests {
         let json = serde_json::to_string(&t).unwrap();
         let back: TableDef = serde_json::from_str(&json).unwrap();
         assert_eq!(back, t);
+        // no foreign keys: nothing stored, so definitions written before they existed still load
+        assert!(!json.contains("foreign_keys"));
+        let mut with_fk = t.clone();
+        with_fk.foreign_keys.push(ForeignKeyDef {
+            name: "t_ibfk_1".into(),
+            columns: vec!["a".into()],
+            ref_db: "d".into(),
+            ref_table: "p".into(),
+            ref_columns: vec!["id".into()],
+            on_delete: "CASCADE".into(),
+            on_update: String::new(),
+        });
+        let json = serde_json::to_string(&with_fk).unwrap();
+        assert_eq!(serde_json::from_str::<TableDef>(&json).unwrap(), with_fk);
     }
 }

@@ -1231,8 +1231,14 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
     for fk in foreign_keys.iter_mut() {
         let self_ref = fk.ref_db == old.db && fk.ref_table == old.name;
         let renamed = |n: &str| {
-            let i = old.columns.iter().position(|c| c.name.eq_ignore_ascii_case(n))?;
-            slots.iter().find(|sl| sl.src == Some(i)).map(|sl| sl.col.name.clone())
+            let i = old
+                .columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(n))?;
+            slots
+                .iter()
+                .find(|sl| sl.src == Some(i))
+                .map(|sl| sl.col.name.clone())
         };
         for c in fk.columns.iter_mut() {
             match renamed(c) {
@@ -1240,7 +1246,10 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
                 None if old.column_index(c).is_some() => {
                     return Err(Error::new(
                         codes::ER_FK_COLUMN_CANNOT_DROP,
-                        format!("Cannot drop column '{c}': needed in a foreign key constraint '{}'", fk.name),
+                        format!(
+                            "Cannot drop column '{c}': needed in a foreign key constraint '{}'",
+                            fk.name
+                        ),
                     ))
                 }
                 None => {}

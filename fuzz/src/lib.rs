@@ -12,7 +12,12 @@ use storage::catalog::{ColumnDef, IndexColumn, IndexDef, IndexKind, TableDef, Ta
 pub fn sql_parser(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let _ = sql::parser::parse(&text);
-    let _ = protocol::backend::invalid_utf8_outside_strings(data);
+    // the COM_QUERY decoding: non-UTF-8 string literals rewritten to hex literals, then parsed
+    for backslash in [true, false] {
+        if let Ok(t) = protocol::backend::binary_safe_query_text(data, backslash) {
+            let _ = sql::parser::parse(&t);
+        }
+    }
 }
 
 /// An in-memory duplex stream: reads from `input`, writes are discarded.
@@ -197,6 +202,7 @@ pub fn codec_table() -> TableDef {
         comment: String::new(),
     };
     TableDef {
+        foreign_keys: Vec::new(),
         id: 7,
         db: "f".into(),
         name: "t".into(),

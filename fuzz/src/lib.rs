@@ -13,8 +13,9 @@ pub fn sql_parser(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let _ = sql::parser::parse(&text);
     // the COM_QUERY decoding: non-UTF-8 string literals rewritten to hex literals, then parsed
-    for backslash in [true, false] {
-        if let Ok(t) = protocol::backend::binary_safe_query_text(data, backslash) {
+    if protocol::backend::invalid_utf8_outside_strings(data).is_none() {
+        for backslash in [true, false] {
+            let t = protocol::backend::hex_non_utf8_literals(data, backslash);
             let _ = sql::parser::parse(&t);
         }
     }

@@ -650,6 +650,17 @@ fn credential<E: KvEngine>(
     Ok((plugin, auth))
 }
 
+/// Note 3162 for each account an `IF EXISTS` statement skipped.
+fn note_missing_users<E: KvEngine>(sess: &mut Session<E>, missing: Vec<(String, String)>) {
+    for (u, h) in missing {
+        note(
+            sess,
+            codes::ER_USER_DOES_NOT_EXIST,
+            format!("Authorization ID {} does not exist.", quoted(&u, &h)),
+        );
+    }
+}
+
 fn note<E: KvEngine>(sess: &mut Session<E>, code: common::ErrorCode, msg: String) {
     sess.warnings.push(Warning {
         level: Level::Note,
@@ -827,13 +838,7 @@ pub fn execute<E: KvEngine>(sess: &mut Session<E>, stmt: &AclStmt) -> Result<Out
                 }
                 Ok((change, failed))
             })?;
-            for (u, h) in missing {
-                note(
-                    sess,
-                    codes::ER_USER_DOES_NOT_EXIST,
-                    format!("Authorization ID {} does not exist.", quoted(&u, &h)),
-                );
-            }
+            note_missing_users(sess, missing);
             Ok(Output::ok(0))
         }
         AclStmt::DropUser { if_exists, users } => {
@@ -855,13 +860,7 @@ pub fn execute<E: KvEngine>(sess: &mut Session<E>, stmt: &AclStmt) -> Result<Out
                 }
                 Ok((change, failed))
             })?;
-            for (u, h) in missing {
-                note(
-                    sess,
-                    codes::ER_USER_DOES_NOT_EXIST,
-                    format!("Authorization ID {} does not exist.", quoted(&u, &h)),
-                );
-            }
+            note_missing_users(sess, missing);
             Ok(Output::ok(0))
         }
         AclStmt::RenameUser(pairs) => {

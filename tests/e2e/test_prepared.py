@@ -81,3 +81,92 @@ def test_prepared_subqueries_windows_views(server, db):
     with pytest.raises(mysql.connector.Error) as e:
         cur.execute("SELECT (SELECT id FROM o WHERE id > ?)", (1,))
     assert e.value.errno == 1242
+
+
+def status(cur, name):
+    cur.execute(f"SHOW GLOBAL STATUS LIKE '{name}'")
+    return int(cur.fetchall()[0][1])
+
+
+def test_plan_cache_reuse_and_invalidation(server, db):
+    """A prepared SELECT keeps its plan between executions; DDL, USE, SET and volatile values
+    (user variables) make it plan again, and a reused plan still takes its metadata locks."""
+    admin, name = db
+    acur = admin.cursor()
+    acur.execute("CREATE TABLE pc (id INT PRIMARY KEY, v INT, g INT)")
+    acur.execute("INSERT INTO pc VALUES (1, 10, 1), (2, 20, 1), (3, 30, 2)")
+    c = connect(server, name)
+    cur = c.cursor(prepared=True)
+    hits0, misses0 = status(acur, "Strata_plan_cache_hits"), status(acur, "Strata_plan_cache_misses")
+    for i in (1, 2, 3, 1):
+        cur.execute("SELECT * FROM pc WHERE id = ?", (i,))
+        assert cur.fetchall() == [(i, i * 10, 1 if i < 3 else 2)]
+    assert status(acur, "Strata_plan_cache_misses") - misses0 == 1
+    assert status(acur, "Strata_plan_cache_hits") - hits0 == 3
+    # DDL between executions: the next execution sees the new column
+    reprep = status(acur, "Com_stmt_reprepare")
+    acur.execute("ALTER TABLE pc ADD COLUMN w INT DEFAULT 7")
+    cur.execute("SELECT * FROM pc WHERE id = ?", (2,))
+    assert cur.fetchall() == [(2, 20, 1, 7)]
+    assert status(acur, "Com_stmt_reprepare") == reprep + 1
+    # a reused plan takes the table's metadata lock again: DDL waits behind an open transaction
+    cur.execute("SELECT * FROM pc WHERE id = ?", (2,))
+    cur.fetchall()
+    c.start_transaction()
+    cur.execute("SELECT * FROM pc WHERE id = ?", (3,))
+    assert cur.fetchall() == [(3, 30, 2, 7)]
+    acur.execute("SET SESSION lock_wait_timeout = 1")
+    with pytest.raises(Exception) as e:
+        acur.execute("ALTER TABLE pc DROP COLUMN w")
+    assert getattr(e.value, "args", [None])[0] == 1205 or "1205" in str(e.value)
+    c.commit()
+    acur.execute("ALTER TABLE pc DROP COLUMN w")
+    # user variables are read at execution, not frozen into the plan
+    uc = c.cursor()
+    for val, want in ((1, 11), (5, 15)):
+        uc.execute(f"SET @pc_off = {val}")
+        cur.execute("SELECT v + @pc_off FROM pc WHERE id = ?", (1,))
+        assert cur.fetchall()[0][0] == want
+    # a changed sql_mode plans again (ONLY_FULL_GROUP_BY is checked when planning)
+    q = "SELECT g, v FROM pc WHERE id > ? GROUP BY g ORDER BY g"
+    with pytest.raises(mysql.connector.Error) as e:
+        cur.execute(q, (0,))
+    assert e.value.errno == 1055
+    uc.execute("SET SESSION sql_mode = ''")
+    cur.execute(q, (0,))
+    assert [r[0] for r in cur.fetchall()] == [1, 2]
+    # USE another database: an unqualified name resolves there
+    acur.execute("DROP DATABASE IF EXISTS pc_other")
+    acur.execute("CREATE DATABASE pc_other")
+    acur.execute("CREATE TABLE pc_other.pc (id INT PRIMARY KEY, v INT, g INT)")
+    acur.execute("INSERT INTO pc_other.pc VALUES (1, 99, 9)")
+    cur.execute("SELECT v FROM pc WHERE id = ?", (1,))
+    assert cur.fetchall() == [(10,)]
+    uc.execute("USE pc_other")
+    cur.execute("SELECT v FROM pc WHERE id = ?", (1,))
+    assert cur.fetchall() == [(99,)]
+    # the table dropped under a cached plan: 1146, and the connection stays usable
+    acur.execute("DROP TABLE pc_other.pc")
+    with pytest.raises(mysql.connector.Error) as e:
+        cur.execute("SELECT v FROM pc WHERE id = ?", (1,))
+    assert e.value.errno == 1146
+    uc.execute(f"USE `{name}`")
+    cur.execute("SELECT v FROM pc WHERE id = ?", (3,))
+    assert cur.fetchall() == [(30,)]
+    acur.execute("DROP DATABASE pc_other")
+    c.close()
+
+
+def test_sql_execute_uses_plan_cache(server, db):
+    c, _ = db
+    cur = c.cursor()
+    cur.execute("CREATE TABLE pcs (id INT PRIMARY KEY, v INT)")
+    cur.execute("INSERT INTO pcs VALUES (1, 5), (2, 6)")
+    cur.execute("PREPARE s FROM 'SELECT v FROM pcs WHERE id = ?'")
+    hits = status(cur, "Strata_plan_cache_hits")
+    for i, want in ((1, 5), (2, 6), (1, 5)):
+        cur.execute(f"SET @i = {i}")
+        cur.execute("EXECUTE s USING @i")
+        assert list(cur.fetchall()) == [(want,)]
+    assert status(cur, "Strata_plan_cache_hits") - hits == 2
+    cur.execute("DEALLOCATE PREPARE s")

@@ -704,10 +704,13 @@ pub fn resolve_table<E: KvEngine>(s: &Session<E>, name: &ast::ObjectName) -> Res
         _ => return Err(Error::parse(name.to_string())),
     };
     if let Some(t) = crate::show::system_table(s, &db, &tbl)? {
+        // its rows are a snapshot of the moment: a plan holding them is not reusable
+        s.note_plan_volatile();
         return Ok(t);
     }
     // the lock comes first, so the definition read below stays current until the lock goes
     s.mdl_lock(&db, &tbl, s.shared_mdl)?;
+    s.note_plan_table(&db, &tbl);
     s.storage()
         .get_table(&db, &tbl)?
         .ok_or_else(|| Error::no_such_table(&db, &tbl))
@@ -1561,10 +1564,10 @@ pub fn execute<E: KvEngine>(
     params: &[Value],
     sql: &str,
 ) -> Result<Output> {
-    let q = query::plan(s, q, sql)?;
+    let q = s.plan_select(q, sql)?;
     let into_vars = q.first_block().into_vars.clone();
     let mut columns = q.columns().to_vec();
-    if let query::Query::Select(p) = &q {
+    if let query::Query::Select(p) = &*q {
         param_item_types(&mut columns, &p.items, params);
     }
     let rows = s.with_ctx(params, false, |s, ctx| query::run(s, &q, ctx))?;

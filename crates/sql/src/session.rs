@@ -103,6 +103,12 @@ pub struct Status {
     pub com_rollback: AtomicU64,
     /// Slow_queries
     pub slow_queries: AtomicU64,
+    /// Com_stmt_reprepare: cached plans dropped because the schema or a variable changed.
+    pub com_stmt_reprepare: AtomicU64,
+    /// Strata_plan_cache_hits: executions of prepared SELECTs that reused their plan.
+    pub plan_cache_hits: AtomicU64,
+    /// Strata_plan_cache_misses: executions of prepared SELECTs that planned again.
+    pub plan_cache_misses: AtomicU64,
 }
 
 /// What every session shares: storage, global variables, counters, the process list.
@@ -201,10 +207,50 @@ fn thread_waits() -> Arc<dyn storage::txn::WaitObserver> {
 /// A prepared statement.
 #[derive(Debug, Clone)]
 pub struct Prepared {
-    /// The parsed statement.
-    pub parsed: Parsed,
+    /// The parsed statement (shared: an execution must not copy the syntax tree).
+    pub parsed: Arc<Parsed>,
     /// Result columns (as known at prepare time).
     pub columns: Vec<ColumnMeta>,
+}
+
+/// A prepared SELECT's plan, reused by later executions while its key holds.
+struct CachedPlan {
+    key: PlanKey,
+    query: Arc<crate::query::Query>,
+    /// Tables the plan resolved: each execution takes their metadata locks again.
+    tables: Vec<(String, String)>,
+}
+
+/// What a plan depends on besides the statement text: the dictionary (any DDL moves the schema
+/// epoch), the session's and the global variables, and the current database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PlanKey {
+    epoch: u64,
+    vars: u64,
+    globals: u64,
+    db: Option<String>,
+}
+
+/// Filled while a plan is built for the cache.
+#[derive(Debug, Default)]
+pub(crate) struct PlanRecord {
+    /// Recording (only while planning a prepared statement).
+    pub active: bool,
+    /// Tables resolved, as (db, table).
+    pub tables: Vec<(String, String)>,
+    /// The plan folded a value that may differ at the next execution (a user variable,
+    /// `@@var`, LAST_INSERT_ID(), FOUND_ROWS(), ROW_COUNT(), an INFORMATION_SCHEMA table):
+    /// it must not be reused.
+    pub volatile: bool,
+}
+
+impl PlanRecord {
+    /// Notes a value folded into the plan that can change between executions.
+    fn volatile(cell: &std::cell::RefCell<PlanRecord>) {
+        if let Ok(mut r) = cell.try_borrow_mut() {
+            r.volatile = true;
+        }
+    }
 }
 
 /// One client session.
@@ -221,7 +267,7 @@ pub struct Session<E: KvEngine> {
     pub account_host: String,
     /// Current database.
     pub db: Option<String>,
-    pub(crate) vars: HashMap<&'static str, Value>,
+    pub(crate) vars: rustc_hash::FxHashMap<&'static str, Value>,
     pub(crate) user_vars: HashMap<String, Value>,
     pub(crate) txn: Option<Txn<E>>,
     pub(crate) explicit_txn: bool,
@@ -252,6 +298,14 @@ pub struct Session<E: KvEngine> {
     pub(crate) work_tables: HashMap<usize, Arc<Vec<Vec<Value>>>>,
     /// The metadata lock mode the running statement takes on the tables it reads or writes.
     pub(crate) shared_mdl: crate::mdl::MdlMode,
+    /// The plan cache: a SELECT's plan kept per prepared statement id (see `plan_select`).
+    plans: HashMap<u32, CachedPlan>,
+    /// The prepared statement being executed, whose plan may come from `plans`.
+    executing: Option<u32>,
+    /// Bumped by every change of a session variable (plans fold some variable values).
+    vars_gen: u64,
+    /// What planning touched (see [`PlanRecord`]).
+    pub(crate) plan_rec: std::cell::RefCell<PlanRecord>,
 }
 
 /// Session status flags (protocol SERVER_STATUS_*).
@@ -294,7 +348,7 @@ impl<E: KvEngine> Session<E> {
             host: host.to_string(),
             account_host: host.to_string(),
             db: None,
-            vars: HashMap::new(),
+            vars: Default::default(),
             user_vars: HashMap::new(),
             txn: None,
             explicit_txn: false,
@@ -314,6 +368,10 @@ impl<E: KvEngine> Session<E> {
             work_tables: HashMap::new(),
             sql_prepared: HashMap::new(),
             shared_mdl: crate::mdl::MdlMode::SharedRead,
+            plans: HashMap::new(),
+            executing: None,
+            vars_gen: 0,
+            plan_rec: Default::default(),
         };
         if let Some(d) = db {
             s.use_db(d)?;
@@ -345,7 +403,24 @@ impl<E: KvEngine> Session<E> {
         let def = sysvars::lookup(name)?;
         match self.vars.get(def.name) {
             Some(v) => Some(v.clone()),
-            None => self.inst.globals.get(def.name),
+            None => self.inst.globals.get_def(def),
+        }
+    }
+
+    /// The session's variable values, for a change (cached plans are then planned again).
+    fn vars_mut(&mut self) -> &mut rustc_hash::FxHashMap<&'static str, Value> {
+        self.vars_gen += 1;
+        &mut self.vars
+    }
+
+    /// Runs `f` on a system variable's current value without copying it.
+    fn with_var<R>(&self, name: &str, f: impl FnOnce(Option<&Value>) -> R) -> R {
+        match sysvars::lookup(name) {
+            None => f(None),
+            Some(def) => match self.vars.get(def.name) {
+                Some(v) => f(Some(v)),
+                None => self.inst.globals.with_def(def, f),
+            },
         }
     }
 
@@ -355,6 +430,7 @@ impl<E: KvEngine> Session<E> {
         let def = sysvars::lookup(name).ok_or_else(|| Error::unknown_sysvar(name))?;
         let v = sysvars::normalise(def, &value)?;
         self.vars.insert(def.name, v);
+        self.vars_gen += 1;
         Ok(())
     }
 
@@ -375,18 +451,25 @@ impl<E: KvEngine> Session<E> {
 
     /// True if a sql_mode flag is on.
     pub fn mode(&self, flag: &str) -> bool {
-        self.sql_mode().split(',').any(|m| m == flag)
+        self.with_var("sql_mode", |v| match v {
+            Some(Value::Str(m)) => m.split(',').any(|m| m == flag),
+            Some(other) => other.to_string().split(',').any(|m| m == flag),
+            None => false,
+        })
     }
 
     /// Strict mode (STRICT_TRANS_TABLES or STRICT_ALL_TABLES).
     pub fn strict(&self) -> bool {
-        let m = self.sql_mode();
-        m.contains("STRICT_TRANS_TABLES") || m.contains("STRICT_ALL_TABLES")
+        self.mode("STRICT_TRANS_TABLES") || self.mode("STRICT_ALL_TABLES")
     }
 
     /// autocommit.
     pub fn autocommit(&self) -> bool {
-        self.var_int("autocommit", 1) != 0
+        self.with_var("autocommit", |v| match v {
+            Some(Value::Int(i)) => *i != 0,
+            Some(Value::UInt(u)) => *u != 0,
+            _ => true,
+        })
     }
 
     /// SERVER_STATUS_* bits.
@@ -450,8 +533,10 @@ impl<E: KvEngine> Session<E> {
         self.rollback();
         self.explicit_txn = false;
         self.vars.clear();
+        self.vars_gen += 1;
         self.user_vars.clear();
         self.prepared.clear();
+        self.plans.clear();
         self.sql_prepared.clear();
         self.warnings.clear();
         self.last_insert_id = 0;
@@ -548,7 +633,7 @@ impl<E: KvEngine> Session<E> {
         self.prepared.insert(
             id,
             Prepared {
-                parsed: p,
+                parsed: Arc::new(p),
                 columns: columns.clone(),
             },
         );
@@ -575,7 +660,9 @@ impl<E: KvEngine> Session<E> {
             .status
             .threads_running
             .fetch_add(1, Ordering::Relaxed);
+        self.executing = Some(id);
         let r = self.run(&p.parsed, params);
+        self.executing = None;
         self.inst
             .status
             .threads_running
@@ -587,6 +674,83 @@ impl<E: KvEngine> Session<E> {
     /// COM_STMT_CLOSE.
     pub fn close_statement(&mut self, id: u32) {
         self.prepared.remove(&id);
+        self.plans.remove(&id);
+    }
+
+    /// The plan of a SELECT about to run. For an execution of a prepared statement, the plan of
+    /// the previous execution is reused when nothing it depends on changed ([`PlanKey`]) and it
+    /// folded nothing volatile; its tables' metadata locks are taken again first. Parameters
+    /// stay `?` placeholders in a plan, so one plan serves every set of values.
+    pub(crate) fn plan_select(
+        &mut self,
+        q: &ast::Query,
+        sql: &str,
+    ) -> Result<Arc<crate::query::Query>> {
+        let Some(id) = self.executing.take() else {
+            return Ok(Arc::new(crate::query::plan(self, q, sql)?));
+        };
+        let key = PlanKey {
+            epoch: self.inst.storage.schema_epoch(),
+            vars: self.vars_gen,
+            globals: self.inst.globals.generation(),
+            db: self.db.clone(),
+        };
+        if let Some(c) = self.plans.get(&id).filter(|c| c.key == key) {
+            let (query, tables) = (c.query.clone(), c.tables.clone());
+            for (db, t) in &tables {
+                self.mdl_lock(db, t, self.shared_mdl)?;
+            }
+            // no DDL can have slipped in between: its exclusive lock would have kept ours out
+            if self.inst.storage.schema_epoch() == key.epoch {
+                self.inst
+                    .status
+                    .plan_cache_hits
+                    .fetch_add(1, Ordering::Relaxed);
+                return Ok(query);
+            }
+        }
+        if self.plans.remove(&id).is_some() {
+            self.inst
+                .status
+                .com_stmt_reprepare
+                .fetch_add(1, Ordering::Relaxed);
+        }
+        self.inst
+            .status
+            .plan_cache_misses
+            .fetch_add(1, Ordering::Relaxed);
+        *self.plan_rec.borrow_mut() = PlanRecord {
+            active: true,
+            ..Default::default()
+        };
+        let planned = crate::query::plan(self, q, sql);
+        let rec = std::mem::take(&mut *self.plan_rec.borrow_mut());
+        let query = Arc::new(planned?);
+        if !rec.volatile && self.inst.storage.schema_epoch() == key.epoch {
+            self.plans.insert(
+                id,
+                CachedPlan {
+                    key,
+                    query: query.clone(),
+                    tables: rec.tables,
+                },
+            );
+        }
+        Ok(query)
+    }
+
+    /// Records a table a plan resolved (after its metadata lock was taken).
+    pub(crate) fn note_plan_table(&self, db: &str, table: &str) {
+        if let Ok(mut r) = self.plan_rec.try_borrow_mut() {
+            if r.active {
+                r.tables.push((db.to_string(), table.to_string()));
+            }
+        }
+    }
+
+    /// Notes that the plan being built depends on something volatile (see [`PlanRecord`]).
+    pub(crate) fn note_plan_volatile(&self) {
+        PlanRecord::volatile(&self.plan_rec);
     }
 
     /// Result metadata of a statement without running it.
@@ -954,7 +1118,10 @@ impl<E: KvEngine> Session<E> {
                             .unwrap_or(Value::Null)
                     })
                     .collect();
-                return self.dispatch(&p.parsed, &vals, files);
+                self.executing = Some(id);
+                let r = self.dispatch(&p.parsed, &vals, files);
+                self.executing = None;
+                return r;
             }
             Stmt::Deallocate(name) => {
                 return match self.sql_prepared.remove(&name.to_ascii_lowercase()) {
@@ -1161,14 +1328,14 @@ impl<E: KvEngine> Session<E> {
                     "character_set_connection",
                     "character_set_results",
                 ] {
-                    self.vars.insert(
+                    self.vars_mut().insert(
                         sysvars::lookup(v)
                             .map(|d| d.name)
                             .unwrap_or("character_set_client"),
                         csv.clone(),
                     );
                 }
-                self.vars.insert(
+                self.vars_mut().insert(
                     "collation_connection",
                     Value::Str(
                         collation_name
@@ -1193,7 +1360,8 @@ impl<E: KvEngine> Session<E> {
                         let _ = session;
                         self.vars
                             .insert("transaction_isolation", Value::Str(name.into()));
-                        self.vars.insert("tx_isolation", Value::Str(name.into()));
+                        self.vars_mut()
+                            .insert("tx_isolation", Value::Str(name.into()));
                     }
                 }
                 Ok(Output::ok(0))
@@ -1254,7 +1422,7 @@ impl<E: KvEngine> Session<E> {
                     .unwrap_or("");
                 self.inst.globals.set(def.name, &Value::Str(d.into()))?;
             } else {
-                self.vars.remove(def.name);
+                self.vars_mut().remove(def.name);
             }
             return Ok(());
         }
@@ -1275,8 +1443,8 @@ impl<E: KvEngine> Session<E> {
                 }
             }
             "transaction_isolation" | "tx_isolation" => {
-                self.vars.insert("transaction_isolation", v.clone());
-                self.vars.insert("tx_isolation", v);
+                self.vars_mut().insert("transaction_isolation", v.clone());
+                self.vars_mut().insert("tx_isolation", v);
                 return Ok(());
             }
             "last_insert_id" | "insert_id" => {
@@ -1291,7 +1459,7 @@ impl<E: KvEngine> Session<E> {
             "character_set_results" => {}
             _ => {}
         }
-        self.vars.insert(def.name, v);
+        self.vars_mut().insert(def.name, v);
         Ok(())
     }
 }
@@ -1353,6 +1521,7 @@ fn classify(s: &Statement) -> Class {
 
 impl<E: KvEngine> BindEnv for Session<E> {
     fn sysvar(&self, name: &str, global: bool) -> Result<Value> {
+        self.note_plan_volatile();
         let lower = name.to_ascii_lowercase();
         match lower.as_str() {
             "warning_count" => return Ok(Value::Int(self.prev_warnings.0 as i64)),
@@ -1377,6 +1546,7 @@ impl<E: KvEngine> BindEnv for Session<E> {
         Ok(self.var(def.name).unwrap_or(Value::Null))
     }
     fn user_var(&self, name: &str) -> Value {
+        self.note_plan_volatile();
         self.user_vars
             .get(&name.to_ascii_lowercase())
             .cloned()
@@ -1395,12 +1565,15 @@ impl<E: KvEngine> BindEnv for Session<E> {
         self.conn_id as u64
     }
     fn last_insert_id(&self) -> u64 {
+        self.note_plan_volatile();
         self.last_insert_id
     }
     fn found_rows(&self) -> u64 {
+        self.note_plan_volatile();
         self.found_rows
     }
     fn row_count(&self) -> i64 {
+        self.note_plan_volatile();
         self.row_count
     }
     fn collation(&self) -> Collation {

@@ -1019,6 +1019,10 @@ fn status_rows<E: KvEngine>(sess: &Session<E>) -> Vec<Vec<Value>> {
         ("Com_insert", st.com_insert.load(Relaxed).to_string()),
         ("Com_rollback", st.com_rollback.load(Relaxed).to_string()),
         ("Com_select", st.com_select.load(Relaxed).to_string()),
+        (
+            "Com_stmt_reprepare",
+            st.com_stmt_reprepare.load(Relaxed).to_string(),
+        ),
         ("Com_update", st.com_update.load(Relaxed).to_string()),
         ("Connections", st.connections.load(Relaxed).to_string()),
         (
@@ -1028,6 +1032,14 @@ fn status_rows<E: KvEngine>(sess: &Session<E>) -> Vec<Vec<Value>> {
         ("Questions", st.questions.load(Relaxed).to_string()),
         ("Slow_queries", st.slow_queries.load(Relaxed).to_string()),
         ("Ssl_cipher", sess.ssl.1.clone()),
+        (
+            "Strata_plan_cache_hits",
+            st.plan_cache_hits.load(Relaxed).to_string(),
+        ),
+        (
+            "Strata_plan_cache_misses",
+            st.plan_cache_misses.load(Relaxed).to_string(),
+        ),
         ("Ssl_version", sess.ssl.0.clone()),
         (
             "Threads_connected",

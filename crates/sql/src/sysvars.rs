@@ -1,10 +1,11 @@
 //! System variables: the registry of names, scopes and defaults, global values shared by the
 //! instance, and session overrides. `SET`, `@@x` and `SHOW VARIABLES` go through here.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use common::{codes, Error, Result, Value};
 use parking_lot::RwLock;
+use rustc_hash::FxHashMap;
 
 /// Where a variable may be set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -196,25 +197,36 @@ pub static VARS: &[VarDef] = vars! {
 
 /// Looks a variable definition up by (case-insensitive) name.
 pub fn lookup(name: &str) -> Option<&'static VarDef> {
-    let n = name.to_ascii_lowercase();
-    VARS.iter().find(|v| v.name == n)
+    // Every statement reads several variables (sql_mode, autocommit, timeouts…): a hashed index
+    // instead of a scan of the whole registry, and no lower-casing copy for lower-case names.
+    static INDEX: std::sync::OnceLock<FxHashMap<&'static str, &'static VarDef>> =
+        std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| VARS.iter().map(|v| (v.name, v)).collect());
+    if name.bytes().any(|b| b.is_ascii_uppercase()) {
+        index.get(name.to_ascii_lowercase().as_str()).copied()
+    } else {
+        index.get(name).copied()
+    }
 }
 
 /// Global values, shared by all sessions.
 #[derive(Debug)]
 pub struct GlobalVars {
-    values: RwLock<HashMap<&'static str, Value>>,
+    values: RwLock<FxHashMap<&'static str, Value>>,
+    /// Bumped by every change (cached statement plans depend on variable values).
+    generation: std::sync::atomic::AtomicU64,
 }
 
 impl GlobalVars {
     /// Defaults, with `overrides` (from the command line / config file) applied.
     pub fn new(overrides: &[(String, String)]) -> Result<Self> {
-        let mut values = HashMap::new();
+        let mut values = FxHashMap::default();
         for v in VARS {
             values.insert(v.name, default_value(v));
         }
         let g = GlobalVars {
             values: RwLock::new(values),
+            generation: Default::default(),
         };
         for (k, val) in overrides {
             let def = lookup(k).ok_or_else(|| Error::unknown_sysvar(k))?;
@@ -226,8 +238,17 @@ impl GlobalVars {
 
     /// The global value of a variable.
     pub fn get(&self, name: &str) -> Option<Value> {
-        let def = lookup(name)?;
+        self.get_def(lookup(name)?)
+    }
+
+    /// The global value of a registered variable.
+    pub fn get_def(&self, def: &VarDef) -> Option<Value> {
         self.values.read().get(def.name).cloned()
+    }
+
+    /// Runs `f` on the global value of a registered variable without copying it.
+    pub fn with_def<R>(&self, def: &VarDef, f: impl FnOnce(Option<&Value>) -> R) -> R {
+        f(self.values.read().get(def.name))
     }
 
     /// `SET GLOBAL name = value`.
@@ -248,12 +269,24 @@ impl GlobalVars {
         }
         let v = normalise(def, value)?;
         self.values.write().insert(def.name, v);
+        self.bump();
         Ok(())
     }
 
     /// Sets a read-only variable at startup (datadir, port, socket...).
     pub fn set_internal(&self, name: &'static str, value: Value) {
         self.values.write().insert(name, value);
+        self.bump();
+    }
+
+    fn bump(&self) {
+        self.generation
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    }
+
+    /// Changes with every SET GLOBAL.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// All values, sorted by name.

@@ -178,6 +178,11 @@ impl<E: KvEngine> Storage<E> {
         Txn::new(self.clone(), id, opts)
     }
 
+    /// The schema epoch: moves on every dictionary change (see `DefCache::epoch`).
+    pub fn schema_epoch(&self) -> u64 {
+        self.cache.epoch()
+    }
+
     /// Number of table definitions currently cached (≤ `table_definition_cache`).
     pub fn table_cache_len(&self) -> usize {
         self.cache.len()

@@ -8,6 +8,8 @@ use std::hash::{Hash, Hasher};
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use lru::LruCache;
 use parking_lot::Mutex;
 
@@ -23,6 +25,8 @@ struct Shard {
 /// A bounded LRU of table definitions keyed by `(db, table)`.
 pub struct DefCache {
     shards: Vec<Mutex<Shard>>,
+    /// Bumped by every invalidation: any dictionary change moves it (see [`DefCache::epoch`]).
+    epoch: AtomicU64,
 }
 
 impl DefCache {
@@ -40,7 +44,14 @@ impl DefCache {
                     })
                 })
                 .collect(),
+            epoch: AtomicU64::new(0),
         }
+    }
+
+    /// The schema epoch: changes whenever a definition is invalidated, i.e. on every DDL. A
+    /// prepared statement's cached plan is reused only while the epoch it was planned at lasts.
+    pub fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::Acquire)
     }
 
     fn shard(&self, db: &str, name: &str) -> &Mutex<Shard> {
@@ -68,6 +79,7 @@ impl DefCache {
 
     /// Drops `(db, name)` and invalidates in-flight loads of its shard.
     pub fn invalidate(&self, db: &str, name: &str) {
+        self.epoch.fetch_add(1, Ordering::AcqRel);
         let mut s = self.shard(db, name).lock();
         s.generation += 1;
         s.lru.pop(&(db.to_string(), name.to_string()));
@@ -75,6 +87,7 @@ impl DefCache {
 
     /// Drops every entry of database `db`.
     pub fn invalidate_db(&self, db: &str) {
+        self.epoch.fetch_add(1, Ordering::AcqRel);
         for sh in &self.shards {
             let mut s = sh.lock();
             s.generation += 1;
@@ -133,7 +146,9 @@ mod tests {
         }
         assert!(c.len() <= 10);
         let (_, g) = c.get("d", "x");
+        let e = c.epoch();
         c.invalidate("d", "x");
+        assert!(c.epoch() > e, "every invalidation moves the schema epoch");
         c.insert(def("x"), g);
         assert!(
             c.get("d", "x").0.is_none(),

@@ -120,3 +120,58 @@ def pytest_unconfigure(config):
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(_EXIT_STATUS)
+
+
+# Two C client libraries in one process (mysqlclient's libmariadb and the libmysqlclient bundled
+# with mysql-connector's C extension) corrupt each other's per-thread state: once the suite had
+# used both, Python itself crashed with SIGSEGV when a later test started a thread (and once at
+# interpreter exit). Tests marked `own_process` therefore run their body in a forked child, after
+# their fixtures were set up here: the C libraries are initialised and used only in the child,
+# which leaves with os._exit. A failure or crash of the child fails that test alone.
+def pytest_configure(config):
+    config.addinivalue_line("markers", "own_process: run the test body in a forked child process")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem):
+    if pyfuncitem.get_closest_marker("own_process") is None:
+        return None
+    import sys
+    import traceback
+    args = {a: pyfuncitem.funcargs[a] for a in pyfuncitem._fixtureinfo.argnames}
+    sys.stdout.flush()
+    sys.stderr.flush()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        code, msg = 0, b""
+        try:
+            pyfuncitem.obj(**args)
+        except BaseException as e:
+            if isinstance(e, pytest.skip.Exception):
+                code, msg = 2, str(e).encode()
+            else:
+                code, msg = 1, traceback.format_exc().encode()
+        os.write(w, msg)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    os.close(w)
+    chunks = []
+    while True:
+        b = os.read(r, 65536)
+        if not b:
+            break
+        chunks.append(b)
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    msg = b"".join(chunks).decode(errors="replace")
+    if os.WIFSIGNALED(status):
+        pytest.fail(f"the test's process died with signal {os.WTERMSIG(status)}\n{msg}", pytrace=False)
+    code = os.WEXITSTATUS(status)
+    if code == 2:
+        pytest.skip(msg)
+    if code != 0:
+        pytest.fail(msg, pytrace=False)
+    return True

@@ -28,6 +28,9 @@ def _import(name):
         pytest.skip(f"{name} not installed")
 
 
+# mysqlclient and mysql-connector's C extension run in the test's own process (see conftest)
+pytestmark = pytest.mark.own_process
+
 class Driver:
     """How one driver connects and which exception classes it raises."""
 

@@ -93,6 +93,7 @@ def test_generated_certificates_and_status(srv):
     assert srv.connect().open
 
 
+@pytest.mark.own_process
 def test_password_accounts_over_tls_and_clients(srv):
     root = srv.connect()
     cur = root.cursor()

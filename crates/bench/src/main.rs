@@ -362,8 +362,8 @@ fn compare(a: CompareArgs) -> Result<bool> {
             "memory budget".to_string(),
             format!(
                 "{} MiB each: InnoDB innodb_buffer_pool_size = MyRocks rocksdb_block_cache_size \
-                 = Strata --block-cache-size (the MyRocks instance keeps a 16 MiB InnoDB buffer \
-                 pool for system tables)",
+                 = Strata --block-cache-size + --row-cache-size (3/4 blocks, 1/4 rows; the \
+                 MyRocks instance keeps a 16 MiB InnoDB buffer pool for system tables)",
                 a.params.cache_mb
             ),
         ),

@@ -415,8 +415,11 @@ impl Instance {
                     port.to_string(),
                     "--datadir".into(),
                     datadir.display().to_string(),
+                    // the budget is shared: a quarter for the row cache, the rest blocks
                     "--block-cache-size".into(),
-                    cache.to_string(),
+                    (cache - cache / 4).to_string(),
+                    "--row-cache-size".into(),
+                    (cache / 4).to_string(),
                     "--innodb-flush-log-at-trx-commit".into(),
                     "1".into(),
                     "--max-connections".into(),

@@ -52,6 +52,10 @@ pub struct ServeArgs {
     /// Block cache size in bytes (accepts K/M/G suffixes) [default: 256M].
     #[arg(long = "block-cache-size", alias = "rocksdb-block-cache-size")]
     pub block_cache_size: Option<String>,
+    /// Row cache size in bytes (K/M/G suffixes; 0 = off) [default: 64M]: hot rows kept
+    /// whole, apart from the block cache.
+    #[arg(long = "row-cache-size")]
+    pub row_cache_size: Option<String>,
     /// Durability: 1 = sync the log at each commit (default), 0/2 = no fsync per commit.
     #[arg(long = "innodb-flush-log-at-trx-commit")]
     pub flush_log_at_trx_commit: Option<u8>,
@@ -107,6 +111,8 @@ pub struct Config {
     pub max_connections: usize,
     /// Block cache bytes.
     pub block_cache_bytes: usize,
+    /// Row cache bytes (0 = off).
+    pub row_cache_bytes: usize,
     /// max_allowed_packet.
     pub max_allowed_packet: usize,
     /// thread_handling.
@@ -183,6 +189,7 @@ impl Config {
             socket: None,
             max_connections: 151,
             block_cache_bytes: 256 << 20,
+            row_cache_bytes: 64 << 20,
             max_allowed_packet: 64 << 20,
             thread_handling: protocol::ThreadHandling::PoolOfThreads,
             thread_pool_size: protocol::PoolConfig::default().size,
@@ -212,6 +219,9 @@ impl Config {
                         c.block_cache_bytes = parse_size(&v)?
                     }
                     "max_allowed_packet" => c.max_allowed_packet = parse_size(&v)?,
+                    "row_cache_size" | "strata_row_cache_size" => {
+                        c.row_cache_bytes = parse_size(&v)?
+                    }
                     "skip_grant_tables" => {
                         c.skip_grant_tables = !matches!(v.as_str(), "0" | "OFF" | "off")
                     }
@@ -236,6 +246,9 @@ impl Config {
         }
         if let Some(b) = &a.block_cache_size {
             c.block_cache_bytes = parse_size(b)?;
+        }
+        if let Some(r) = &a.row_cache_size {
+            c.row_cache_bytes = parse_size(r)?;
         }
         if let Some(m) = &a.max_allowed_packet {
             c.max_allowed_packet = parse_size(m)?;

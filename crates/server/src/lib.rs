@@ -44,6 +44,7 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
         &cfg.datadir.join("rocksdb"),
         RocksOptions {
             block_cache_bytes: cfg.block_cache_bytes,
+            row_cache_bytes: cfg.row_cache_bytes,
             ..Default::default()
         },
     )
@@ -60,6 +61,7 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
         .find(|(k, _)| k == "table_definition_cache")
         .and_then(|(_, v)| v.parse().ok())
         .unwrap_or(2000);
+    let row_cache = engine.row_cache();
     let storage = Storage::open(
         engine,
         StorageOptions {
@@ -130,6 +132,10 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
         "innodb_buffer_pool_size",
         common::Value::Int(cfg.block_cache_bytes as i64),
     );
+    globals.set_internal(
+        "strata_row_cache_size",
+        common::Value::Int(cfg.row_cache_bytes as i64),
+    );
     if let Some(s) = &cfg.socket {
         globals.set_internal("socket", common::Value::Str(s.display().to_string()));
     }
@@ -197,6 +203,7 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
     *inst.server_info.write() = Some(Arc::new(poolinfo::PoolInfo {
         registry: registry.clone(),
         tls,
+        row_cache,
     }));
     *inst.disconnect.write() = Some(Box::new(move |id| {
         registry.kill(id);

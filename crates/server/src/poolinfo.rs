@@ -83,6 +83,8 @@ pub struct PoolInfo {
     pub registry: Arc<ConnectionRegistry>,
     /// The TLS setup (certificate dates for `Ssl_server_not_before/after`), if enabled.
     pub tls: Option<Arc<protocol::tls::TlsSetup>>,
+    /// The storage engine's row cache (`Strata_row_cache_*` status), if enabled.
+    pub row_cache: Option<Arc<storage_rocks::rowcache::RowCache>>,
 }
 
 fn u(n: u64) -> Value {
@@ -178,7 +180,15 @@ impl ServerInfo for PoolInfo {
                     .sum::<u64>()
             })
             .unwrap_or(0);
+        let rc = self
+            .row_cache
+            .as_ref()
+            .map(|r| r.stats())
+            .unwrap_or_default();
         vec![
+            ("Strata_row_cache_hits".into(), rc.hits.to_string()),
+            ("Strata_row_cache_misses".into(), rc.misses.to_string()),
+            ("Strata_row_cache_bytes".into(), rc.bytes.to_string()),
             ("Threads_created".into(), c.threads_created.to_string()),
             ("Threads_cached".into(), cached.to_string()),
             (

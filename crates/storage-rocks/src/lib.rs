@@ -20,6 +20,9 @@ use rocksdb::{
 };
 use storage::engine::{Cf, KvEngine, KvIter, KvSnapshot, WriteBatch, WriteOp};
 
+pub mod rowcache;
+use rowcache::RowCache;
+
 /// Name of the dictionary column family.
 pub const DICT_CF: &str = "dict";
 
@@ -36,6 +39,8 @@ pub struct RocksOptions {
     pub bytes_per_sync: u64,
     /// Create the directory and column families if missing (default true).
     pub create_if_missing: bool,
+    /// Row cache size in bytes (0 = off; see [`rowcache`]).
+    pub row_cache_bytes: usize,
 }
 
 impl Default for RocksOptions {
@@ -47,6 +52,7 @@ impl Default for RocksOptions {
             write_buffer_size: 64 << 20,
             bytes_per_sync: 1 << 20,
             create_if_missing: true,
+            row_cache_bytes: 0,
         }
     }
 }
@@ -78,11 +84,18 @@ fn engine_err(what: &str, e: rocksdb::Error) -> Error {
 pub struct RocksEngine {
     db: Arc<DB>,
     _cache: Cache,
+    /// Strata's row cache (None when its size is 0).
+    rows: Option<Arc<RowCache>>,
     /// Bytes an iterator reads ahead after a block-cache miss (see [`RocksIter`]).
     read_ahead: usize,
 }
 
 impl RocksEngine {
+    /// The row cache (None when it is off), for its counters.
+    pub fn row_cache(&self) -> Option<Arc<RowCache>> {
+        self.rows.clone()
+    }
+
     /// Opens (or creates) the database at `path`.
     ///
     /// # Errors
@@ -147,6 +160,7 @@ impl RocksEngine {
         Ok(RocksEngine {
             db: Arc::new(db),
             _cache: cache,
+            rows: RowCache::new(opts.row_cache_bytes).map(Arc::new),
             read_ahead: read_ahead_bytes(opts.block_cache_bytes),
         })
     }
@@ -452,10 +466,14 @@ pub struct RocksSnapshot {
     snap: SnapshotWithThreadMode<'static, DB>,
     db: Arc<DB>,
     read_ahead: usize,
+    rows: Option<Arc<RowCache>>,
+    /// RocksDB's latest sequence number just before the snapshot was taken.
+    reader_seq: u64,
 }
 
 impl RocksSnapshot {
-    fn new(db: &Arc<DB>, read_ahead: usize) -> Self {
+    fn new(db: &Arc<DB>, read_ahead: usize, rows: Option<Arc<RowCache>>) -> Self {
+        let reader_seq = db.latest_sequence_number();
         let snap = db.snapshot();
         // SAFETY: the snapshot borrows the `DB` inside the `Arc` we store next to it. The `DB`
         // lives on the heap at a fixed address for as long as any `Arc` clone exists, and the
@@ -466,6 +484,8 @@ impl RocksSnapshot {
             snap,
             db: db.clone(),
             read_ahead,
+            rows,
+            reader_seq,
         }
     }
 
@@ -478,9 +498,17 @@ impl RocksSnapshot {
 
 impl KvSnapshot for RocksSnapshot {
     fn get(&self, cf: Cf, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let rows = self.rows.as_ref().filter(|_| cf == Cf::Data);
+        if let Some(v) = rows.and_then(|r| r.get(key, self.reader_seq)) {
+            return Ok(Some(v));
+        }
         let h = cf_handle(&self.db, cf)?;
-        read_through(|| self.read_opts(), |ro| self.db.get_cf_opt(h, key, ro))
-            .map_err(|e| engine_err("get", e))
+        let v = read_through(|| self.read_opts(), |ro| self.db.get_cf_opt(h, key, ro))
+            .map_err(|e| engine_err("get", e))?;
+        if let (Some(r), Some(v)) = (rows, &v) {
+            r.fill(key, v, self.reader_seq, self.db.latest_sequence_number());
+        }
+        Ok(v)
     }
 
     fn multi_get(&self, cf: Cf, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
@@ -520,7 +548,7 @@ impl KvEngine for RocksEngine {
     }
 
     fn snapshot(&self) -> RocksSnapshot {
-        RocksSnapshot::new(&self.db, self.read_ahead)
+        RocksSnapshot::new(&self.db, self.read_ahead, self.rows.clone())
     }
 
     fn iter(
@@ -563,9 +591,26 @@ impl KvEngine for RocksEngine {
         }
         let mut wo = WriteOptions::default();
         wo.set_sync(sync);
-        self.db
-            .write_opt(b, &wo)
-            .map_err(|e| engine_err("write", e))
+        let Some(rows) = &self.rows else {
+            return self
+                .db
+                .write_opt(b, &wo)
+                .map_err(|e| engine_err("write", e));
+        };
+        // the row cache drops the written keys around the write (see `rowcache`)
+        let keys = || {
+            batch.ops().iter().filter_map(|op| match op {
+                WriteOp::Put {
+                    cf: Cf::Data, key, ..
+                }
+                | WriteOp::Delete { cf: Cf::Data, key } => Some(key.as_slice()),
+                _ => None,
+            })
+        };
+        rows.begin_write(keys());
+        let r = self.db.write_opt(b, &wo);
+        rows.end_write(keys(), self.db.latest_sequence_number());
+        r.map_err(|e| engine_err("write", e))
     }
 
     fn compact_range(&self, cf: Cf, start: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
@@ -760,5 +805,69 @@ mod tests {
         assert_eq!(e.get(Cf::Data, &key(N / 2)).unwrap(), Some(value(N / 2)));
         assert_eq!(count(), before);
         wait::set_handler(None);
+    }
+
+    #[test]
+    fn row_cache_keeps_snapshot_reads_consistent() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = RocksEngine::open(
+            dir.path(),
+            RocksOptions {
+                row_cache_bytes: 1 << 20,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let put = |v: &[u8]| {
+            let mut b = WriteBatch::new();
+            b.put(Cf::Data, b"row".to_vec(), v.to_vec());
+            e.write(&b, false).unwrap();
+        };
+        put(b"v1");
+        let s1 = e.snapshot();
+        assert_eq!(
+            s1.get(Cf::Data, b"row").unwrap().as_deref(),
+            Some(&b"v1"[..])
+        );
+        let s2 = e.snapshot();
+        assert_eq!(
+            s2.get(Cf::Data, b"row").unwrap().as_deref(),
+            Some(&b"v1"[..])
+        );
+        let rc = e.row_cache().unwrap();
+        assert_eq!(
+            rc.stats().hits,
+            1,
+            "the second snapshot is served from the row cache"
+        );
+        put(b"v2");
+        // old snapshots keep their value, new ones see the write
+        assert_eq!(
+            s1.get(Cf::Data, b"row").unwrap().as_deref(),
+            Some(&b"v1"[..])
+        );
+        let s3 = e.snapshot();
+        assert_eq!(
+            s3.get(Cf::Data, b"row").unwrap().as_deref(),
+            Some(&b"v2"[..])
+        );
+        assert_eq!(
+            s2.get(Cf::Data, b"row").unwrap().as_deref(),
+            Some(&b"v1"[..])
+        );
+        let s4 = e.snapshot();
+        assert_eq!(
+            s4.get(Cf::Data, b"row").unwrap().as_deref(),
+            Some(&b"v2"[..])
+        );
+        // deletes drop the entry
+        let mut b = WriteBatch::new();
+        b.delete(Cf::Data, b"row".to_vec());
+        e.write(&b, false).unwrap();
+        assert_eq!(e.snapshot().get(Cf::Data, b"row").unwrap(), None);
+        assert_eq!(
+            s4.get(Cf::Data, b"row").unwrap().as_deref(),
+            Some(&b"v2"[..])
+        );
     }
 }

@@ -51,7 +51,7 @@ pub const PURCHASES_ROW_BYTES: u64 = 181;
 #[derive(Args, Debug, Clone)]
 pub struct Params {
     /// Cache budget in MiB. `compare` gives every server this much (InnoDB buffer pool =
-    /// rocksdb_block_cache_size = Strata --block-cache-size); data sizes default to multiples
+    /// rocksdb_block_cache_size = Strata block + row cache); data sizes default to multiples
     /// of it. In `run` mode, say what the server has.
     #[arg(long, default_value_t = 256)]
     pub cache_mb: u64,

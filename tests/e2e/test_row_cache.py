@@ -1,0 +1,85 @@
+"""The row cache: hot rows are served from it, and every snapshot still reads what it must."""
+import pymysql
+
+from conftest import Server
+
+
+def status(cur, name):
+    cur.execute(f"SHOW GLOBAL STATUS LIKE '{name}'")
+    return int(cur.fetchall()[0][1])
+
+
+def test_row_cache_hits_and_snapshot_consistency(server, db):
+    a, name = db
+    ca = a.cursor()
+    ca.execute("SELECT @@strata_row_cache_size")
+    assert ca.fetchall()[0][0] == 64 << 20
+    ca.execute("CREATE TABLE rc (id INT PRIMARY KEY, v INT, s VARCHAR(20))")
+    ca.execute("INSERT INTO rc VALUES " + ",".join(f"({i}, {i}, 'r{i}')" for i in range(1, 201)))
+    hits = status(ca, "Strata_row_cache_hits")
+    for _ in range(5):
+        for i in range(1, 51):
+            ca.execute("SELECT v, s FROM rc WHERE id = %s", (i,))
+            assert ca.fetchall() == ((i, f"r{i}"),)
+    assert status(ca, "Strata_row_cache_hits") - hits >= 4 * 50
+    assert status(ca, "Strata_row_cache_bytes") > 0
+
+    b = server.connect(name)
+    cb = b.cursor()
+    # a REPEATABLE READ snapshot keeps its value after another session's commit
+    ca.execute("BEGIN")
+    ca.execute("SELECT v FROM rc WHERE id = 7")
+    assert ca.fetchall() == ((7,),)
+    cb.execute("UPDATE rc SET v = 700 WHERE id = 7")
+    cb.execute("SELECT v FROM rc WHERE id = 7")
+    assert cb.fetchall() == ((700,),)
+    ca.execute("SELECT v FROM rc WHERE id = 7")
+    assert ca.fetchall() == ((7,),)
+    ca.execute("COMMIT")
+    ca.execute("SELECT v FROM rc WHERE id = 7")
+    assert ca.fetchall() == ((700,),)
+    # deleted and re-inserted rows
+    cb.execute("DELETE FROM rc WHERE id = 8")
+    ca.execute("SELECT v FROM rc WHERE id = 8")
+    assert ca.fetchall() == ()
+    cb.execute("INSERT INTO rc VALUES (8, 800, 'new')")
+    ca.execute("SELECT v, s FROM rc WHERE id = 8")
+    assert ca.fetchall() == ((800, "new"),)
+    # a rolled-back write leaves the cached row as it was
+    cb.execute("BEGIN")
+    cb.execute("UPDATE rc SET v = -1 WHERE id = 9")
+    cb.execute("ROLLBACK")
+    ca.execute("SELECT v FROM rc WHERE id = 9")
+    assert ca.fetchall() == ((9,),)
+    # DROP / TRUNCATE and a new table under the same name: no stale rows
+    ca.execute("TRUNCATE TABLE rc")
+    ca.execute("SELECT v FROM rc WHERE id = 1")
+    assert ca.fetchall() == ()
+    ca.execute("INSERT INTO rc VALUES (1, 11, 'x')")
+    ca.execute("SELECT v FROM rc WHERE id = 1")
+    assert ca.fetchall() == ((11,),)
+    ca.execute("DROP TABLE rc")
+    ca.execute("CREATE TABLE rc (id INT PRIMARY KEY, v INT, s VARCHAR(20))")
+    ca.execute("INSERT INTO rc VALUES (1, 12, 'y')")
+    ca.execute("SELECT v, s FROM rc WHERE id = 1")
+    assert ca.fetchall() == ((12, "y"),)
+    b.close()
+
+
+def test_row_cache_can_be_turned_off(tmp_path):
+    srv = Server(datadir=str(tmp_path / "data"), extra=("--row-cache-size", "0"))
+    srv.start()
+    try:
+        c = srv.connect()
+        cur = c.cursor()
+        cur.execute("SELECT @@strata_row_cache_size")
+        assert cur.fetchall()[0][0] == 0
+        cur.execute("CREATE DATABASE d")
+        cur.execute("CREATE TABLE d.t (id INT PRIMARY KEY, v INT)")
+        cur.execute("INSERT INTO d.t VALUES (1, 1)")
+        for _ in range(3):
+            cur.execute("SELECT v FROM d.t WHERE id = 1")
+            assert cur.fetchall() == ((1,),)
+        assert status(cur, "Strata_row_cache_hits") == 0
+    finally:
+        srv.stop()

@@ -301,12 +301,62 @@ pub fn insert<E: KvEngine>(
     ins: &ast::Insert,
     params: &[Value],
 ) -> Result<Output> {
+    insert_checked(s, ins, params, None)
+}
+
+/// The CHECK OPTION condition of the views a write goes through, bound over table `t`.
+fn bind_view_check<'c, E: KvEngine>(
+    s: &Session<E>,
+    t: &TableDef,
+    check: Option<&'c crate::view::ViewCheck>,
+) -> Result<Option<(Expr, &'c crate::view::ViewCheck)>> {
+    let Some(c) = check else { return Ok(None) };
+    let Some(cond) = c.condition() else {
+        return Ok(None);
+    };
+    let scope = table_scope(t, None);
+    Ok(Some((
+        Binder::new(&scope, s, "where clause").bind(&cond)?,
+        c,
+    )))
+}
+
+/// Whether `row` meets the CHECK OPTION condition: Ok(true) to write it; with IGNORE a failure
+/// is warning 1369 and Ok(false), else error 1369.
+fn view_check_passes<E: KvEngine>(
+    s: &mut Session<E>,
+    check: &Option<(Expr, &crate::view::ViewCheck)>,
+    row: &[Value],
+    ignore: bool,
+    ctx: &mut crate::expr::EvalCtx<'_>,
+) -> Result<bool> {
+    let Some((cond, c)) = check else {
+        return Ok(true);
+    };
+    if crate::query::eval_bool(s, cond, row, ctx)? {
+        return Ok(true);
+    }
+    if ignore {
+        ctx.warnings
+            .push(Warning::warn(codes::ER_VIEW_CHECK_FAILED, c.failed().msg));
+        return Ok(false);
+    }
+    Err(c.failed())
+}
+
+fn insert_checked<E: KvEngine>(
+    s: &mut Session<E>,
+    ins: &ast::Insert,
+    params: &[Value],
+    check: Option<crate::view::ViewCheck>,
+) -> Result<Output> {
     if let Some(v) = crate::view::target_view(s, &table_name(ins)?)? {
-        let rewritten = crate::view::rewrite_insert(s, &v, ins)?;
-        return insert(s, &rewritten, params);
+        let (rewritten, check) = crate::view::rewrite_insert(s, &v, ins, check)?;
+        return insert_checked(s, &rewritten, params, check);
     }
     let t = resolve_table(s, &table_name(ins)?)?;
     not_a_view(&t, "INSERT")?;
+    let view_check = bind_view_check(s, &t, check.as_ref())?;
     // INSERT INTO t PARTITION (p0, …)
     let t = match &ins.partitioned {
         Some(list) if !list.is_empty() => {
@@ -443,6 +493,7 @@ pub fn insert<E: KvEngine>(
     let single_row = nrows == 1 && !is_select;
     let autoinc_col = t.columns.iter().position(|c| c.auto_increment);
     let mut filler = RowFiller::new(s, &t, strict)?;
+    let mut skipped = 0usize;
     let (affected, first_id, dups, explicit_id) = s.with_ctx(params, strict_div, |s, ctx| {
         let mut affected = 0u64;
         let mut dups = 0u64;
@@ -463,6 +514,11 @@ pub fn insert<E: KvEngine>(
                 }
             }
             let full = filler.fill(s, &t, row, row_no, ctx)?;
+            if !view_check_passes(s, &view_check, &full, ignore, ctx)? {
+                // skipped rows don't count as records (as MySQL)
+                skipped += 1;
+                continue;
+            }
             // write, handling duplicates
             let mut attempts = 0;
             loop {
@@ -503,6 +559,9 @@ pub fn insert<E: KvEngine>(
                                 assigns.iter().map(|(c, _)| *c).collect(),
                                 ctx,
                             )?;
+                            if !view_check_passes(s, &view_check, &new, ignore, ctx)? {
+                                break;
+                            }
                             if rows_equal(&t, &existing, &new) {
                                 if found_rows {
                                     affected += 1;
@@ -546,7 +605,8 @@ pub fn insert<E: KvEngine>(
     }
     let info = if nrows > 1 || is_select {
         format!(
-            "Records: {nrows}  Duplicates: {dups}  Warnings: {}",
+            "Records: {}  Duplicates: {dups}  Warnings: {}",
+            nrows - skipped,
             s.warnings.len()
         )
     } else {
@@ -744,14 +804,25 @@ pub fn update<E: KvEngine>(
         }
         return crate::multi::update(s, u, &tables, params);
     }
+    update_checked(s, u, params, None)
+}
+
+fn update_checked<E: KvEngine>(
+    s: &mut Session<E>,
+    u: &ast::Update,
+    params: &[Value],
+    check: Option<crate::view::ViewCheck>,
+) -> Result<Output> {
     if let ast::TableFactor::Table { name, .. } = &u.table.relation {
         if let Some(v) = crate::view::target_view(s, name)? {
-            let rewritten = crate::view::rewrite_update(s, &v, u)?;
-            return update(s, &rewritten, params);
+            let (rewritten, check) = crate::view::rewrite_update(s, &v, u, check)?;
+            return update_checked(s, &rewritten, params, check);
         }
     }
     let (t, alias) = single_table(s, &u.table)?;
     not_a_view(&t, "UPDATE")?;
+    let view_check = bind_view_check(s, &t, check.as_ref())?;
+    let ignore = matches!(u.or, Some(ast::SqliteOnConflict::Ignore));
     let scope = table_scope(&t, alias.as_deref());
     let filter = match &u.selection {
         Some(w) => Some(Binder::new(&scope, &*s, "where clause").bind(w)?),
@@ -783,7 +854,7 @@ pub fn update<E: KvEngine>(
         let mut rows = fetch_where(s, &t, filter.as_ref(), ctx)?;
         sort_and_limit(&mut rows, &order, &limit, ctx)?;
         let mut changed = 0u64;
-        let matched = rows.len() as u64;
+        let mut matched = rows.len() as u64;
         for (ri, (h, old)) in rows.into_iter().enumerate() {
             let mut new = old.clone();
             for (ci, e) in &assigns {
@@ -799,6 +870,11 @@ pub fn update<E: KvEngine>(
                 ctx,
             )?;
             if rows_equal(&t, &old, &new) {
+                continue;
+            }
+            if !view_check_passes(s, &view_check, &new, ignore, ctx)? {
+                // a row skipped by IGNORE doesn't count as matched (as MySQL)
+                matched -= 1;
                 continue;
             }
             match crate::partition::update(s, &t, &h, &old, &new, ctx)? {

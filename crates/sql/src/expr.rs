@@ -100,7 +100,14 @@ pub enum AggFunc {
     LastValue,
     /// NTH_VALUE(expr, n)
     NthValue,
+    /// GROUPING(expr, …) of a WITH ROLLUP query: a bit per argument, 1 where the row is a
+    /// super-aggregate over that GROUP BY expression. Its `arg` is a [`GROUPING_ARGS`] call
+    /// holding the arguments, turned into their GROUP BY positions once GROUP BY is bound.
+    Grouping,
 }
+
+/// Function name packing the arguments of GROUPING() (see [`AggFunc::Grouping`]).
+pub const GROUPING_ARGS: &str = "\u{0}GROUPING";
 
 impl AggFunc {
     /// The aggregate function named `name` (upper case), if it is one.
@@ -133,6 +140,34 @@ pub enum FrameBound {
     Following(u64),
     /// UNBOUNDED FOLLOWING
     UnboundedFollowing,
+    /// `value PRECEDING` of a RANGE frame (the value is in [`WindowDef::range_offsets`])
+    RangePreceding,
+    /// `value FOLLOWING` of a RANGE frame
+    RangeFollowing,
+}
+
+impl FrameBound {
+    /// Position in the order of kinds of bound (a frame may not start at a later kind than
+    /// it ends at).
+    fn rank(self) -> u8 {
+        match self {
+            FrameBound::UnboundedPreceding => 0,
+            FrameBound::Preceding(_) | FrameBound::RangePreceding => 1,
+            FrameBound::CurrentRow => 2,
+            FrameBound::Following(_) | FrameBound::RangeFollowing => 3,
+            FrameBound::UnboundedFollowing => 4,
+        }
+    }
+}
+
+/// The offset of a RANGE frame bound: a number, or `INTERVAL value unit` for a temporal
+/// ORDER BY key. Constant for the statement.
+#[derive(Debug, Clone)]
+pub struct RangeOffset {
+    /// The value.
+    pub value: Expr,
+    /// The INTERVAL unit (temporal keys).
+    pub unit: Option<func::arith::IntervalUnit>,
 }
 
 /// `OVER (PARTITION BY .. ORDER BY .. frame)` of a window function call.
@@ -144,6 +179,9 @@ pub struct WindowDef {
     pub order: Vec<(Expr, bool)>,
     /// Frame: (ROWS, start, end); None = the default frame.
     pub frame: Option<(bool, FrameBound, FrameBound)>,
+    /// Offsets of the start and end bounds of a RANGE frame (`RangePreceding` /
+    /// `RangeFollowing`).
+    pub range_offsets: [Option<RangeOffset>; 2],
     /// Further arguments (LAG/LEAD offset and default, NTILE / NTH_VALUE n).
     pub extra: Vec<Expr>,
 }
@@ -346,6 +384,10 @@ pub enum Expr {
     InSubquery(Box<Expr>, Arc<SubQuery>, bool, Collation),
     /// `expr op ANY|SOME|ALL (SELECT ...)`: (op, expr, subquery, ALL, collation).
     Quantified(CmpOp, Box<Expr>, Arc<SubQuery>, bool, Collation),
+    /// Column `i` of a row subquery `(SELECT a, b …)` compared with a row constructor: the
+    /// subquery runs once (per outer row if correlated) for all its columns; no row gives
+    /// NULLs, more than one row is error 1242.
+    RowSub(Arc<SubQuery>, usize),
 }
 
 /// What evaluation needs from the statement and session.
@@ -383,6 +425,7 @@ impl Expr {
             | Expr::Subquery(_)
             | Expr::Exists(_)
             | Expr::InSubquery(..)
+            | Expr::RowSub(..)
             | Expr::Quantified(..) => false,
             Expr::Func(name, args) => {
                 !matches!(
@@ -446,6 +489,7 @@ impl Expr {
             | Expr::Agg(_)
             | Expr::Outer(..)
             | Expr::Subquery(_)
+            | Expr::RowSub(..)
             | Expr::Exists(_) => {}
             Expr::InSubquery(a, ..) | Expr::Quantified(_, a, ..) => a.walk(f),
             Expr::Arith(_, a, b, _)
@@ -512,6 +556,7 @@ impl Expr {
             | Expr::Agg(_)
             | Expr::Outer(..)
             | Expr::Subquery(_)
+            | Expr::RowSub(..)
             | Expr::Exists(_) => self.clone(),
             Expr::Arith(op, x, y, t) => Expr::Arith(*op, b(x, f), b(y, f), t.clone()),
             Expr::Neg(x) => Expr::Neg(b(x, f)),
@@ -564,7 +609,11 @@ impl Expr {
         self.walk(&mut |e| {
             if matches!(
                 e,
-                Expr::Subquery(_) | Expr::Exists(_) | Expr::InSubquery(..) | Expr::Quantified(..)
+                Expr::Subquery(_)
+                    | Expr::Exists(_)
+                    | Expr::InSubquery(..)
+                    | Expr::Quantified(..)
+                    | Expr::RowSub(..)
             ) {
                 found = true
             }
@@ -578,6 +627,7 @@ impl Expr {
         self.walk(&mut |e| match e {
             Expr::Subquery(q)
             | Expr::Exists(q)
+            | Expr::RowSub(q, _)
             | Expr::InSubquery(_, q, ..)
             | Expr::Quantified(_, _, q, ..)
                 if q.correlated =>
@@ -851,6 +901,7 @@ impl Expr {
             | Expr::Subquery(_)
             | Expr::Exists(_)
             | Expr::InSubquery(..)
+            | Expr::RowSub(..)
             | Expr::Quantified(..) => {
                 return Err(Error::internal(
                     "subquery or outer reference evaluated before it was resolved",
@@ -896,6 +947,94 @@ pub fn conjuncts(e: &Expr) -> Vec<&Expr> {
 
 /// Function name marking a row constructor on the left of `IN (SELECT …)`.
 pub const ROW_MARKER: &str = "\u{0}ROW";
+
+/// One side of a comparison: a scalar, or a row of operands (rows nest).
+#[derive(Debug, Clone)]
+enum Operand {
+    Scalar(Expr),
+    Row(Vec<Operand>),
+}
+
+impl Operand {
+    fn width(&self) -> usize {
+        match self {
+            Operand::Scalar(_) => 1,
+            Operand::Row(v) => v.len(),
+        }
+    }
+}
+
+/// Error 1241 (21000) "Operand should contain N column(s)".
+pub fn operand_columns(n: usize) -> Error {
+    Error::new(
+        codes::ER_OPERAND_COLUMNS,
+        format!("Operand should contain {n} column(s)"),
+    )
+}
+
+/// The items of a row constructor: `(a, b, …)` or `ROW(a, b, …)` (at least two items for the
+/// parenthesised form, as a single parenthesised expression is not a row).
+fn row_items(e: &ast::Expr) -> Option<Vec<&ast::Expr>> {
+    match e {
+        ast::Expr::Tuple(items) if items.len() > 1 => Some(items.iter().collect()),
+        ast::Expr::Nested(inner) => row_items(inner),
+        ast::Expr::Function(f)
+            if f.over.is_none()
+                && f.name.0.len() == 1
+                && f.name.to_string().eq_ignore_ascii_case("row") =>
+        {
+            let ast::FunctionArguments::List(l) = &f.args else {
+                return None;
+            };
+            l.args
+                .iter()
+                .map(|a| match a {
+                    ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(x)) => Some(x),
+                    _ => None,
+                })
+                .collect()
+        }
+        _ => None,
+    }
+}
+
+/// The integer value of a hexadecimal (`x'41'`, `0x41`) or bit (`b'101'`) literal, for numeric
+/// context (the last 8 bytes when longer, as MySQL's BIGINT UNSIGNED conversion).
+fn hex_number(e: &ast::Expr) -> Option<Value> {
+    let ast::Expr::Value(v) = e else {
+        return match e {
+            ast::Expr::Nested(inner) => hex_number(inner),
+            _ => None,
+        };
+    };
+    let bytes = match &v.value {
+        ast::Value::HexStringLiteral(_)
+        | ast::Value::SingleQuotedByteStringLiteral(_)
+        | ast::Value::DoubleQuotedByteStringLiteral(_) => match literal(&v.value).ok()? {
+            Value::Bytes(b) => b,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let tail = &bytes[bytes.len().saturating_sub(8)..];
+    Some(Value::UInt(
+        tail.iter().fold(0u64, |n, b| (n << 8) | u64::from(*b)),
+    ))
+}
+
+/// The comparison operator a binary operator stands for.
+fn cmp_op(op: &BinaryOperator) -> Option<CmpOp> {
+    Some(match op {
+        BinaryOperator::Eq => CmpOp::Eq,
+        BinaryOperator::NotEq => CmpOp::Ne,
+        BinaryOperator::Lt => CmpOp::Lt,
+        BinaryOperator::LtEq => CmpOp::Le,
+        BinaryOperator::Gt => CmpOp::Gt,
+        BinaryOperator::GtEq => CmpOp::Ge,
+        BinaryOperator::Spaceship => CmpOp::NullSafeEq,
+        _ => return None,
+    })
+}
 
 /// One column visible to the binder.
 #[derive(Debug, Clone)]
@@ -1160,7 +1299,11 @@ impl Binder<'_> {
             }
             E::Nested(inner) => self.bind(inner)?,
             E::UnaryOp { op, expr } => {
-                let a = self.bind(expr)?;
+                let a = match (op, hex_number(expr)) {
+                    // `-0x10`: numeric context
+                    (UnaryOperator::Minus, Some(v)) => Expr::Lit(v),
+                    _ => self.bind(expr)?,
+                };
                 match op {
                     UnaryOperator::Minus => match a {
                         Expr::Lit(Value::Int(i)) if i != i64::MIN => Expr::Lit(Value::Int(-i)),
@@ -1200,6 +1343,28 @@ impl Binder<'_> {
                     Box::new(b),
                     c,
                 )))
+            }
+            E::InList {
+                expr,
+                list,
+                negated,
+            } if row_items(expr).is_some() || list.iter().any(|x| row_items(x).is_some()) => {
+                // (a, b) IN ((1, 2), (3, 4)): OR over row equalities (three-valued)
+                let a = self.bind_operand(expr)?;
+                let mut alts = Vec::with_capacity(list.len());
+                for x in list {
+                    let r = self.bind_operand(x)?;
+                    alts.push(self.compare_operands(CmpOp::Eq, a.clone(), r)?);
+                }
+                let any = alts
+                    .into_iter()
+                    .reduce(|x, y| Expr::Or(Box::new(x), Box::new(y)))
+                    .unwrap_or(Expr::Lit(Value::Int(0)));
+                if *negated {
+                    Expr::Not(Box::new(any))
+                } else {
+                    any
+                }
             }
             E::InList {
                 expr,
@@ -1376,6 +1541,7 @@ impl Binder<'_> {
                 })?;
                 Expr::Collate(Box::new(self.bind(expr)?), c)
             }
+            E::Function(f) if row_items(e).is_some() => return Err(operand_columns(1)),
             E::Function(f) => self.bind_function(f)?,
             E::MemberOf(m) => {
                 let v = self.bind(&m.value)?;
@@ -1387,6 +1553,7 @@ impl Binder<'_> {
             }
             E::Interval(_) => return Err(Error::parse("INTERVAL")),
             E::Tuple(items) if items.len() == 1 => self.bind(&items[0])?,
+            E::Tuple(_) => return Err(operand_columns(1)),
             E::Subquery(q) => {
                 let sq = self.env.subquery(q, self.scope)?;
                 sq.require_columns(1)?;
@@ -1424,6 +1591,14 @@ impl Binder<'_> {
                     BinaryOperator::GtEq => CmpOp::Ge,
                     other => return Err(Error::parse(format!("{other} ANY"))),
                 };
+                if row_items(left).is_some() {
+                    // a row: `= ANY` is IN and `<> ALL` is NOT IN; other operators take scalars
+                    return match (op, all) {
+                        (CmpOp::Eq, false) => self.bind_in_subquery(left, q, false),
+                        (CmpOp::Ne, true) => self.bind_in_subquery(left, q, true),
+                        _ => Err(operand_columns(1)),
+                    };
+                }
                 let a = self.bind(left)?;
                 let sq = self.env.subquery(q, self.scope)?;
                 sq.require_columns(1)?;
@@ -1434,24 +1609,7 @@ impl Binder<'_> {
                 expr,
                 subquery,
                 negated,
-            } => {
-                // a row constructor `(a, b) IN (SELECT x, y ...)` keeps its items in a
-                // ROW marker the subquery folding expands
-                let (a, width) = match expr.as_ref() {
-                    ast::Expr::Tuple(items) if items.len() > 1 => {
-                        let mut bound = Vec::with_capacity(items.len());
-                        for it in items {
-                            bound.push(self.bind(it)?);
-                        }
-                        (Expr::Func(ROW_MARKER.into(), bound), items.len())
-                    }
-                    other => (self.bind(other)?, 1),
-                };
-                let sq = self.env.subquery(subquery, self.scope)?;
-                sq.require_columns(width)?;
-                let c = self.cmp_collation(&a, &a);
-                Expr::InSubquery(Box::new(a), sq, *negated, c)
-            }
+            } => self.bind_in_subquery(expr, subquery, *negated)?,
             other => return Err(Error::not_supported(format!("expression {other}"))),
         })
     }
@@ -1574,8 +1732,47 @@ impl Binder<'_> {
         if matches!(op, B::Assignment) {
             return Err(Error::not_supported("assignment := inside expressions"));
         }
-        let a = self.bind(left)?;
-        let b = self.bind(right)?;
+        if let Some(cop) = cmp_op(op) {
+            if row_items(left).is_some()
+                || row_items(right).is_some()
+                || matches!(left, ast::Expr::Subquery(_))
+                || matches!(right, ast::Expr::Subquery(_))
+            {
+                let l = self.bind_operand(left)?;
+                let r = self.bind_operand(right)?;
+                return self.compare_operands(cop, l, r);
+            }
+        }
+        let numeric = matches!(
+            op,
+            B::Plus | B::Minus | B::Multiply | B::Divide | B::MyIntegerDivide | B::Modulo
+        );
+        let (mut a, mut b) = if numeric {
+            (self.bind_numeric(left)?, self.bind_numeric(right)?)
+        } else {
+            (self.bind(left)?, self.bind(right)?)
+        };
+        if cmp_op(op).is_some() {
+            // ENUM / SET compared with a number: by index / bit mask (MySQL)
+            let is_num = |e: &Expr| {
+                matches!(
+                    e,
+                    Expr::Lit(Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_))
+                )
+            };
+            // … and so is a hexadecimal / bit literal
+            if is_num(&b) {
+                a = match hex_number(left) {
+                    Some(v) => Expr::Lit(v),
+                    None => self.enum_number(a),
+                };
+            } else if is_num(&a) {
+                b = match hex_number(right) {
+                    Some(v) => Expr::Lit(v),
+                    None => self.enum_number(b),
+                };
+            }
+        }
         let text = format!("({whole})");
         let arith = |o| Expr::Arith(o, Box::new(a.clone()), Box::new(b.clone()), text.clone());
         let cmp = |s: &Self, o| {
@@ -1620,6 +1817,160 @@ impl Binder<'_> {
             }
             other => return Err(Error::not_supported(format!("operator {other}"))),
         })
+    }
+
+    /// `expr [NOT] IN (SELECT …)`. A row constructor `(a, b) IN (SELECT x, y …)` keeps its
+    /// items in a ROW marker the subquery folding expands.
+    fn bind_in_subquery(
+        &mut self,
+        expr: &ast::Expr,
+        subquery: &ast::Query,
+        negated: bool,
+    ) -> Result<Expr> {
+        let (a, width) = match row_items(expr) {
+            Some(items) => {
+                let mut bound = Vec::with_capacity(items.len());
+                for it in &items {
+                    bound.push(self.bind(it)?);
+                }
+                (Expr::Func(ROW_MARKER.into(), bound), items.len())
+            }
+            None => (self.bind(expr)?, 1),
+        };
+        let sq = self.env.subquery(subquery, self.scope)?;
+        sq.require_columns(width)?;
+        let c = self.cmp_collation(&a, &a);
+        Ok(Expr::InSubquery(Box::new(a), sq, negated, c))
+    }
+
+    /// An operand of arithmetic (MySQL's numeric context): a hexadecimal or bit literal is the
+    /// unsigned integer of its bytes (`0x10 + 1` = 17, `b'101' + 0` = 5; elsewhere it stays a
+    /// binary string), an ENUM column its index and a SET column its bit mask.
+    fn bind_numeric(&mut self, e: &ast::Expr) -> Result<Expr> {
+        if let Some(v) = hex_number(e) {
+            return Ok(Expr::Lit(v));
+        }
+        let b = self.bind(e)?;
+        Ok(self.enum_number(b))
+    }
+
+    /// An ENUM / SET column as its number (NULL stays NULL); anything else unchanged.
+    fn enum_number(&self, e: Expr) -> Expr {
+        let Expr::Col(i) = &e else { return e };
+        let coll = self.env.collation();
+        let number = match self.scope.cols.get(*i).and_then(|c| c.ty.as_ref()) {
+            Some(DataType::Enum { values, .. }) => {
+                let mut args = vec![e.clone()];
+                args.extend(values.iter().map(|v| Expr::Lit(Value::Str(v.clone()))));
+                Expr::Func("FIELD".into(), args)
+            }
+            Some(DataType::Set { values, .. }) => values
+                .iter()
+                .enumerate()
+                .map(|(bit, v)| {
+                    let member = Expr::Cmp(
+                        CmpOp::Gt,
+                        Box::new(Expr::Func(
+                            "FIND_IN_SET".into(),
+                            vec![Expr::Lit(Value::Str(v.clone())), e.clone()],
+                        )),
+                        Box::new(Expr::Lit(Value::Int(0))),
+                        coll,
+                    );
+                    Expr::Bit(
+                        BinaryOperator::PGBitwiseShiftLeft,
+                        Box::new(member),
+                        Box::new(Expr::Lit(Value::Int(bit as i64))),
+                    )
+                })
+                .reduce(|x, y| Expr::Bit(BinaryOperator::BitwiseOr, Box::new(x), Box::new(y)))
+                .unwrap_or(Expr::Lit(Value::UInt(0))),
+            _ => return e,
+        };
+        Expr::Case(
+            None,
+            vec![(Expr::IsNull(Box::new(e), false), Expr::Lit(Value::Null))],
+            Some(Box::new(number)),
+            coll,
+        )
+    }
+
+    /// Binds one side of a comparison, which may be a row: a row constructor `(a, b)` /
+    /// `ROW(a, b)` or a subquery returning several columns.
+    fn bind_operand(&mut self, e: &ast::Expr) -> Result<Operand> {
+        if let Some(items) = row_items(e) {
+            let mut v = Vec::with_capacity(items.len());
+            for it in items {
+                v.push(self.bind_operand(it)?);
+            }
+            return Ok(Operand::Row(v));
+        }
+        match e {
+            ast::Expr::Nested(inner) => self.bind_operand(inner),
+            ast::Expr::Subquery(q) => {
+                let sq = self.env.subquery(q, self.scope)?;
+                let n = sq.query.columns().len();
+                Ok(if n == 1 {
+                    Operand::Scalar(Expr::Subquery(sq))
+                } else {
+                    Operand::Row(
+                        (0..n)
+                            .map(|i| Operand::Scalar(Expr::RowSub(sq.clone(), i)))
+                            .collect(),
+                    )
+                })
+            }
+            other => Ok(Operand::Scalar(self.bind(other)?)),
+        }
+    }
+
+    /// `l op r` where either side may be a row. Rows compare element by element as MySQL
+    /// does: `=` / `<=>` are the AND of the element comparisons, `<>` their OR, and `<` `<=`
+    /// `>` `>=` lexicographic (the first unequal pair decides, a NULL pair before it gives
+    /// NULL). Different widths: error 1241 naming the left operand's width.
+    fn compare_operands(&mut self, op: CmpOp, l: Operand, r: Operand) -> Result<Expr> {
+        let (l, r) = match (l, r) {
+            (Operand::Scalar(a), Operand::Scalar(b)) => {
+                let c = self.cmp_collation(&a, &b);
+                return Ok(Expr::Cmp(op, Box::new(a), Box::new(b), c));
+            }
+            (Operand::Row(l), Operand::Row(r)) if l.len() == r.len() => (l, r),
+            (l, _) => return Err(operand_columns(l.width())),
+        };
+        let and = |x: Expr, y: Expr| Expr::And(Box::new(x), Box::new(y));
+        let or = |x: Expr, y: Expr| Expr::Or(Box::new(x), Box::new(y));
+        let n = l.len();
+        let mut pairs = l.into_iter().zip(r).collect::<Vec<_>>();
+        match op {
+            CmpOp::Eq | CmpOp::NullSafeEq | CmpOp::Ne => {
+                let mut acc: Option<Expr> = None;
+                for (a, b) in pairs {
+                    let e = self.compare_operands(op, a, b)?;
+                    acc = Some(match acc {
+                        None => e,
+                        Some(x) if op == CmpOp::Ne => or(x, e),
+                        Some(x) => and(x, e),
+                    });
+                }
+                acc.ok_or_else(|| Error::internal("empty row"))
+            }
+            CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge => {
+                let strict = match op {
+                    CmpOp::Le => CmpOp::Lt,
+                    CmpOp::Ge => CmpOp::Gt,
+                    o => o,
+                };
+                let (a, b) = pairs.pop().ok_or_else(|| Error::internal("empty row"))?;
+                let mut acc = self.compare_operands(op, a, b)?;
+                for _ in 1..n {
+                    let (a, b) = pairs.pop().ok_or_else(|| Error::internal("row width"))?;
+                    let lt = self.compare_operands(strict, a.clone(), b.clone())?;
+                    let eq = self.compare_operands(CmpOp::Eq, a, b)?;
+                    acc = or(lt, and(eq, acc));
+                }
+                Ok(acc)
+            }
+        }
     }
 
     fn bind_interval(
@@ -1735,56 +2086,11 @@ impl Binder<'_> {
                 matches!(o.options.sort, Some(ast::OrderBySort::Desc)),
             ));
         }
-        let bound_of = |b: &ast::WindowFrameBound| -> Result<FrameBound> {
-            let n = |e: &Option<Box<ast::Expr>>| -> Result<Option<u64>> {
-                match e {
-                    None => Ok(None),
-                    Some(e) => match e.as_ref() {
-                        ast::Expr::Value(v) => match &v.value {
-                            ast::Value::Number(n, _) => n
-                                .parse::<u64>()
-                                .map(Some)
-                                .map_err(|_| Error::not_supported("non-integer frame offset")),
-                            _ => Err(Error::not_supported("this frame offset")),
-                        },
-                        _ => Err(Error::not_supported("this frame offset")),
-                    },
-                }
-            };
-            Ok(match b {
-                ast::WindowFrameBound::CurrentRow => FrameBound::CurrentRow,
-                ast::WindowFrameBound::Preceding(e) => match n(e)? {
-                    None => FrameBound::UnboundedPreceding,
-                    Some(k) => FrameBound::Preceding(k),
-                },
-                ast::WindowFrameBound::Following(e) => match n(e)? {
-                    None => FrameBound::UnboundedFollowing,
-                    Some(k) => FrameBound::Following(k),
-                },
-            })
-        };
-        let frame = match &spec.window_frame {
-            None => None,
+        let (frame, range_offsets) = match &spec.window_frame {
+            None => (None, [None, None]),
             Some(f) => {
-                let rows = match f.units {
-                    ast::WindowFrameUnits::Rows => true,
-                    ast::WindowFrameUnits::Range => false,
-                    ast::WindowFrameUnits::Groups => {
-                        return Err(Error::not_supported("GROUPS frames"))
-                    }
-                };
-                let start = bound_of(&f.start_bound)?;
-                let end = match &f.end_bound {
-                    Some(b) => bound_of(b)?,
-                    None => FrameBound::CurrentRow,
-                };
-                if !rows
-                    && (matches!(start, FrameBound::Preceding(_) | FrameBound::Following(_))
-                        || matches!(end, FrameBound::Preceding(_) | FrameBound::Following(_)))
-                {
-                    return Err(Error::not_supported("RANGE frames with offsets"));
-                }
-                Some((rows, start, end))
+                let (frame, offsets) = self.bind_frame(f, &order)?;
+                (Some(frame), offsets)
             }
         };
         let (arg, extra) = if star || bound.is_empty() {
@@ -1809,8 +2115,182 @@ impl Binder<'_> {
                 partition,
                 order,
                 frame,
+                range_offsets,
                 extra,
             })),
+            order: vec![],
+        });
+        Ok(Expr::Agg(self.agg_base + aggs.len() - 1))
+    }
+
+    /// A window frame, checked as MySQL 8 does: INTERVAL only in RANGE frames (3596); a RANGE
+    /// offset needs one numeric or temporal ORDER BY key (3587), an INTERVAL for a temporal
+    /// key (3588) and a number for a numeric one (3589), constant (3590); ROWS offsets are
+    /// non-negative integers and a frame can't start after it ends (3586). GROUPS frames are
+    /// not in MySQL 8.0 (1235).
+    #[allow(clippy::type_complexity)]
+    fn bind_frame(
+        &mut self,
+        f: &ast::WindowFrame,
+        order: &[(Expr, bool)],
+    ) -> Result<((bool, FrameBound, FrameBound), [Option<RangeOffset>; 2])> {
+        const W: &str = "<unnamed window>";
+        let win_err = |code: common::ErrorCode, msg: &str| Error::new(code, msg.replace("%s", W));
+        let illegal = || {
+            win_err(
+                codes::ER_WINDOW_FRAME_ILLEGAL,
+                "Window '%s': frame start or end is negative, NULL or of non-integral type",
+            )
+        };
+        let rows = match f.units {
+            ast::WindowFrameUnits::Rows => true,
+            ast::WindowFrameUnits::Range => false,
+            ast::WindowFrameUnits::Groups => return Err(Error::not_supported("GROUPS")),
+        };
+        let mut bounds = [FrameBound::CurrentRow; 2];
+        let mut offsets: [Option<RangeOffset>; 2] = [None, None];
+        for (i, b) in [Some(&f.start_bound), f.end_bound.as_ref()]
+            .into_iter()
+            .enumerate()
+        {
+            let (e, preceding) = match b {
+                None | Some(ast::WindowFrameBound::CurrentRow) => continue,
+                Some(ast::WindowFrameBound::Preceding(e)) => (e, true),
+                Some(ast::WindowFrameBound::Following(e)) => (e, false),
+            };
+            let Some(e) = e else {
+                bounds[i] = if preceding {
+                    FrameBound::UnboundedPreceding
+                } else {
+                    FrameBound::UnboundedFollowing
+                };
+                continue;
+            };
+            let (value, unit) = match e.as_ref() {
+                ast::Expr::Interval(iv) => {
+                    let (v, u) = self.interval_parts(iv)?;
+                    (v, Some(u))
+                }
+                other => (self.sub().bind(other)?, None),
+            };
+            if rows {
+                if unit.is_some() {
+                    return Err(win_err(
+                        codes::ER_WINDOW_ROWS_INTERVAL_USE,
+                        "Window '%s': INTERVAL can only be used with RANGE frames.",
+                    ));
+                }
+                let k = match value {
+                    Expr::Lit(Value::Int(k)) if k >= 0 => k as u64,
+                    Expr::Lit(Value::UInt(k)) => k,
+                    Expr::Lit(_) => return Err(illegal()),
+                    _ => return Err(Error::not_supported("this ROWS frame offset")),
+                };
+                bounds[i] = if preceding {
+                    FrameBound::Preceding(k)
+                } else {
+                    FrameBound::Following(k)
+                };
+                continue;
+            }
+            let key_type = match order {
+                [(k, _)] => Some(expr_type(
+                    k,
+                    self.scope,
+                    self.aggs.as_deref().map(|a| a.as_slice()).unwrap_or(&[]),
+                    self.agg_base,
+                )),
+                _ => None,
+            };
+            match key_type {
+                Some(t) if t.is_numeric() => {
+                    if unit.is_some() {
+                        return Err(win_err(
+                            codes::ER_WINDOW_RANGE_FRAME_NUMERIC_TYPE,
+                            "Window '%s' with RANGE frame has ORDER BY expression of numeric type, INTERVAL bound value not allowed.",
+                        ));
+                    }
+                }
+                Some(t) if t.is_temporal() => {
+                    if unit.is_none() {
+                        return Err(win_err(
+                            codes::ER_WINDOW_RANGE_FRAME_TEMPORAL_TYPE,
+                            "Window '%s' with RANGE frame has ORDER BY expression of datetime type. Only INTERVAL bound value allowed.",
+                        ));
+                    }
+                }
+                _ => {
+                    return Err(win_err(
+                        codes::ER_WINDOW_RANGE_FRAME_ORDER_TYPE,
+                        "Window '%s' with RANGE N PRECEDING/FOLLOWING frame requires exactly one ORDER BY expression, of numeric or temporal type",
+                    ))
+                }
+            }
+            if !value.is_const() {
+                return Err(win_err(
+                    codes::ER_WINDOW_RANGE_BOUND_NOT_CONSTANT,
+                    "Window '%s' has a non-constant frame bound.",
+                ));
+            }
+            if matches!(&value, Expr::Lit(v) if v.is_null()) {
+                return Err(illegal());
+            }
+            bounds[i] = if preceding {
+                FrameBound::RangePreceding
+            } else {
+                FrameBound::RangeFollowing
+            };
+            offsets[i] = Some(RangeOffset { value, unit });
+        }
+        let [start, end] = bounds;
+        if start.rank() > end.rank()
+            || start == FrameBound::UnboundedFollowing
+            || end == FrameBound::UnboundedPreceding
+        {
+            return Err(illegal());
+        }
+        Ok(((rows, start, end), offsets))
+    }
+
+    /// GROUPING(expr, …): only where aggregates are (select list, HAVING, ORDER BY) — MySQL's
+    /// 1111 elsewhere; the planner maps the arguments to GROUP BY positions.
+    fn bind_grouping(&mut self, args: &[ast::FunctionArg]) -> Result<Expr> {
+        if self.aggs.is_none() {
+            return Err(Error::new(
+                codes::ER_INVALID_GROUP_FUNC_USE,
+                "Invalid use of group function",
+            ));
+        }
+        let mut bound = Vec::with_capacity(args.len());
+        {
+            let mut inner = Binder {
+                scope: self.scope,
+                env: self.env,
+                aggs: None,
+                clause: self.clause,
+                agg_base: self.agg_base,
+                aliases: None,
+            };
+            for a in args {
+                match a {
+                    ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
+                        bound.push(inner.bind(e)?)
+                    }
+                    _ => return Err(Error::parse("GROUPING")),
+                }
+            }
+        }
+        if bound.is_empty() {
+            return Err(Error::parse("GROUPING()"));
+        }
+        let aggs = self.aggs.as_mut().ok_or_else(|| Error::internal("aggs"))?;
+        aggs.push(AggCall {
+            func: AggFunc::Grouping,
+            arg: Some(Expr::Func(GROUPING_ARGS.into(), bound)),
+            distinct: false,
+            separator: String::new(),
+            coll: self.env.collation(),
+            window: None,
             order: vec![],
         });
         Ok(Expr::Agg(self.agg_base + aggs.len() - 1))
@@ -1833,6 +2313,9 @@ impl Binder<'_> {
         };
         if let Some(over) = &f.over {
             return self.bind_window(&name, &args, distinct, over);
+        }
+        if name == "GROUPING" && f.over.is_none() {
+            return self.bind_grouping(&args);
         }
         let agg = AggFunc::aggregate(&name);
         if let Some(func) = agg {
@@ -2240,6 +2723,7 @@ pub fn expr_type(e: &Expr, scope: &Scope, aggs: &[AggCall], agg_base: usize) -> 
             }
         }
         Expr::Subquery(q) => q.first_type.clone(),
+        Expr::RowSub(q, i) => q.query.types().get(*i).cloned().unwrap_or(ExprType::Null),
         Expr::Exists(_) | Expr::InSubquery(..) | Expr::Quantified(..) => ExprType::Int,
         Expr::Param(_) => ExprType::Str { max_chars: 255 },
         Expr::Agg(i) => {
@@ -2287,6 +2771,7 @@ pub fn expr_type(e: &Expr, scope: &Scope, aggs: &[AggCall], agg_base: usize) -> 
                 | AggFunc::FirstValue
                 | AggFunc::LastValue
                 | AggFunc::NthValue => at,
+                AggFunc::Grouping => ExprType::Int,
             }
         }
         Expr::Arith(op, a, b, _) => func::types::arith_type(

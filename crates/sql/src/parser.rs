@@ -364,7 +364,121 @@ pub fn tokenize_with(
         res.push(t.clone());
         i += 1;
     }
+    bind_binary_tightly(&mut res);
     Ok((res, params, zerofill))
+}
+
+/// MySQL's `BINARY x` binds tighter than any binary operator (`BINARY a = b` is
+/// `(BINARY a) = b`), but sqlparser reads a whole expression after BINARY. In the expressions of
+/// queries and DML, a BINARY cast of a simple operand (literal, column, function call,
+/// parenthesised expression) gets its own parentheses. Not after AS / CHARACTER SET / COLLATE
+/// / USING, where BINARY is a type or character set.
+fn bind_binary_tightly(toks: &mut Vec<TokenWithSpan>) {
+    let is_word = |t: &Token, w: &str| matches!(t, Token::Word(x) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
+    let mut i = 0;
+    let mut dml = false;
+    let mut at_start = true;
+    while i < toks.len() {
+        let t = &toks[i].token;
+        if matches!(t, Token::Whitespace(_)) {
+            i += 1;
+            continue;
+        }
+        if *t == Token::SemiColon {
+            at_start = true;
+            i += 1;
+            continue;
+        }
+        if at_start {
+            at_start = false;
+            dml = matches!(t, Token::LParen)
+                || ["SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE", "WITH", "DO", "SET", "VALUES"]
+                    .iter()
+                    .any(|w| is_word(t, w));
+        }
+        if !dml || !is_word(t, "BINARY") {
+            i += 1;
+            continue;
+        }
+        let prev = toks[..i]
+            .iter()
+            .rev()
+            .find(|t| !matches!(t.token, Token::Whitespace(_)))
+            .map(|t| &t.token);
+        if prev.is_some_and(|p| {
+            ["AS", "SET", "CHARSET", "CHARACTER", "COLLATE", "USING", "NAMES"]
+                .iter()
+                .any(|w| is_word(p, w))
+        }) {
+            i += 1;
+            continue;
+        }
+        // the operand: a literal, a (qualified) name with an optional argument list, or a
+        // parenthesised expression
+        let Some(j) = next_non_ws_idx(toks, i + 1) else {
+            break;
+        };
+        let group_end = |from: usize| -> Option<usize> {
+            let mut depth = 0i32;
+            for (k, t) in toks.iter().enumerate().skip(from) {
+                match t.token {
+                    Token::LParen => depth += 1,
+                    Token::RParen => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(k);
+                        }
+                    }
+                    Token::SemiColon => return None,
+                    _ => {}
+                }
+            }
+            None
+        };
+        let end = match &toks[j].token {
+            Token::LParen => group_end(j),
+            Token::SingleQuotedString(_)
+            | Token::DoubleQuotedString(_)
+            | Token::Number(..)
+            | Token::HexStringLiteral(_)
+            | Token::SingleQuotedByteStringLiteral(_)
+            | Token::NationalStringLiteral(_) => Some(j),
+            Token::Word(_)
+                if !["CASE", "NOT", "INTERVAL", "EXISTS", "COLLATE", "AND", "OR", "FROM", "AS"]
+                    .iter()
+                    .any(|w| is_word(&toks[j].token, w)) =>
+            {
+                let mut e = j;
+                loop {
+                    match next_non_ws_idx(toks, e + 1) {
+                        Some(k) if toks[k].token == Token::Period => {
+                            match next_non_ws_idx(toks, k + 1) {
+                                Some(w) if matches!(toks[w].token, Token::Word(_)) => e = w,
+                                _ => break,
+                            }
+                        }
+                        Some(k) if toks[k].token == Token::LParen => {
+                            match group_end(k) {
+                                Some(g) => e = g,
+                                None => break,
+                            }
+                            break;
+                        }
+                        _ => break,
+                    }
+                }
+                Some(e)
+            }
+            _ => None,
+        };
+        let Some(end) = end else {
+            i += 1;
+            continue;
+        };
+        toks.insert(end + 1, TokenWithSpan::wrap(Token::RParen));
+        toks.insert(i, TokenWithSpan::wrap(Token::LParen));
+        i = end + 3;
+    }
 }
 
 /// If the tokens so far end with `INTERVAL <value>` (the value a literal, parameter, or a
@@ -490,6 +604,72 @@ fn strip_encryption_option(toks: &mut Vec<TokenWithSpan>) -> Result<()> {
     }
     toks.drain(start..end);
     Ok(())
+}
+
+/// `UPDATE [LOW_PRIORITY] [IGNORE] …`: sqlparser reads IGNORE only in SQLite's spelling
+/// `UPDATE OR IGNORE` (which the executor then treats as MySQL's IGNORE); LOW_PRIORITY has no
+/// effect on a row-locking engine (as with InnoDB) and is dropped.
+fn update_modifiers(toks: &mut Vec<TokenWithSpan>) {
+    if !words_follow(toks, 0, &["UPDATE"]) {
+        return;
+    }
+    let i = skip_words(toks, 0, 1);
+    if words_follow(toks, i, &["LOW_PRIORITY"]) {
+        if let Some(j) = next_non_ws_idx(toks, i) {
+            toks.remove(j);
+        }
+    }
+    if words_follow(toks, i, &["IGNORE"]) {
+        if let Some(j) = next_non_ws_idx(toks, i) {
+            toks.insert(j, TokenWithSpan::wrap(Token::Whitespace(Whitespace::Space)));
+            toks.insert(j, word("OR"));
+        }
+    }
+}
+
+/// Key of the option that carries `WITH [CASCADED | LOCAL] CHECK OPTION` of CREATE VIEW in
+/// sqlparser's `CreateView::options` (sqlparser doesn't parse the clause; the name can't be
+/// written in SQL, so it can't collide with a user's option).
+pub const VIEW_CHECK_OPTION: &str = "\u{0}CHECK_OPTION";
+
+/// Removes a trailing `WITH [CASCADED | LOCAL] CHECK OPTION` from `CREATE … VIEW … AS …` and
+/// returns "CASCADED" (also for a bare WITH CHECK OPTION, as MySQL) or "LOCAL".
+fn strip_view_check_option(toks: &mut Vec<TokenWithSpan>) -> Option<&'static str> {
+    let words: Vec<(usize, String)> = toks
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| !matches!(t.token, Token::Whitespace(_)))
+        .map(|(i, t)| match &t.token {
+            Token::Word(w) if w.quote_style.is_none() => (i, w.value.to_ascii_uppercase()),
+            other => (i, format!("\u{0}{other}")),
+        })
+        .collect();
+    if words.first().map(|w| w.1.as_str()) != Some("CREATE") {
+        return None;
+    }
+    // VIEW before the first AS
+    let as_pos = words.iter().position(|w| w.1 == "AS")?;
+    if !words[..as_pos].iter().any(|w| w.1 == "VIEW") {
+        return None;
+    }
+    let n = words.len();
+    if n < 4 || words[n - 2].1 != "CHECK" || words[n - 1].1 != "OPTION" {
+        return None;
+    }
+    let (with_at, kind) = match words[n - 3].1.as_str() {
+        "CASCADED" | "LOCAL" if words[n - 4].1 == "WITH" => (
+            words[n - 4].0,
+            if words[n - 3].1 == "LOCAL" {
+                "LOCAL"
+            } else {
+                "CASCADED"
+            },
+        ),
+        "WITH" => (words[n - 3].0, "CASCADED"),
+        _ => return None,
+    };
+    toks.truncate(with_at);
+    Some(kind)
 }
 
 fn word(s: &str) -> TokenWithSpan {
@@ -745,7 +925,20 @@ pub fn parse_with(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parsed>> {
                     .collect::<Result<_>>()?,
             )
         } else {
-            Stmt::Ast(parse_tokens(toks, &text)?)
+            let mut toks = toks;
+            update_modifiers(&mut toks);
+            let check = strip_view_check_option(&mut toks);
+            let mut stmt = parse_tokens(toks, &text)?;
+            if let (Some(check), Statement::CreateView(cv)) = (check, &mut stmt) {
+                cv.options =
+                    sqlparser::ast::CreateTableOptions::With(vec![sqlparser::ast::SqlOption::KeyValue {
+                        key: sqlparser::ast::Ident::new(VIEW_CHECK_OPTION),
+                        value: sqlparser::ast::Expr::value(sqlparser::ast::Value::SingleQuotedString(
+                            check.into(),
+                        )),
+                    }]);
+            }
+            Stmt::Ast(stmt)
         };
         stmts.push(Parsed {
             stmt,
@@ -1073,6 +1266,53 @@ mod tests {
                 .join(",")
         );
         assert!(parse(&vals).is_ok());
+    }
+
+    #[test]
+    fn view_check_option_is_carried_in_the_options() {
+        let check = |sql: &str| match &parse(sql).unwrap()[0].stmt {
+            Stmt::Ast(Statement::CreateView(cv)) => cv.options.to_string(),
+            other => panic!("{other:?}"),
+        };
+        assert!(check("CREATE VIEW v AS SELECT 1 WITH CHECK OPTION").contains("CASCADED"));
+        assert!(check("CREATE OR REPLACE VIEW v AS SELECT a FROM t WHERE a > 0 WITH LOCAL CHECK OPTION")
+            .contains("LOCAL"));
+        assert!(check("CREATE VIEW v AS SELECT 1 with cascaded check option").contains("CASCADED"));
+        assert_eq!(check("CREATE VIEW v AS WITH c AS (SELECT 1) SELECT * FROM c"), "");
+        // only after CREATE … VIEW … AS
+        assert!(parse("SELECT 1 WITH CHECK OPTION").is_err());
+    }
+
+    #[test]
+    fn binary_binds_tighter_than_comparison() {
+        let text = |sql: &str| match &parse(sql).unwrap()[0].stmt {
+            Stmt::Ast(st) => st.to_string(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            text("SELECT BINARY 'a' = 'A'"),
+            "SELECT (CAST('a' AS BINARY)) = 'A'"
+        );
+        assert_eq!(
+            text("SELECT * FROM t WHERE BINARY t.c LIKE 'a%' AND BINARY f(x, (1)) > BINARY (y)"),
+            "SELECT * FROM t WHERE (CAST(t.c AS BINARY)) LIKE 'a%' AND (CAST(f(x, (1)) AS BINARY)) > (CAST((y) AS BINARY))"
+        );
+        // a type or character set, not the operator
+        assert!(text("SELECT CAST(a AS BINARY), CONVERT(b USING binary)").contains("CAST(a AS BINARY)"));
+        assert!(parse("CREATE TABLE t (a VARCHAR(5) CHARACTER SET binary, b BINARY(4))").is_ok());
+    }
+
+    #[test]
+    fn update_ignore_and_low_priority() {
+        for sql in ["UPDATE IGNORE t SET a = 1", "UPDATE LOW_PRIORITY IGNORE t SET a = 1"] {
+            match &parse(sql).unwrap()[0].stmt {
+                Stmt::Ast(Statement::Update(u)) => {
+                    assert_eq!(u.or, Some(sqlparser::ast::SqliteOnConflict::Ignore), "{sql}");
+                    assert_eq!(u.table.to_string(), "t");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
     }
 
     #[test]

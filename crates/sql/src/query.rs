@@ -218,6 +218,19 @@ impl Query {
 
 /// Rewrites `e` at nesting `depth` with `f`, descending into subqueries at `depth + 1`.
 pub fn map_expr_deep(e: &Expr, depth: usize, f: &dyn Fn(&Expr, usize) -> Option<Expr>) -> Expr {
+    // the columns of one row subquery (`Expr::RowSub`) keep sharing one rewritten subquery
+    let memo = std::cell::RefCell::new(std::collections::HashMap::new());
+    map_expr_memo(e, depth, f, &memo)
+}
+
+type SubMemo = std::cell::RefCell<std::collections::HashMap<*const SubQuery, Arc<SubQuery>>>;
+
+fn map_expr_memo(
+    e: &Expr,
+    depth: usize,
+    f: &dyn Fn(&Expr, usize) -> Option<Expr>,
+    memo: &SubMemo,
+) -> Expr {
     if let Some(r) = f(e, depth) {
         return r;
     }
@@ -226,24 +239,30 @@ pub fn map_expr_deep(e: &Expr, depth: usize, f: &dyn Fn(&Expr, usize) -> Option<
             return Some(r);
         }
         let sub = |q: &Arc<SubQuery>| {
-            Arc::new(SubQuery {
+            if let Some(done) = memo.borrow().get(&Arc::as_ptr(q)) {
+                return done.clone();
+            }
+            let new = Arc::new(SubQuery {
                 query: q.query.map_exprs(depth + 1, f),
                 correlated: q.correlated,
                 first_type: q.first_type.clone(),
-            })
+            });
+            memo.borrow_mut().insert(Arc::as_ptr(q), new.clone());
+            new
         };
         match x {
             Expr::Subquery(q) => Some(Expr::Subquery(sub(q))),
+            Expr::RowSub(q, i) => Some(Expr::RowSub(sub(q), *i)),
             Expr::Exists(q) => Some(Expr::Exists(sub(q))),
             Expr::InSubquery(a, q, n, c) => Some(Expr::InSubquery(
-                Box::new(map_expr_deep(a, depth, f)),
+                Box::new(map_expr_memo(a, depth, f, memo)),
                 sub(q),
                 *n,
                 *c,
             )),
             Expr::Quantified(op, a, q, all, c) => Some(Expr::Quantified(
                 *op,
-                Box::new(map_expr_deep(a, depth, f)),
+                Box::new(map_expr_memo(a, depth, f, memo)),
                 sub(q),
                 *all,
                 *c,
@@ -825,9 +844,41 @@ pub fn resolve<E: KvEngine>(
         return Ok(e.clone());
     }
     let mut err = None;
+    // row subqueries: the single row, per subquery (all its columns are in this expression)
+    let mut rows: std::collections::HashMap<*const SubQuery, Vec<Value>> = Default::default();
     let out = e.rewrite(&mut |x| {
         if err.is_some() {
             return None;
+        }
+        if let Expr::RowSub(q, i) = x {
+            if q.correlated && row.is_none() {
+                return None;
+            }
+            if !rows.contains_key(&Arc::as_ptr(q)) {
+                let res = if q.correlated {
+                    run(s, &bind_outer_row(&q.query, row.unwrap_or(&[])), ctx)
+                } else {
+                    run(s, &q.query, ctx)
+                };
+                match res {
+                    Ok(r) if r.len() > 1 => {
+                        err = Some(Error::new(
+                            codes::ER_SUBQUERY_NO_1_ROW,
+                            "Subquery returns more than 1 row",
+                        ));
+                        return None;
+                    }
+                    Ok(r) => {
+                        rows.insert(Arc::as_ptr(q), r.into_iter().next().unwrap_or_default());
+                    }
+                    Err(e) => {
+                        err = Some(e);
+                        return None;
+                    }
+                }
+            }
+            let v = rows[&Arc::as_ptr(q)].get(*i).cloned();
+            return Some(Expr::Lit(v.unwrap_or(Value::Null)));
         }
         let (q, lhs) = match x {
             Expr::Subquery(q) | Expr::Exists(q) => (q, None),
@@ -920,5 +971,106 @@ pub fn source_rows<E: KvEngine>(
             .cloned()
             .ok_or_else(|| Error::internal("recursive CTE working table missing")),
         Source::Table(_) => Err(Error::internal("source_rows on a base table")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::session::test_support::{err, ok, rows, session};
+
+    fn one(v: &[&str]) -> Vec<Vec<String>> {
+        vec![v.iter().map(|s| s.to_string()).collect()]
+    }
+
+    #[test]
+    fn row_constructors_compare_element_by_element() {
+        let mut s = session();
+        assert_eq!(
+            rows(
+                &mut s,
+                "SELECT (1, 2) = (1, 2), (1, NULL) = (2, NULL), (1, NULL) <> (1, 2), \
+                 (1, 2) < (1, 3), (NULL, 1) < (2, 1), (2, NULL) > (1, 5), (1, NULL) <=> (1, NULL), \
+                 ROW(1, 2) >= ROW(1, 2), ((1, 2), 3) = ((1, 2), 3)"
+            ),
+            one(&["1", "0", "NULL", "1", "NULL", "1", "1", "1", "1"])
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT (1, 2) IN ((0, 0), (1, 2)), (1, 2) IN ((1, 3), (NULL, 2))"),
+            one(&["1", "NULL"])
+        );
+        // arity mismatches: the left operand's width
+        assert_eq!(err(&mut s, "SELECT (1, 2) = (1, 2, 3)"), 1241);
+        assert_eq!(err(&mut s, "SELECT 1 = (1, 2)"), 1241);
+        assert_eq!(err(&mut s, "SELECT (1, 2)"), 1241);
+        assert_eq!(err(&mut s, "SELECT ROW(1, 2) IS NULL"), 1241);
+    }
+
+    #[test]
+    fn row_subqueries() {
+        let mut s = session();
+        ok(&mut s, "CREATE TABLE q (k INT PRIMARY KEY, x INT, y INT)");
+        ok(&mut s, "INSERT INTO q VALUES (1, 1, 2), (2, 2, 1)");
+        assert_eq!(
+            rows(
+                &mut s,
+                "SELECT (1, 2) = (SELECT x, y FROM q WHERE k = 1), \
+                 (SELECT x, y FROM q WHERE k = 2) > (1, 9), \
+                 (1, 2) = (SELECT x, y FROM q WHERE k = 3), \
+                 (SELECT x, y FROM q WHERE k = 1) = (SELECT x, y FROM q WHERE k = 1)"
+            ),
+            one(&["1", "1", "NULL", "1"])
+        );
+        // correlated: per outer row
+        assert_eq!(
+            rows(
+                &mut s,
+                "SELECT k, (x, y) = (SELECT y, x FROM q AS o WHERE o.k = 3 - q.k) FROM q ORDER BY k"
+            ),
+            vec![vec!["1", "1"], vec!["2", "1"]]
+                .into_iter()
+                .map(|r| r.into_iter().map(String::from).collect::<Vec<_>>())
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT (2, 1) = ANY (SELECT x, y FROM q), (2, 1) <> ALL (SELECT x, y FROM q)"),
+            one(&["1", "0"])
+        );
+        assert_eq!(err(&mut s, "SELECT (1, 2) = (SELECT x, y FROM q)"), 1242);
+        assert_eq!(err(&mut s, "SELECT (1, 2) = (SELECT x FROM q WHERE k = 1)"), 1241);
+        assert_eq!(err(&mut s, "SELECT (1, 2) < ANY (SELECT x, y FROM q)"), 1241);
+    }
+
+    #[test]
+    fn grouping_marks_super_aggregate_rows() {
+        let mut s = session();
+        ok(&mut s, "CREATE TABLE g (a INT, b INT, n INT)");
+        ok(&mut s, "INSERT INTO g VALUES (1, 1, 1), (1, 2, 2), (2, 1, 4)");
+        let r = rows(
+            &mut s,
+            "SELECT a, b, SUM(n), GROUPING(a), GROUPING(b), GROUPING(a, b), GROUPING(b, a) \
+             FROM g GROUP BY a, b WITH ROLLUP",
+        );
+        let marks: Vec<Vec<&str>> = r
+            .iter()
+            .map(|x| x[3..].iter().map(|v| v.as_str()).collect())
+            .collect();
+        assert_eq!(
+            marks,
+            vec![
+                vec!["0", "0", "0", "0"],
+                vec!["0", "0", "0", "0"],
+                vec!["0", "1", "1", "2"],
+                vec!["0", "0", "0", "0"],
+                vec!["0", "1", "1", "2"],
+                vec!["1", "1", "3", "3"],
+            ]
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT a, SUM(n) FROM g GROUP BY a WITH ROLLUP HAVING GROUPING(a) = 1"),
+            one(&["NULL", "7"])
+        );
+        assert_eq!(err(&mut s, "SELECT GROUPING(a) FROM g GROUP BY a"), 1111);
+        assert_eq!(err(&mut s, "SELECT a FROM g WHERE GROUPING(a) = 0 GROUP BY a WITH ROLLUP"), 1111);
+        assert_eq!(err(&mut s, "SELECT GROUPING(n) FROM g GROUP BY a WITH ROLLUP"), 3602);
     }
 }

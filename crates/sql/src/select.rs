@@ -133,6 +133,7 @@ impl Plan {
                             partition: w.partition.iter().map(m).collect(),
                             order: w.order.iter().map(|(e, d)| (m(e), *d)).collect(),
                             frame: w.frame,
+                            range_offsets: w.range_offsets.clone(),
                             extra: w.extra.iter().map(m).collect(),
                         })
                     }),
@@ -455,6 +456,21 @@ fn bind_from<E: KvEngine>(
     };
     let mut out = Vec::new();
     for twj in from {
+        // `FROM DUAL` (unquoted, alone): no table
+        if let ast::TableFactor::Table {
+            name, alias: None, ..
+        } = &twj.relation
+        {
+            if from.len() == 1
+                && twj.joins.is_empty()
+                && name.0.len() == 1
+                && name.0[0]
+                    .as_ident()
+                    .is_some_and(|i| i.quote_style.is_none() && i.value.eq_ignore_ascii_case("dual"))
+            {
+                continue;
+            }
+        }
         bind_join_list(s, twj, sql, env, &mut scope, &mut out)?;
     }
     Ok((out, scope))
@@ -577,6 +593,55 @@ pub fn source_text(sql: &str, node: &impl Spanned) -> Option<String> {
         }
     }
     b = end.max(b);
+    // a row constructor's span leaves out its outer parentheses (`1,2) = (1,2`): take in the
+    // parentheses around the text until it is balanced
+    let (mut low, mut depth, mut quote) = (0i32, 0i32, None::<char>);
+    for ch in sql[a..b].chars() {
+        match quote {
+            Some(q) if ch == q => quote = None,
+            Some(_) => {}
+            None => match ch {
+                '\'' | '"' | '`' => quote = Some(ch),
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    low = low.min(depth);
+                }
+                _ => {}
+            },
+        }
+    }
+    for _ in 0..-low {
+        let before = sql[..a].trim_end();
+        if !before.ends_with('(') {
+            break;
+        }
+        a = before.len() - 1;
+        depth += 1;
+    }
+    // ... and close what is still open (a subquery's span can also stop short of its end)
+    if depth > 0 {
+        let mut quote = None::<char>;
+        for (i, ch) in sql[b..].char_indices() {
+            match quote {
+                Some(q) if ch == q => quote = None,
+                Some(_) => {}
+                None => match ch {
+                    '\'' | '"' | '`' => quote = Some(ch),
+                    '(' => depth += 1,
+                    ')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            b += i + 1;
+                            break;
+                        }
+                    }
+                    ';' => break,
+                    _ => {}
+                },
+            }
+        }
+    }
     Some(sql[a..b].to_string())
 }
 
@@ -920,6 +985,7 @@ pub fn plan_block<E: KvEngine>(
             }
         }
     }
+    resolve_grouping(&mut aggs, &group_by, rollup)?;
     let grouped = !group_by.is_empty() || aggs.iter().any(|a| a.window.is_none());
     let (limit, offset) = bind_limit_clause(s, limit_clause)?;
     let lock = match locks.first().map(|l| &l.lock_type) {
@@ -969,6 +1035,53 @@ pub fn plan_block<E: KvEngine>(
         lock,
         into_vars,
     })
+}
+
+/// Maps the arguments of each GROUPING() call to their GROUP BY positions (3602 for one that
+/// isn't a GROUP BY expression; 1111 without WITH ROLLUP, as MySQL).
+fn resolve_grouping(aggs: &mut [AggCall], group_by: &[Expr], rollup: bool) -> Result<()> {
+    let keys: Vec<String> = group_by.iter().map(|g| format!("{g:?}")).collect();
+    for a in aggs.iter_mut().filter(|a| a.func == AggFunc::Grouping) {
+        if !rollup {
+            return Err(Error::new(
+                codes::ER_INVALID_GROUP_FUNC_USE,
+                "Invalid use of group function",
+            ));
+        }
+        let Some(Expr::Func(_, args)) = &a.arg else {
+            continue;
+        };
+        let mut positions = Vec::with_capacity(args.len());
+        for (j, e) in args.iter().enumerate() {
+            let text = format!("{e:?}");
+            let pos = keys.iter().position(|k| *k == text).ok_or_else(|| {
+                Error::new(
+                    codes::ER_FIELD_IN_GROUPING_NOT_GROUP_BY,
+                    format!("Argument #{} of GROUPING function is not in GROUP BY", j + 1),
+                )
+            })?;
+            positions.push(Expr::Lit(Value::Int(pos as i64)));
+        }
+        a.arg = Some(Expr::Func(expr::GROUPING_ARGS.into(), positions));
+    }
+    Ok(())
+}
+
+/// GROUPING()'s value in a row grouped by the first `nkeys` GROUP BY expressions: bit per
+/// argument (first argument highest), set where that argument's expression is rolled up.
+fn grouping_value(a: &AggCall, nkeys: usize) -> Value {
+    let Some(Expr::Func(_, positions)) = &a.arg else {
+        return Value::Int(0);
+    };
+    let mut v = 0i64;
+    for p in positions {
+        let pos = match p {
+            Expr::Lit(Value::Int(i)) => *i as usize,
+            _ => 0,
+        };
+        v = (v << 1) | (pos >= nkeys) as i64;
+    }
+    Value::Int(v)
 }
 
 /// A block reading the join `tables` filtered by `selection`, producing full joined rows under
@@ -1297,7 +1410,7 @@ pub fn fetch<E: KvEngine>(
     if crate::partition::is_partitioned(t) {
         return crate::partition::fetch(s, t, filter, ctx, lock, order_hint, limit_hint);
     }
-    let stats = s.inst.stats.get(t);
+    let stats = s.inst.stats.get(s.storage(), t);
     let mut path = access::choose_with_stats(t, filter, stats.as_deref());
     let mut ranges = access::ranges(t, &path, ctx)?;
     if ranges.is_none() {
@@ -1914,7 +2027,7 @@ fn group_rows<E: KvEngine>(
         };
         let g = &mut groups[gi];
         for (ai, a) in p.aggs.iter().enumerate() {
-            if a.window.is_some() {
+            if a.window.is_some() || a.func == AggFunc::Grouping {
                 continue;
             }
             let v = match &a.arg {
@@ -1959,6 +2072,8 @@ fn group_rows<E: KvEngine>(
         for (st, a) in states.into_iter().zip(&p.aggs) {
             first.push(if a.window.is_some() {
                 Value::Null
+            } else if a.func == AggFunc::Grouping {
+                grouping_value(a, nkeys)
             } else {
                 finish_state(st, a)
             });
@@ -2584,6 +2699,7 @@ fn explain_block<E: KvEngine>(
             e.walk(&mut |x| match x {
                 Expr::Subquery(q)
                 | Expr::Exists(q)
+                | Expr::RowSub(q, 0)
                 | Expr::InSubquery(_, q, ..)
                 | Expr::Quantified(_, _, q, ..) => v.push(q.clone()),
                 _ => {}
@@ -2623,7 +2739,7 @@ fn explain_block<E: KvEngine>(
                 } else {
                     None
                 };
-                let st = s.inst.stats.get(t);
+                let st = s.inst.stats.get(s.storage(), t);
                 let path = access::choose_with_stats(t, filter, st.as_deref());
                 let idx = &t.indexes[path.index];
                 let (ty, key) = if p.from.len() > 1 && j != order[0] {

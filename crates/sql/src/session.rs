@@ -1624,6 +1624,54 @@ impl<E: KvEngine> Session<E> {
     }
 }
 
+/// A session on a MemEngine and helpers running SQL in it, for the unit tests of the modules
+/// that need a whole statement pipeline (queries, windows, views, statistics).
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+pub(crate) mod test_support {
+    use storage::mem::MemEngine;
+    use storage::StorageOptions;
+
+    use super::*;
+
+    /// A root session with database `d` selected.
+    pub(crate) fn session() -> Session<MemEngine> {
+        let storage = Storage::open(MemEngine::new(), StorageOptions::default()).unwrap();
+        let inst = Instance::new(storage, GlobalVars::new(&[]).unwrap());
+        let mut s = Session::new(inst, 1, "root", "localhost", None).unwrap();
+        ok(&mut s, "CREATE DATABASE d");
+        ok(&mut s, "USE d");
+        s
+    }
+
+    /// The rows of `sql`, as text (`NULL` for NULL).
+    pub(crate) fn rows(s: &mut Session<MemEngine>, sql: &str) -> Vec<Vec<String>> {
+        match s.query(sql, false).pop().unwrap() {
+            Ok(Output::Rows { rows, .. }) => rows
+                .into_iter()
+                .map(|r| r.into_iter().map(|v| v.to_string()).collect())
+                .collect(),
+            other => panic!("{sql}: expected rows, got {other:?}"),
+        }
+    }
+
+    /// Runs `sql` (not a query); its affected rows.
+    pub(crate) fn ok(s: &mut Session<MemEngine>, sql: &str) -> u64 {
+        match s.query(sql, true).pop().unwrap() {
+            Ok(Output::Ok { affected, .. }) => affected,
+            other => panic!("{sql}: expected OK, got {other:?}"),
+        }
+    }
+
+    /// The error number of `sql`.
+    pub(crate) fn err(s: &mut Session<MemEngine>, sql: &str) -> u16 {
+        match s.query(sql, false).pop().unwrap() {
+            Err(e) => e.num(),
+            other => panic!("{sql}: expected an error, got {other:?}"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use storage::mem::MemEngine;

@@ -918,7 +918,7 @@ fn index_rows<E: KvEngine>(sess: &Session<E>, t: &TableDef) -> (Vec<ColumnMeta>,
         })
         .collect();
     let (approx, _, _) = sess.storage().table_stats(t).unwrap_or((0, 0, 0));
-    let st = sess.inst.stats.get(t);
+    let st = sess.inst.stats.get(sess.storage(), t);
     let mut rows = Vec::new();
     for (ino, ix) in t.indexes.iter().enumerate() {
         if t.hidden_pk && ino == 0 {

@@ -3,9 +3,10 @@
 //! For every index: how many distinct key prefixes of each length it holds (InnoDB's
 //! "records per key", shown as `Cardinality` by SHOW INDEX and INFORMATION_SCHEMA.STATISTICS).
 //! The access-path chooser uses them to prefer the most selective index, and the join orderer
-//! to break ties between candidate tables. Statistics are kept in memory per table definition
-//! version (a schema change invalidates them) and are gathered again by the next ANALYZE TABLE;
-//! they are not persisted across restarts (MySQL persists them; documented difference).
+//! to break ties between candidate tables. ANALYZE TABLE stores them in the data dictionary
+//! (`storage::catalog::IndexStatistics`, like InnoDB's persistent statistics), so they survive a
+//! restart; they belong to one table definition version (a schema change makes them stale until
+//! the next ANALYZE TABLE) and are cached in memory after the first read.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -13,8 +14,9 @@ use std::sync::Arc;
 
 use common::{Result, Value};
 use parking_lot::RwLock;
-use storage::catalog::TableDef;
+use storage::catalog::{IndexStatistics, TableDef};
 use storage::engine::KvEngine;
+use storage::Storage;
 use storage::txn::{IndexRange, LockMode};
 
 use crate::session::Session;
@@ -41,24 +43,41 @@ impl TableStatistics {
     }
 }
 
-/// Statistics of all analysed tables, by table id.
+/// Statistics of the tables looked at, by table id: per id, the definition version looked up
+/// and what the dictionary holds for it (None: never analysed for that version).
 #[derive(Debug, Default)]
 pub struct StatsCache {
-    map: RwLock<HashMap<u64, Arc<TableStatistics>>>,
+    map: RwLock<HashMap<u64, (u32, Option<Arc<TableStatistics>>)>>,
 }
 
 impl StatsCache {
-    /// The statistics of `t`, if gathered for its current definition.
-    pub fn get(&self, t: &TableDef) -> Option<Arc<TableStatistics>> {
-        self.map
-            .read()
-            .get(&t.id)
+    /// The statistics of `t`, if gathered for its current definition: from memory, else from
+    /// the dictionary (once per table version).
+    pub fn get<E: KvEngine>(&self, st: &Storage<E>, t: &TableDef) -> Option<Arc<TableStatistics>> {
+        if let Some((v, s)) = self.map.read().get(&t.id) {
+            if *v == t.version {
+                return s.clone();
+            }
+        }
+        // a read error leaves the planner without statistics, as before ANALYZE
+        let stored = st
+            .index_statistics(t)
+            .ok()
+            .flatten()
             .filter(|s| s.version == t.version)
-            .cloned()
+            .map(|s| {
+                Arc::new(TableStatistics {
+                    version: s.version,
+                    rows: s.rows,
+                    cardinality: s.cardinality,
+                })
+            });
+        self.map.write().insert(t.id, (t.version, stored.clone()));
+        stored
     }
 
     fn put(&self, t: &TableDef, s: TableStatistics) {
-        self.map.write().insert(t.id, Arc::new(s));
+        self.map.write().insert(t.id, (t.version, Some(Arc::new(s))));
     }
 }
 
@@ -115,6 +134,14 @@ pub fn analyze<E: KvEngine>(s: &mut Session<E>, t: &TableDef) -> Result<()> {
         }
         cardinality.push(distinct);
     }
+    s.storage().put_index_statistics(
+        t,
+        &IndexStatistics {
+            version: t.version,
+            rows,
+            cardinality: cardinality.clone(),
+        },
+    )?;
     s.inst.stats.put(
         t,
         TableStatistics {
@@ -124,4 +151,28 @@ pub fn analyze<E: KvEngine>(s: &mut Session<E>, t: &TableDef) -> Result<()> {
         },
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::session::test_support::{ok, rows, session};
+
+    #[test]
+    fn statistics_are_read_back_from_the_dictionary() {
+        let mut s = session();
+        ok(&mut s, "CREATE TABLE t (id INT PRIMARY KEY, f INT, KEY kf (f))");
+        ok(&mut s, "INSERT INTO t VALUES (1, 0), (2, 0), (3, 1), (4, 1), (5, 1)");
+        rows(&mut s, "ANALYZE TABLE t");
+        let t = s.storage().get_table("d", "t").unwrap().unwrap();
+        let stored = s.storage().index_statistics(&t).unwrap().unwrap();
+        assert_eq!(stored.cardinality, vec![vec![5], vec![2]]);
+        // a fresh cache (as after a restart) loads them
+        let cache = super::StatsCache::default();
+        let st = cache.get(s.storage(), &t).unwrap();
+        assert_eq!((st.rows, st.cardinality.clone()), (5, vec![vec![5], vec![2]]));
+        // stale for another definition version
+        let mut newer = (*t).clone();
+        newer.version += 1;
+        assert!(super::StatsCache::default().get(s.storage(), &newer).is_none());
+    }
 }

@@ -216,6 +216,24 @@ pub fn create<E: KvEngine>(s: &mut Session<E>, cv: &ast::CreateView) -> Result<O
         });
     }
     let params = cv.params.as_ref();
+    let check_option = match &cv.options {
+        ast::CreateTableOptions::None => String::new(),
+        ast::CreateTableOptions::With(opts) => match opts.as_slice() {
+            [ast::SqlOption::KeyValue { key, value }]
+                if key.value == crate::parser::VIEW_CHECK_OPTION =>
+            {
+                match value {
+                    ast::Expr::Value(v) => match &v.value {
+                        ast::Value::SingleQuotedString(k) => k.clone(),
+                        _ => String::new(),
+                    },
+                    _ => String::new(),
+                }
+            }
+            _ => return Err(Error::parse(cv.options.to_string())),
+        },
+        other => return Err(Error::parse(other.to_string())),
+    };
     let view = ViewDef {
         select,
         column_names,
@@ -228,7 +246,7 @@ pub fn create<E: KvEngine>(s: &mut Session<E>, cv: &ast::CreateView) -> Result<O
             .map(|a| a.to_string())
             .unwrap_or_else(|| "DEFINER".into()),
         definer: format!("`{}`@`{}`", s.user, s.account_host),
-        check_option: String::new(),
+        check_option,
     };
     s.mdl_lock(&db, &name, MdlMode::Exclusive)?;
     let existing = s.storage().get_table(&db, &name)?;
@@ -268,6 +286,16 @@ pub fn create<E: KvEngine>(s: &mut Session<E>, cv: &ast::CreateView) -> Result<O
             ..TableOptions::default()
         },
     };
+    if !def.options.view.as_ref().is_some_and(|v| v.check_option.is_empty()) {
+        // CHECK OPTION needs an updatable view (1368)
+        let v = definition(&def).ok_or_else(|| Error::internal("view"))?;
+        if mapping(s, &def, v, "UPDATE").is_err() {
+            return Err(Error::new(
+                codes::ER_VIEW_NONUPD_CHECK,
+                format!("CHECK OPTION on non-updatable view '{db}.{name}'"),
+            ));
+        }
+    }
     s.storage().create_table(def)?;
     Ok(Output::ok(0))
 }
@@ -312,9 +340,14 @@ pub fn show_create(t: &TableDef) -> Option<String> {
                 .join(",")
         )
     };
+    let check = if v.check_option.is_empty() {
+        String::new()
+    } else {
+        format!(" WITH {} CHECK OPTION", v.check_option)
+    };
     Some(format!(
-        "CREATE ALGORITHM={} DEFINER={} SQL SECURITY {} VIEW `{}`{} AS {}",
-        v.algorithm, v.definer, v.security, t.name, cols, v.select
+        "CREATE ALGORITHM={} DEFINER={} SQL SECURITY {} VIEW `{}`{} AS {}{}",
+        v.algorithm, v.definer, v.security, t.name, cols, v.select, check
     ))
 }
 
@@ -510,14 +543,81 @@ pub fn target_view<E: KvEngine>(
         .map(|d| (*d).clone()))
 }
 
-/// INSERT into an updatable view: the same INSERT on the base table with the columns mapped.
+/// The CHECK OPTION conditions a row written through a view must meet, expressed over the
+/// columns of the table (or view) the statement has been rewritten onto so far. MySQL's rules:
+/// a view WITH CHECK OPTION checks its own WHERE; CASCADED (the default) also those of every
+/// view below it, LOCAL only those below that have a CHECK OPTION themselves. A failure names
+/// the view the statement wrote through (1369).
+#[derive(Debug, Clone)]
+pub struct ViewCheck {
+    /// `db.view` of the view named in the statement.
+    pub name: String,
+    /// Conditions (all must be true).
+    pub conds: Vec<ast::Expr>,
+    /// A CASCADED check option above: every WHERE below counts.
+    cascaded: bool,
+}
+
+impl ViewCheck {
+    /// The conditions as one expression over the base table, its column references unqualified.
+    pub fn condition(&self) -> Option<ast::Expr> {
+        let mut all = self.conds.iter().cloned().map(|mut e| {
+            let _ = ast::visit_expressions_mut(&mut e, |x| {
+                if let ast::Expr::CompoundIdentifier(ids) = x {
+                    if let Some(last) = ids.last() {
+                        *x = ast::Expr::Identifier(last.clone());
+                    }
+                }
+                ControlFlow::<()>::Continue(())
+            });
+            ast::Expr::Nested(Box::new(e))
+        });
+        let first = all.next()?;
+        Some(all.fold(first, |a, b| ast::Expr::BinaryOp {
+            left: Box::new(a),
+            op: ast::BinaryOperator::And,
+            right: Box::new(b),
+        }))
+    }
+
+    /// 1369 for this check.
+    pub fn failed(&self) -> Error {
+        Error::new(
+            codes::ER_VIEW_CHECK_FAILED,
+            format!("CHECK OPTION failed '{}'", self.name),
+        )
+    }
+}
+
+/// Carries the CHECK OPTION conditions one view level down (`check` is what the levels above
+/// gathered, over `t`'s columns).
+fn descend_check(t: &TableDef, v: &ViewDef, m: &Mapping, check: Option<ViewCheck>) -> Option<ViewCheck> {
+    let mut c = check.unwrap_or_else(|| ViewCheck {
+        name: format!("{}.{}", t.db, t.name),
+        conds: vec![],
+        cascaded: false,
+    });
+    c.conds = c.conds.iter().map(|e| m.map_expr(e, &t.name)).collect();
+    c.cascaded |= v.check_option == "CASCADED";
+    if !v.check_option.is_empty() || c.cascaded {
+        if let Some(w) = &m.selection {
+            c.conds.push(w.clone());
+        }
+    }
+    Some(c)
+}
+
+/// INSERT into an updatable view: the same INSERT on the base table with the columns mapped,
+/// and the CHECK OPTION conditions carried down.
 pub fn rewrite_insert<E: KvEngine>(
     s: &Session<E>,
     t: &TableDef,
     ins: &ast::Insert,
-) -> Result<ast::Insert> {
+    check: Option<ViewCheck>,
+) -> Result<(ast::Insert, Option<ViewCheck>)> {
     let v = definition(t).ok_or_else(|| Error::internal("not a view"))?;
     let m = mapping(s, t, v, "INSERT")?;
+    let check = descend_check(t, v, &m, check);
     let cols: Vec<ast::Ident> = if ins.columns.is_empty() {
         m.cols
             .iter()
@@ -538,7 +638,7 @@ pub fn rewrite_insert<E: KvEngine>(
         .into_iter()
         .map(|i| ast::ObjectName::from(vec![i]))
         .collect();
-    Ok(out)
+    Ok((out, check))
 }
 
 /// UPDATE of an updatable view.
@@ -546,9 +646,11 @@ pub fn rewrite_update<E: KvEngine>(
     s: &Session<E>,
     t: &TableDef,
     u: &ast::Update,
-) -> Result<ast::Update> {
+    check: Option<ViewCheck>,
+) -> Result<(ast::Update, Option<ViewCheck>)> {
     let v = definition(t).ok_or_else(|| Error::internal("not a view"))?;
     let m = mapping(s, t, v, "UPDATE")?;
+    let check = descend_check(t, v, &m, check);
     let qualifier = match &u.table.relation {
         ast::TableFactor::Table { alias: Some(a), .. } => a.name.value.clone(),
         _ => t.name.clone(),
@@ -568,7 +670,7 @@ pub fn rewrite_update<E: KvEngine>(
     }
     out.selection = m.and_selection(u.selection.as_ref().map(|e| m.map_expr(e, &qualifier)));
     out.order_by = m.map_order(&u.order_by, &qualifier);
-    Ok(out)
+    Ok((out, check))
 }
 
 /// DELETE from an updatable view.
@@ -591,4 +693,50 @@ pub fn rewrite_delete<E: KvEngine>(
     out.selection = m.and_selection(d.selection.as_ref().map(|e| m.map_expr(e, &qualifier)));
     out.order_by = m.map_order(&d.order_by, &qualifier);
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::session::test_support::{err, ok, rows, session};
+
+    #[test]
+    fn check_option_rules() {
+        let mut s = session();
+        ok(&mut s, "CREATE TABLE b (id INT PRIMARY KEY, n INT)");
+        ok(&mut s, "CREATE VIEW lt10 AS SELECT id, n FROM b WHERE n < 10 WITH CHECK OPTION");
+        ok(&mut s, "CREATE VIEW plain AS SELECT id, n FROM b WHERE n < 10");
+        ok(&mut s, "CREATE VIEW loc AS SELECT id, n FROM plain WHERE n > 0 WITH LOCAL CHECK OPTION");
+        ok(&mut s, "CREATE VIEW cas AS SELECT id, n FROM plain WHERE n > 0 WITH CASCADED CHECK OPTION");
+        ok(&mut s, "CREATE VIEW over AS SELECT id, n FROM lt10 WHERE n > 5");
+        assert_eq!(
+            rows(&mut s, "SELECT TABLE_NAME, CHECK_OPTION FROM information_schema.VIEWS ORDER BY 1"),
+            [["cas", "CASCADED"], ["loc", "LOCAL"], ["lt10", "CASCADED"], ["over", "NONE"], ["plain", "NONE"]]
+                .iter()
+                .map(|r| r.iter().map(|v| v.to_string()).collect::<Vec<_>>())
+                .collect::<Vec<_>>()
+        );
+        ok(&mut s, "INSERT INTO lt10 VALUES (1, 5)");
+        assert_eq!(err(&mut s, "INSERT INTO lt10 VALUES (2, 10)"), 1369);
+        assert_eq!(err(&mut s, "UPDATE lt10 SET n = 10"), 1369);
+        // LOCAL: its own WHERE only (plain has no check option)
+        ok(&mut s, "INSERT INTO loc VALUES (3, 20)");
+        assert_eq!(err(&mut s, "INSERT INTO loc VALUES (4, 0)"), 1369);
+        // CASCADED: the WHERE of every view below as well
+        assert_eq!(err(&mut s, "INSERT INTO cas VALUES (4, 20)"), 1369);
+        // no check option, but the view below has one
+        ok(&mut s, "INSERT INTO over VALUES (5, 1)");
+        assert_eq!(err(&mut s, "INSERT INTO over VALUES (6, 11)"), 1369);
+        // IGNORE: warning, row skipped
+        ok(&mut s, "INSERT IGNORE INTO lt10 VALUES (7, 70), (8, 8)");
+        assert_eq!(
+            rows(&mut s, "SELECT GROUP_CONCAT(id ORDER BY id) FROM b"),
+            vec![vec!["1,3,5,8".to_string()]]
+        );
+        assert_eq!(
+            err(&mut s, "CREATE VIEW agg AS SELECT n FROM b GROUP BY n WITH CHECK OPTION"),
+            1368
+        );
+        let show = rows(&mut s, "SHOW CREATE VIEW loc");
+        assert!(show[0][1].ends_with("WHERE n > 0 WITH LOCAL CHECK OPTION"), "{show:?}");
+    }
 }

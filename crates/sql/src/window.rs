@@ -11,7 +11,7 @@ use std::cmp::Ordering;
 use common::{Error, Result, Value};
 use storage::engine::KvEngine;
 
-use crate::expr::{AggCall, AggFunc, EvalCtx, FrameBound, WindowDef};
+use crate::expr::{AggCall, AggFunc, EvalCtx, Expr, FrameBound, WindowDef};
 use crate::query;
 use crate::select::{self, Plan};
 use crate::session::Session;
@@ -246,8 +246,15 @@ fn partition<E: KvEngine>(
                     FrameBound::CurrentRow,
                 ),
             };
+            let range = RangeFrame::new(w, part, okeys, ctx)?;
             let bound = |b: FrameBound, pos: usize, is_start: bool| -> i64 {
                 match b {
+                    FrameBound::RangePreceding | FrameBound::RangeFollowing => {
+                        match &range {
+                            Some(r) => r.bound(pos, is_start, &first, &last),
+                            None => pos as i64,
+                        }
+                    }
                     FrameBound::UnboundedPreceding => 0,
                     FrameBound::UnboundedFollowing => m as i64 - 1,
                     FrameBound::CurrentRow if rows_unit => pos as i64,
@@ -322,6 +329,147 @@ fn partition<E: KvEngine>(
     Ok(())
 }
 
+/// Frame positions of a RANGE frame with value offsets (one numeric or temporal ORDER BY key):
+/// per bound, the key value `offset` away from the current row's, found by binary search in
+/// the partition's non-NULL keys (which are sorted). A row whose key is NULL has its NULL peers
+/// as the bounds, and NULL keys are outside every other row's value range (MySQL).
+struct RangeFrame {
+    /// Bound values per current row position: [start, end] (None: the key is NULL).
+    targets: Vec<[Option<Value>; 2]>,
+    /// Sorted non-NULL keys of the partition and the position of the first.
+    keys: Vec<Value>,
+    nn_lo: usize,
+    desc: bool,
+    coll: common::Collation,
+}
+
+impl RangeFrame {
+    fn new(
+        w: &WindowDef,
+        part: &[usize],
+        okeys: &[Vec<Value>],
+        ctx: &mut EvalCtx<'_>,
+    ) -> Result<Option<RangeFrame>> {
+        if w.range_offsets.iter().all(|o| o.is_none()) {
+            return Ok(None);
+        }
+        let Some((rows_unit, fs, fe)) = w.frame else {
+            return Ok(None);
+        };
+        if rows_unit {
+            return Ok(None);
+        }
+        let desc = w.order.first().is_some_and(|(_, d)| *d);
+        let key = |p: usize| okeys[part[p]].first().cloned().unwrap_or(Value::Null);
+        // offsets: constant, not NULL, not negative
+        let mut offs: [Option<(Value, Option<func::arith::IntervalUnit>)>; 2] = [None, None];
+        for (i, o) in w.range_offsets.iter().enumerate() {
+            let Some(o) = o else { continue };
+            let v = o.value.eval(&[], ctx)?;
+            let negative = match &v {
+                Value::Null => true,
+                v => func::convert::to_f64(v, &mut Vec::new()).is_some_and(|f| f < 0.0),
+            };
+            if negative {
+                return Err(Error::new(
+                    common::codes::ER_WINDOW_FRAME_ILLEGAL,
+                    "Window '<unnamed window>': frame start or end is negative, NULL or of non-integral type",
+                ));
+            }
+            offs[i] = Some((v, o.unit));
+        }
+        let mut keys = Vec::new();
+        let mut nn_lo = None;
+        for p in 0..part.len() {
+            let k = key(p);
+            if !k.is_null() {
+                nn_lo.get_or_insert(p);
+                keys.push(k);
+            }
+        }
+        let mut targets = Vec::with_capacity(part.len());
+        for p in 0..part.len() {
+            let v = key(p);
+            let mut t: [Option<Value>; 2] = [None, None];
+            for (i, b) in [fs, fe].into_iter().enumerate() {
+                let (Some((off, unit)), false) = (&offs[i], v.is_null()) else {
+                    continue;
+                };
+                // toward smaller keys: PRECEDING ascending, FOLLOWING descending
+                let sub = (b == FrameBound::RangePreceding) != desc;
+                let e = match unit {
+                    Some(u) => Expr::DateAdd(
+                        Box::new(Expr::Lit(v.clone())),
+                        Box::new(Expr::Lit(off.clone())),
+                        *u,
+                        sub,
+                    ),
+                    None => Expr::Arith(
+                        if sub {
+                            func::arith::ArithOp::Sub
+                        } else {
+                            func::arith::ArithOp::Add
+                        },
+                        Box::new(Expr::Lit(v.clone())),
+                        Box::new(Expr::Lit(off.clone())),
+                        String::new(),
+                    ),
+                };
+                t[i] = Some(e.eval(&[], ctx)?);
+            }
+            targets.push(t);
+        }
+        Ok(Some(RangeFrame {
+            targets,
+            keys,
+            nn_lo: nn_lo.unwrap_or(0),
+            desc,
+            coll: ctx.fnctx.collation,
+        }))
+    }
+
+    /// The frame position of bound `b` for the row at `pos`: the first row at or past the
+    /// bound value for a start, the last one before or at it for an end.
+    fn bound(&self, pos: usize, is_start: bool, first: &[usize], last: &[usize]) -> i64 {
+        let Some(t) = &self.targets[pos][usize::from(!is_start)] else {
+            // NULL key: its peers (all NULL keys)
+            return if is_start {
+                first[pos] as i64
+            } else {
+                last[pos] as i64
+            };
+        };
+        if t.is_null() {
+            // the bound value overflowed: nothing lies beyond it
+            return if is_start { i64::MAX / 2 } else { -1 };
+        }
+        let cmp = |k: &Value| {
+            let o = select::compare_sort_keys(
+                std::slice::from_ref(k),
+                std::slice::from_ref(t),
+                &[false],
+                self.coll,
+            );
+            if self.desc {
+                o.reverse()
+            } else {
+                o
+            }
+        };
+        // keys are ascending under `cmp`: count those before the bound (start) or not after it
+        let n = if is_start {
+            self.keys.partition_point(|k| cmp(k) == Ordering::Less)
+        } else {
+            self.keys.partition_point(|k| cmp(k) != Ordering::Greater)
+        };
+        if is_start {
+            (self.nn_lo + n) as i64
+        } else {
+            (self.nn_lo + n) as i64 - 1
+        }
+    }
+}
+
 fn feed(
     st: &mut select::AggState,
     seen: &mut std::collections::HashSet<Vec<u8>>,
@@ -337,4 +485,69 @@ fn feed(
         }
     }
     select::update_state(st, a, v, ctx)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::session::test_support::{err, ok, rows, session};
+
+    fn col(r: Vec<Vec<String>>, i: usize) -> Vec<String> {
+        r.into_iter().map(|x| x[i].clone()).collect()
+    }
+
+    #[test]
+    fn range_frames_with_value_offsets() {
+        let mut s = session();
+        ok(&mut s, "CREATE TABLE w (id INT PRIMARY KEY, v INT, d DATE)");
+        ok(
+            &mut s,
+            "INSERT INTO w VALUES (1, 1, '2024-01-01'), (2, 2, '2024-01-02'), (3, 2, '2024-01-05'), \
+             (4, 5, '2024-01-06'), (5, NULL, NULL), (6, 8, '2024-02-01')",
+        );
+        // v-1 .. v: NULL keys are their own peers and outside every other range
+        let r = rows(
+            &mut s,
+            "SELECT id, COUNT(*) OVER (ORDER BY v RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM w ORDER BY id",
+        );
+        assert_eq!(col(r, 1), ["1", "3", "3", "1", "1", "1"]);
+        // descending: PRECEDING means larger keys
+        let r = rows(
+            &mut s,
+            "SELECT id, COUNT(*) OVER (ORDER BY v DESC RANGE BETWEEN 3 PRECEDING AND 1 FOLLOWING) FROM w ORDER BY id",
+        );
+        assert_eq!(col(r, 1), ["3", "4", "4", "2", "1", "1"]);
+        let r = rows(
+            &mut s,
+            "SELECT id, COUNT(*) OVER (ORDER BY v RANGE BETWEEN 1 FOLLOWING AND 3 FOLLOWING), \
+             COUNT(*) OVER (ORDER BY v RANGE BETWEEN UNBOUNDED PRECEDING AND 2 PRECEDING) FROM w ORDER BY id",
+        );
+        assert_eq!(col(r.clone(), 1), ["2", "1", "1", "1", "1", "0"]);
+        assert_eq!(col(r, 2), ["1", "1", "1", "4", "1", "5"]);
+        // INTERVAL offsets over dates
+        let r = rows(
+            &mut s,
+            "SELECT id, COUNT(*) OVER (ORDER BY d RANGE BETWEEN INTERVAL 3 DAY PRECEDING AND CURRENT ROW) FROM w ORDER BY id",
+        );
+        assert_eq!(col(r, 1), ["1", "2", "2", "2", "1", "1"]);
+    }
+
+    #[test]
+    fn frame_errors() {
+        let mut s = session();
+        ok(&mut s, "CREATE TABLE w (v INT, c VARCHAR(3), d DATE)");
+        let e = |s: &mut _, frame: &str| err(s, &format!("SELECT SUM(v) OVER ({frame}) FROM w"));
+        assert_eq!(e(&mut s, "ORDER BY v, c RANGE 1 PRECEDING"), 3587);
+        assert_eq!(e(&mut s, "RANGE 1 PRECEDING"), 3587);
+        assert_eq!(e(&mut s, "ORDER BY c RANGE 1 PRECEDING"), 3587);
+        assert_eq!(e(&mut s, "ORDER BY d RANGE 1 PRECEDING"), 3588);
+        assert_eq!(e(&mut s, "ORDER BY v RANGE INTERVAL 1 DAY PRECEDING"), 3589);
+        assert_eq!(e(&mut s, "ORDER BY v RANGE v PRECEDING"), 3590);
+        assert_eq!(e(&mut s, "ORDER BY v ROWS INTERVAL 1 DAY PRECEDING"), 3596);
+        assert_eq!(e(&mut s, "ORDER BY v ROWS 1.5 PRECEDING"), 3586);
+        assert_eq!(e(&mut s, "ORDER BY v RANGE BETWEEN CURRENT ROW AND 1 PRECEDING"), 3586);
+        assert_eq!(e(&mut s, "ORDER BY v ROWS BETWEEN UNBOUNDED FOLLOWING AND CURRENT ROW"), 3586);
+        assert_eq!(e(&mut s, "ORDER BY v GROUPS 1 PRECEDING"), 1235);
+        ok(&mut s, "INSERT INTO w VALUES (1, 'a', '2024-01-01')");
+        assert_eq!(e(&mut s, "ORDER BY v RANGE NULL PRECEDING"), 3586);
+    }
 }

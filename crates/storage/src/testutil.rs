@@ -308,6 +308,7 @@ pub fn txn_suite<E: KvEngine>(make: Factory<'_, E>) {
         ("deadlock", deadlock::<E>),
         ("kill_interrupts_wait", kill_interrupts_wait::<E>),
         ("drop_and_truncate", drop_and_truncate::<E>),
+        ("index_statistics", index_statistics::<E>),
         ("add_and_drop_index", add_and_drop_index::<E>),
         ("autoinc_and_hidden_pk", autoinc_and_hidden_pk::<E>),
         ("ddl_errors_and_rename", ddl_errors_and_rename::<E>),
@@ -994,6 +995,24 @@ pub fn drop_and_truncate<E: KvEngine>(st: &Arc<Storage<E>>) {
     assert_eq!(st.drop_database("d").unwrap(), 2);
     assert!(st.get_table("d", "v").unwrap().is_none());
     assert!(st.get_database("d").unwrap().is_none());
+}
+
+pub fn index_statistics<E: KvEngine>(st: &Arc<Storage<E>>) {
+    let t = users(st, "d", "u");
+    assert_eq!(st.index_statistics(&t).unwrap(), None);
+    let stats = crate::catalog::IndexStatistics {
+        version: t.version,
+        rows: 7,
+        cardinality: vec![vec![7], vec![3]],
+    };
+    st.put_index_statistics(&t, &stats).unwrap();
+    assert_eq!(st.index_statistics(&t).unwrap(), Some(stats.clone()));
+    let newer = crate::catalog::IndexStatistics { rows: 9, ..stats };
+    st.put_index_statistics(&t, &newer).unwrap();
+    assert_eq!(st.index_statistics(&t).unwrap(), Some(newer));
+    // DROP TABLE removes them with the definition
+    st.drop_table("d", "u").unwrap();
+    assert_eq!(st.index_statistics(&t).unwrap(), None);
 }
 
 pub fn add_and_drop_index<E: KvEngine>(st: &Arc<Storage<E>>) {

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use common::{codes, Error, Result, Value};
 
-use super::{keys, DatabaseDef, IndexDef, IndexKind, TableDef};
+use super::{keys, DatabaseDef, IndexDef, IndexKind, IndexStatistics, TableDef};
 use crate::codec::key;
 use crate::codec::row::{self, decode_row};
 use crate::engine::{Cf, KvEngine, WriteBatch};
@@ -306,6 +306,7 @@ impl<E: KvEngine> Storage<E> {
 
     fn drop_ops(&self, def: &TableDef, b: &mut WriteBatch, ids: &mut Vec<u32>) {
         b.delete(Cf::Dict, keys::table(&def.db, &def.name));
+        b.delete(Cf::Dict, keys::index_stats(def.id));
         for id in def.all_index_ids() {
             Self::drop_index_range(id, b);
             ids.push(id);
@@ -316,6 +317,27 @@ impl<E: KvEngine> Storage<E> {
         let (lo, hi) = key::index_range(id);
         b.delete_range(Cf::Data, lo, hi);
         b.put(Cf::Dict, keys::drop_marker(id), Vec::new());
+    }
+
+    /// Stores the index statistics of `t` (ANALYZE TABLE), replacing earlier ones.
+    ///
+    /// # Errors
+    /// An engine I/O error.
+    pub fn put_index_statistics(&self, t: &TableDef, st: &IndexStatistics) -> Result<()> {
+        let mut b = WriteBatch::new();
+        b.put(Cf::Dict, keys::index_stats(t.id), ser(st)?);
+        self.engine().write(&b, true)
+    }
+
+    /// The stored index statistics of `t`, if any (of any definition version).
+    ///
+    /// # Errors
+    /// An engine I/O error or a corrupt entry.
+    pub fn index_statistics(&self, t: &TableDef) -> Result<Option<IndexStatistics>> {
+        self.engine()
+            .get(Cf::Dict, &keys::index_stats(t.id))?
+            .map(|b| de(&b))
+            .transpose()
     }
 
     /// `DROP TABLE`: one atomic batch (dictionary delete, range deletes, drop markers); space is

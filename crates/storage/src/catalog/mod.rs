@@ -178,6 +178,18 @@ pub struct ForeignKeyDef {
     pub on_update: String,
 }
 
+/// Index statistics of a table as ANALYZE TABLE gathered them, kept in the dictionary so the
+/// planner and SHOW INDEX see them after a restart.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexStatistics {
+    /// [`TableDef::version`] they were gathered for (a schema change makes them stale).
+    pub version: u32,
+    /// Rows counted (or estimated beyond the sample).
+    pub rows: u64,
+    /// Per index, per key-prefix length (1..=columns): distinct prefixes.
+    pub cardinality: Vec<Vec<u64>>,
+}
+
 /// A table definition.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableDef {
@@ -318,6 +330,12 @@ pub mod keys {
     }
     /// Prefix of all drop-ongoing markers.
     pub const DROP_PREFIX: &[u8] = b"X/";
+    /// Key of the index statistics of the table with id `table_id`.
+    pub fn index_stats(table_id: u64) -> Vec<u8> {
+        let mut k = b"A/".to_vec();
+        k.extend_from_slice(&table_id.to_be_bytes());
+        k
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,89 @@
+-- Golden script for the query-surface gaps closed in issue 3: row comparisons (with
+-- subqueries), GROUPING() with ROLLUP, RANGE frames with value offsets, views WITH CHECK
+-- OPTION. Cross-checked against MariaDB 10.11; the differences (MariaDB has no GROUPING() and
+-- reports 4078 where MySQL 8 reports 1241) are listed in docs/compatibility.md.
+CREATE TABLE p (id INT PRIMARY KEY, a INT, b INT, c VARCHAR(10));
+INSERT INTO p VALUES (1, 1, 1, 'x'), (2, 1, 2, 'y'), (3, 2, 1, 'x'), (4, 2, NULL, 'z'), (5, NULL, 3, 'y');
+CREATE TABLE q (k INT PRIMARY KEY, x INT, y INT);
+INSERT INTO q VALUES (1, 1, 2), (2, 2, 1), (3, 9, 9);
+-- row constructors
+SELECT (1, 2) = (1, 2), (1, NULL) = (2, NULL), (1, NULL) <> (1, 2), (1, 2) < (1, 3), (NULL, 1) < (2, 1), (1, 2) <=> (1, 2), (1, NULL) <=> (1, NULL), ROW(1, 2) = ROW(1, 2), ((1, 2), 3) = ((1, 2), 3);
+SELECT id FROM p WHERE (a, b) = (1, 2);
+SELECT id FROM p WHERE (a, b) <> (1, 1) ORDER BY id;
+SELECT id, (a, b) < (2, 1) AS lt, (a, b) >= (1, 2) AS ge, (a, b) <=> (2, NULL) AS nse FROM p ORDER BY id;
+SELECT id FROM p WHERE (a, b) IN ((1, 1), (2, 1)) ORDER BY id;
+SELECT id FROM p WHERE (a, c) NOT IN ((1, 'x'), (2, 'z')) ORDER BY id;
+-- row subqueries
+SELECT id FROM p WHERE (a, b) = (SELECT x, y FROM q WHERE k = 1);
+SELECT id FROM p WHERE ROW(a, b) = (SELECT x, y FROM q WHERE k = 2);
+SELECT id, (a, b) = (SELECT x, y FROM q WHERE q.k = p.id) AS same FROM p ORDER BY id;
+SELECT id, (a, b) > (SELECT x, y FROM q WHERE k = 2) AS gt FROM p ORDER BY id;
+SELECT (SELECT x, y FROM q WHERE k = 1) = (1, 2), (1, 2) = (SELECT x, y FROM q WHERE k = 42);
+SELECT id FROM p WHERE (a, b) = ANY (SELECT x, y FROM q) ORDER BY id;
+SELECT id FROM p WHERE (a, b) <> ALL (SELECT x, y FROM q) ORDER BY id;
+SELECT (1, 2) = (SELECT x, y FROM q);
+SELECT (1, 2) = (SELECT x FROM q WHERE k = 1);
+SELECT (1, 2) = (SELECT x, y, k FROM q WHERE k = 1);
+SELECT (1, 2) = (1, 2, 3);
+SELECT (1, 2);
+SELECT id FROM p WHERE (a, b) = 1;
+SELECT (1, 2) < ANY (SELECT x, y FROM q);
+-- GROUPING() with ROLLUP
+SELECT a, c, COUNT(*) AS n, GROUPING(a) AS ga, GROUPING(c) AS gc, GROUPING(a, c) AS gac FROM p WHERE a IS NOT NULL GROUP BY a, c WITH ROLLUP;
+SELECT IF(GROUPING(a), 'all', a) AS a, SUM(b) AS s FROM p GROUP BY a WITH ROLLUP HAVING GROUPING(a) = 1 OR s > 2;
+SELECT a, SUM(b) AS s FROM p GROUP BY a WITH ROLLUP ORDER BY GROUPING(a) DESC, a;
+SELECT a, GROUPING(a) FROM p GROUP BY a;
+SELECT a, GROUPING(b) FROM p GROUP BY a WITH ROLLUP;
+SELECT a FROM p WHERE GROUPING(a) = 0 GROUP BY a WITH ROLLUP;
+-- RANGE frames with value offsets
+CREATE TABLE m (id INT PRIMARY KEY, v INT, amt DECIMAL(6,2), d DATE, ts DATETIME);
+INSERT INTO m VALUES (1, 1, 10.00, '2024-01-01', '2024-01-01 10:00:00'), (2, 2, 20.00, '2024-01-02', '2024-01-01 10:30:00'), (3, 2, 5.00, '2024-01-05', '2024-01-01 12:00:00'), (4, 5, 1.50, '2024-01-06', '2024-01-02 09:00:00'), (5, NULL, 7.00, NULL, NULL), (6, 8, 3.00, '2024-02-01', '2024-01-02 09:59:59');
+SELECT id, v, SUM(amt) OVER (ORDER BY v RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) AS s1, COUNT(*) OVER (ORDER BY v RANGE BETWEEN 2 PRECEDING AND 2 FOLLOWING) AS c2, SUM(amt) OVER (ORDER BY v DESC RANGE BETWEEN 3 PRECEDING AND 1 FOLLOWING) AS sd FROM m ORDER BY id;
+SELECT id, v, COUNT(*) OVER (ORDER BY v RANGE BETWEEN 1 FOLLOWING AND 3 FOLLOWING) AS ahead, COUNT(*) OVER (ORDER BY v RANGE BETWEEN UNBOUNDED PRECEDING AND 2 PRECEDING) AS behind, FIRST_VALUE(id) OVER (ORDER BY v RANGE 3 PRECEDING) AS fv FROM m ORDER BY id;
+SELECT id, amt, COUNT(*) OVER (ORDER BY amt RANGE BETWEEN 2.5 PRECEDING AND 2.5 FOLLOWING) AS near FROM m ORDER BY id;
+SELECT id, d, COUNT(*) OVER (ORDER BY d RANGE BETWEEN INTERVAL 3 DAY PRECEDING AND CURRENT ROW) AS last3d, SUM(amt) OVER (ORDER BY d RANGE BETWEEN CURRENT ROW AND INTERVAL 1 WEEK FOLLOWING) AS next_week FROM m ORDER BY id;
+SELECT id, ts, COUNT(*) OVER (ORDER BY ts RANGE BETWEEN INTERVAL 1 HOUR PRECEDING AND INTERVAL 1 HOUR FOLLOWING) AS hour_nbrs FROM m ORDER BY id;
+SELECT id, SUM(amt) OVER (ORDER BY v, id RANGE 1 PRECEDING) FROM m;
+SELECT id, SUM(amt) OVER (RANGE 1 PRECEDING) FROM m;
+SELECT id, SUM(amt) OVER (ORDER BY c RANGE 1 PRECEDING) FROM (SELECT id, amt, 'a' AS c FROM m) t;
+SELECT id, SUM(amt) OVER (ORDER BY d RANGE 1 PRECEDING) FROM m;
+SELECT id, SUM(amt) OVER (ORDER BY v RANGE INTERVAL 1 DAY PRECEDING) FROM m;
+SELECT id, SUM(amt) OVER (ORDER BY v ROWS INTERVAL 1 DAY PRECEDING) FROM m;
+SELECT id, SUM(amt) OVER (ORDER BY v RANGE BETWEEN CURRENT ROW AND 1 PRECEDING) FROM m;
+SELECT id, SUM(amt) OVER (ORDER BY v ROWS BETWEEN 1 FOLLOWING AND CURRENT ROW) FROM m;
+SELECT id, SUM(amt) OVER (ORDER BY v GROUPS 1 PRECEDING) FROM m;
+-- views WITH CHECK OPTION
+CREATE TABLE base (id INT PRIMARY KEY, n INT);
+CREATE VIEW small AS SELECT id, n FROM base WHERE n < 10 WITH CHECK OPTION;
+CREATE VIEW small_local AS SELECT id, n FROM small WHERE n > 0 WITH LOCAL CHECK OPTION;
+CREATE VIEW small_casc AS SELECT id, n FROM small WHERE n > 0 WITH CASCADED CHECK OPTION;
+CREATE VIEW loose AS SELECT id, n FROM base WHERE n < 10;
+CREATE VIEW loose_local AS SELECT id, n FROM loose WHERE n > 0 WITH LOCAL CHECK OPTION;
+CREATE VIEW loose_casc AS SELECT id, n FROM loose WHERE n > 0 WITH CHECK OPTION;
+CREATE VIEW over_small AS SELECT id, n FROM small WHERE n > 5;
+SELECT TABLE_NAME, CHECK_OPTION FROM information_schema.VIEWS WHERE TABLE_SCHEMA = DATABASE() ORDER BY TABLE_NAME;
+INSERT INTO small VALUES (1, 5);
+INSERT INTO small VALUES (2, 50);
+INSERT IGNORE INTO small VALUES (2, 50), (3, 7);
+SHOW WARNINGS;
+UPDATE small SET n = n + 10 WHERE id = 1;
+UPDATE IGNORE small SET n = n + 10;
+INSERT INTO small_local VALUES (4, 0);
+INSERT INTO small_local VALUES (5, 20);
+INSERT INTO small_casc VALUES (6, -1);
+INSERT INTO loose_local VALUES (7, 20);
+INSERT INTO loose_local VALUES (8, -1);
+INSERT INTO loose_casc VALUES (9, 20);
+INSERT INTO over_small VALUES (10, 3);
+INSERT INTO over_small VALUES (11, 30);
+INSERT INTO base VALUES (12, 100);
+SELECT * FROM base ORDER BY id;
+CREATE VIEW agg_checked AS SELECT n, COUNT(*) AS c FROM base GROUP BY n WITH CHECK OPTION;
+SELECT COUNT(*) FROM information_schema.VIEWS WHERE TABLE_NAME = 'agg_checked';
+-- numeric context: hexadecimal / bit literals, ENUM and SET; BINARY binds tighter than =
+SELECT BINARY 'a' = 'A', BINARY 'a' = 'a', 'a' = BINARY 'A', b'101' + 0, 0x10 + 1, -b'101', 0x41 = 65, CONCAT(0x41, 'b'), x'41' = 'A';
+SELECT X'41' + 0, b'1000001' * 2;
+CREATE TABLE es (e ENUM('a', 'b', 'c'), s SET('x', 'y', 'z'));
+INSERT INTO es VALUES ('b', 'x,z'), ('c', ''), (NULL, NULL);
+SELECT e, e + 0, s + 0, e = 2, s = 5 FROM es ORDER BY e;
+SELECT e FROM es WHERE e = 3;

@@ -1757,7 +1757,9 @@ impl Binder<'_> {
             let is_num = |e: &Expr| {
                 matches!(
                     e,
-                    Expr::Lit(Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_))
+                    Expr::Lit(
+                        Value::Int(_) | Value::UInt(_) | Value::Decimal(_) | Value::Double(_)
+                    )
                 )
             };
             // … and so is a hexadecimal / bit literal

@@ -371,7 +371,7 @@ pub fn tokenize_with(
 /// MySQL's `BINARY x` binds tighter than any binary operator (`BINARY a = b` is
 /// `(BINARY a) = b`), but sqlparser reads a whole expression after BINARY. In the expressions of
 /// queries and DML, a BINARY cast of a simple operand (literal, column, function call,
-/// parenthesised expression) gets its own parentheses. Not after AS / CHARACTER SET / COLLATE
+/// parenthesised expression) becomes `CAST(operand AS BINARY)`. Not after AS / CHARACTER SET / COLLATE
 /// / USING, where BINARY is a type or character set.
 fn bind_binary_tightly(toks: &mut Vec<TokenWithSpan>) {
     let is_word = |t: &Token, w: &str| matches!(t, Token::Word(x) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
@@ -392,9 +392,12 @@ fn bind_binary_tightly(toks: &mut Vec<TokenWithSpan>) {
         if at_start {
             at_start = false;
             dml = matches!(t, Token::LParen)
-                || ["SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE", "WITH", "DO", "SET", "VALUES"]
-                    .iter()
-                    .any(|w| is_word(t, w));
+                || [
+                    "SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE", "WITH", "DO", "SET",
+                    "VALUES",
+                ]
+                .iter()
+                .any(|w| is_word(t, w));
         }
         if !dml || !is_word(t, "BINARY") {
             i += 1;
@@ -406,9 +409,17 @@ fn bind_binary_tightly(toks: &mut Vec<TokenWithSpan>) {
             .find(|t| !matches!(t.token, Token::Whitespace(_)))
             .map(|t| &t.token);
         if prev.is_some_and(|p| {
-            ["AS", "SET", "CHARSET", "CHARACTER", "COLLATE", "USING", "NAMES"]
-                .iter()
-                .any(|w| is_word(p, w))
+            [
+                "AS",
+                "SET",
+                "CHARSET",
+                "CHARACTER",
+                "COLLATE",
+                "USING",
+                "NAMES",
+            ]
+            .iter()
+            .any(|w| is_word(p, w))
         }) {
             i += 1;
             continue;
@@ -444,9 +455,11 @@ fn bind_binary_tightly(toks: &mut Vec<TokenWithSpan>) {
             | Token::SingleQuotedByteStringLiteral(_)
             | Token::NationalStringLiteral(_) => Some(j),
             Token::Word(_)
-                if !["CASE", "NOT", "INTERVAL", "EXISTS", "COLLATE", "AND", "OR", "FROM", "AS"]
-                    .iter()
-                    .any(|w| is_word(&toks[j].token, w)) =>
+                if ![
+                    "CASE", "NOT", "INTERVAL", "EXISTS", "COLLATE", "AND", "OR", "FROM", "AS",
+                ]
+                .iter()
+                .any(|w| is_word(&toks[j].token, w)) =>
             {
                 let mut e = j;
                 loop {
@@ -475,9 +488,20 @@ fn bind_binary_tightly(toks: &mut Vec<TokenWithSpan>) {
             i += 1;
             continue;
         };
-        toks.insert(end + 1, TokenWithSpan::wrap(Token::RParen));
-        toks.insert(i, TokenWithSpan::wrap(Token::LParen));
-        i = end + 3;
+        // `CAST(operand AS BINARY)` (`BINARY (x)` alone would read as a call of a function BINARY)
+        let space = || TokenWithSpan::wrap(Token::Whitespace(Whitespace::Space));
+        let tail = [
+            space(),
+            word("AS"),
+            space(),
+            word("BINARY"),
+            TokenWithSpan::wrap(Token::RParen),
+        ];
+        let n = tail.len();
+        toks.splice(end + 1..end + 1, tail);
+        toks[i] = word("CAST");
+        toks.insert(i + 1, TokenWithSpan::wrap(Token::LParen));
+        i = end + 2 + n;
     }
 }
 
@@ -930,13 +954,14 @@ pub fn parse_with(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parsed>> {
             let check = strip_view_check_option(&mut toks);
             let mut stmt = parse_tokens(toks, &text)?;
             if let (Some(check), Statement::CreateView(cv)) = (check, &mut stmt) {
-                cv.options =
-                    sqlparser::ast::CreateTableOptions::With(vec![sqlparser::ast::SqlOption::KeyValue {
+                cv.options = sqlparser::ast::CreateTableOptions::With(vec![
+                    sqlparser::ast::SqlOption::KeyValue {
                         key: sqlparser::ast::Ident::new(VIEW_CHECK_OPTION),
-                        value: sqlparser::ast::Expr::value(sqlparser::ast::Value::SingleQuotedString(
-                            check.into(),
-                        )),
-                    }]);
+                        value: sqlparser::ast::Expr::value(
+                            sqlparser::ast::Value::SingleQuotedString(check.into()),
+                        ),
+                    },
+                ]);
             }
             Stmt::Ast(stmt)
         };
@@ -1275,10 +1300,15 @@ mod tests {
             other => panic!("{other:?}"),
         };
         assert!(check("CREATE VIEW v AS SELECT 1 WITH CHECK OPTION").contains("CASCADED"));
-        assert!(check("CREATE OR REPLACE VIEW v AS SELECT a FROM t WHERE a > 0 WITH LOCAL CHECK OPTION")
-            .contains("LOCAL"));
+        assert!(check(
+            "CREATE OR REPLACE VIEW v AS SELECT a FROM t WHERE a > 0 WITH LOCAL CHECK OPTION"
+        )
+        .contains("LOCAL"));
         assert!(check("CREATE VIEW v AS SELECT 1 with cascaded check option").contains("CASCADED"));
-        assert_eq!(check("CREATE VIEW v AS WITH c AS (SELECT 1) SELECT * FROM c"), "");
+        assert_eq!(
+            check("CREATE VIEW v AS WITH c AS (SELECT 1) SELECT * FROM c"),
+            ""
+        );
         // only after CREATE … VIEW … AS
         assert!(parse("SELECT 1 WITH CHECK OPTION").is_err());
     }
@@ -1291,23 +1321,32 @@ mod tests {
         };
         assert_eq!(
             text("SELECT BINARY 'a' = 'A'"),
-            "SELECT (CAST('a' AS BINARY)) = 'A'"
+            "SELECT CAST('a' AS BINARY) = 'A'"
         );
         assert_eq!(
             text("SELECT * FROM t WHERE BINARY t.c LIKE 'a%' AND BINARY f(x, (1)) > BINARY (y)"),
-            "SELECT * FROM t WHERE (CAST(t.c AS BINARY)) LIKE 'a%' AND (CAST(f(x, (1)) AS BINARY)) > (CAST((y) AS BINARY))"
+            "SELECT * FROM t WHERE CAST(t.c AS BINARY) LIKE 'a%' AND CAST(f(x, (1)) AS BINARY) > CAST((y) AS BINARY)"
         );
         // a type or character set, not the operator
-        assert!(text("SELECT CAST(a AS BINARY), CONVERT(b USING binary)").contains("CAST(a AS BINARY)"));
+        assert!(
+            text("SELECT CAST(a AS BINARY), CONVERT(b USING binary)").contains("CAST(a AS BINARY)")
+        );
         assert!(parse("CREATE TABLE t (a VARCHAR(5) CHARACTER SET binary, b BINARY(4))").is_ok());
     }
 
     #[test]
     fn update_ignore_and_low_priority() {
-        for sql in ["UPDATE IGNORE t SET a = 1", "UPDATE LOW_PRIORITY IGNORE t SET a = 1"] {
+        for sql in [
+            "UPDATE IGNORE t SET a = 1",
+            "UPDATE LOW_PRIORITY IGNORE t SET a = 1",
+        ] {
             match &parse(sql).unwrap()[0].stmt {
                 Stmt::Ast(Statement::Update(u)) => {
-                    assert_eq!(u.or, Some(sqlparser::ast::SqliteOnConflict::Ignore), "{sql}");
+                    assert_eq!(
+                        u.or,
+                        Some(sqlparser::ast::SqliteOnConflict::Ignore),
+                        "{sql}"
+                    );
                     assert_eq!(u.table.to_string(), "t");
                 }
                 other => panic!("{other:?}"),

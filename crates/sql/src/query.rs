@@ -995,7 +995,10 @@ mod tests {
             one(&["1", "0", "NULL", "1", "NULL", "1", "1", "1", "1"])
         );
         assert_eq!(
-            rows(&mut s, "SELECT (1, 2) IN ((0, 0), (1, 2)), (1, 2) IN ((1, 3), (NULL, 2))"),
+            rows(
+                &mut s,
+                "SELECT (1, 2) IN ((0, 0), (1, 2)), (1, 2) IN ((1, 3), (NULL, 2))"
+            ),
             one(&["1", "NULL"])
         );
         // arity mismatches: the left operand's width
@@ -1032,19 +1035,31 @@ mod tests {
                 .collect::<Vec<_>>()
         );
         assert_eq!(
-            rows(&mut s, "SELECT (2, 1) = ANY (SELECT x, y FROM q), (2, 1) <> ALL (SELECT x, y FROM q)"),
+            rows(
+                &mut s,
+                "SELECT (2, 1) = ANY (SELECT x, y FROM q), (2, 1) <> ALL (SELECT x, y FROM q)"
+            ),
             one(&["1", "0"])
         );
         assert_eq!(err(&mut s, "SELECT (1, 2) = (SELECT x, y FROM q)"), 1242);
-        assert_eq!(err(&mut s, "SELECT (1, 2) = (SELECT x FROM q WHERE k = 1)"), 1241);
-        assert_eq!(err(&mut s, "SELECT (1, 2) < ANY (SELECT x, y FROM q)"), 1241);
+        assert_eq!(
+            err(&mut s, "SELECT (1, 2) = (SELECT x FROM q WHERE k = 1)"),
+            1241
+        );
+        assert_eq!(
+            err(&mut s, "SELECT (1, 2) < ANY (SELECT x, y FROM q)"),
+            1241
+        );
     }
 
     #[test]
     fn grouping_marks_super_aggregate_rows() {
         let mut s = session();
         ok(&mut s, "CREATE TABLE g (a INT, b INT, n INT)");
-        ok(&mut s, "INSERT INTO g VALUES (1, 1, 1), (1, 2, 2), (2, 1, 4)");
+        ok(
+            &mut s,
+            "INSERT INTO g VALUES (1, 1, 1), (1, 2, 2), (2, 1, 4)",
+        );
         let r = rows(
             &mut s,
             "SELECT a, b, SUM(n), GROUPING(a), GROUPING(b), GROUPING(a, b), GROUPING(b, a) \
@@ -1066,11 +1081,23 @@ mod tests {
             ]
         );
         assert_eq!(
-            rows(&mut s, "SELECT a, SUM(n) FROM g GROUP BY a WITH ROLLUP HAVING GROUPING(a) = 1"),
+            rows(
+                &mut s,
+                "SELECT a, SUM(n) FROM g GROUP BY a WITH ROLLUP HAVING GROUPING(a) = 1"
+            ),
             one(&["NULL", "7"])
         );
         assert_eq!(err(&mut s, "SELECT GROUPING(a) FROM g GROUP BY a"), 1111);
-        assert_eq!(err(&mut s, "SELECT a FROM g WHERE GROUPING(a) = 0 GROUP BY a WITH ROLLUP"), 1111);
-        assert_eq!(err(&mut s, "SELECT GROUPING(n) FROM g GROUP BY a WITH ROLLUP"), 3602);
+        assert_eq!(
+            err(
+                &mut s,
+                "SELECT a FROM g WHERE GROUPING(a) = 0 GROUP BY a WITH ROLLUP"
+            ),
+            1111
+        );
+        assert_eq!(
+            err(&mut s, "SELECT GROUPING(n) FROM g GROUP BY a WITH ROLLUP"),
+            3602
+        );
     }
 }

@@ -464,9 +464,9 @@ fn bind_from<E: KvEngine>(
             if from.len() == 1
                 && twj.joins.is_empty()
                 && name.0.len() == 1
-                && name.0[0]
-                    .as_ident()
-                    .is_some_and(|i| i.quote_style.is_none() && i.value.eq_ignore_ascii_case("dual"))
+                && name.0[0].as_ident().is_some_and(|i| {
+                    i.quote_style.is_none() && i.value.eq_ignore_ascii_case("dual")
+                })
             {
                 continue;
             }
@@ -571,7 +571,7 @@ pub fn source_text(sql: &str, node: &impl Spanned) -> Option<String> {
     let mut end = b;
     for (i, ch) in sql[a..].char_indices() {
         let pos = a + i;
-        if pos >= b && depth == 0 && quote.is_none() {
+        if pos >= b && depth <= 0 && quote.is_none() {
             // past the span: only continue into an argument list that starts right here
             if pos == b && ch == '(' {
                 depth = 1;
@@ -1057,7 +1057,10 @@ fn resolve_grouping(aggs: &mut [AggCall], group_by: &[Expr], rollup: bool) -> Re
             let pos = keys.iter().position(|k| *k == text).ok_or_else(|| {
                 Error::new(
                     codes::ER_FIELD_IN_GROUPING_NOT_GROUP_BY,
-                    format!("Argument #{} of GROUPING function is not in GROUP BY", j + 1),
+                    format!(
+                        "Argument #{} of GROUPING function is not in GROUP BY",
+                        j + 1
+                    ),
                 )
             })?;
             positions.push(Expr::Lit(Value::Int(pos as i64)));

@@ -16,8 +16,8 @@ use common::{Result, Value};
 use parking_lot::RwLock;
 use storage::catalog::{IndexStatistics, TableDef};
 use storage::engine::KvEngine;
-use storage::Storage;
 use storage::txn::{IndexRange, LockMode};
+use storage::Storage;
 
 use crate::session::Session;
 
@@ -77,7 +77,9 @@ impl StatsCache {
     }
 
     fn put(&self, t: &TableDef, s: TableStatistics) {
-        self.map.write().insert(t.id, (t.version, Some(Arc::new(s))));
+        self.map
+            .write()
+            .insert(t.id, (t.version, Some(Arc::new(s))));
     }
 }
 
@@ -160,8 +162,14 @@ mod tests {
     #[test]
     fn statistics_are_read_back_from_the_dictionary() {
         let mut s = session();
-        ok(&mut s, "CREATE TABLE t (id INT PRIMARY KEY, f INT, KEY kf (f))");
-        ok(&mut s, "INSERT INTO t VALUES (1, 0), (2, 0), (3, 1), (4, 1), (5, 1)");
+        ok(
+            &mut s,
+            "CREATE TABLE t (id INT PRIMARY KEY, f INT, KEY kf (f))",
+        );
+        ok(
+            &mut s,
+            "INSERT INTO t VALUES (1, 0), (2, 0), (3, 1), (4, 1), (5, 1)",
+        );
         rows(&mut s, "ANALYZE TABLE t");
         let t = s.storage().get_table("d", "t").unwrap().unwrap();
         let stored = s.storage().index_statistics(&t).unwrap().unwrap();
@@ -169,10 +177,15 @@ mod tests {
         // a fresh cache (as after a restart) loads them
         let cache = super::StatsCache::default();
         let st = cache.get(s.storage(), &t).unwrap();
-        assert_eq!((st.rows, st.cardinality.clone()), (5, vec![vec![5], vec![2]]));
+        assert_eq!(
+            (st.rows, st.cardinality.clone()),
+            (5, vec![vec![5], vec![2]])
+        );
         // stale for another definition version
         let mut newer = (*t).clone();
         newer.version += 1;
-        assert!(super::StatsCache::default().get(s.storage(), &newer).is_none());
+        assert!(super::StatsCache::default()
+            .get(s.storage(), &newer)
+            .is_none());
     }
 }

@@ -286,7 +286,12 @@ pub fn create<E: KvEngine>(s: &mut Session<E>, cv: &ast::CreateView) -> Result<O
             ..TableOptions::default()
         },
     };
-    if !def.options.view.as_ref().is_some_and(|v| v.check_option.is_empty()) {
+    if !def
+        .options
+        .view
+        .as_ref()
+        .is_some_and(|v| v.check_option.is_empty())
+    {
         // CHECK OPTION needs an updatable view (1368)
         let v = definition(&def).ok_or_else(|| Error::internal("view"))?;
         if mapping(s, &def, v, "UPDATE").is_err() {
@@ -591,7 +596,12 @@ impl ViewCheck {
 
 /// Carries the CHECK OPTION conditions one view level down (`check` is what the levels above
 /// gathered, over `t`'s columns).
-fn descend_check(t: &TableDef, v: &ViewDef, m: &Mapping, check: Option<ViewCheck>) -> Option<ViewCheck> {
+fn descend_check(
+    t: &TableDef,
+    v: &ViewDef,
+    m: &Mapping,
+    check: Option<ViewCheck>,
+) -> Option<ViewCheck> {
     let mut c = check.unwrap_or_else(|| ViewCheck {
         name: format!("{}.{}", t.db, t.name),
         conds: vec![],
@@ -703,17 +713,41 @@ mod tests {
     fn check_option_rules() {
         let mut s = session();
         ok(&mut s, "CREATE TABLE b (id INT PRIMARY KEY, n INT)");
-        ok(&mut s, "CREATE VIEW lt10 AS SELECT id, n FROM b WHERE n < 10 WITH CHECK OPTION");
-        ok(&mut s, "CREATE VIEW plain AS SELECT id, n FROM b WHERE n < 10");
-        ok(&mut s, "CREATE VIEW loc AS SELECT id, n FROM plain WHERE n > 0 WITH LOCAL CHECK OPTION");
-        ok(&mut s, "CREATE VIEW cas AS SELECT id, n FROM plain WHERE n > 0 WITH CASCADED CHECK OPTION");
-        ok(&mut s, "CREATE VIEW over AS SELECT id, n FROM lt10 WHERE n > 5");
+        ok(
+            &mut s,
+            "CREATE VIEW lt10 AS SELECT id, n FROM b WHERE n < 10 WITH CHECK OPTION",
+        );
+        ok(
+            &mut s,
+            "CREATE VIEW plain AS SELECT id, n FROM b WHERE n < 10",
+        );
+        ok(
+            &mut s,
+            "CREATE VIEW loc AS SELECT id, n FROM plain WHERE n > 0 WITH LOCAL CHECK OPTION",
+        );
+        ok(
+            &mut s,
+            "CREATE VIEW cas AS SELECT id, n FROM plain WHERE n > 0 WITH CASCADED CHECK OPTION",
+        );
+        ok(
+            &mut s,
+            "CREATE VIEW over AS SELECT id, n FROM lt10 WHERE n > 5",
+        );
         assert_eq!(
-            rows(&mut s, "SELECT TABLE_NAME, CHECK_OPTION FROM information_schema.VIEWS ORDER BY 1"),
-            [["cas", "CASCADED"], ["loc", "LOCAL"], ["lt10", "CASCADED"], ["over", "NONE"], ["plain", "NONE"]]
-                .iter()
-                .map(|r| r.iter().map(|v| v.to_string()).collect::<Vec<_>>())
-                .collect::<Vec<_>>()
+            rows(
+                &mut s,
+                "SELECT TABLE_NAME, CHECK_OPTION FROM information_schema.VIEWS ORDER BY 1"
+            ),
+            [
+                ["cas", "CASCADED"],
+                ["loc", "LOCAL"],
+                ["lt10", "CASCADED"],
+                ["over", "NONE"],
+                ["plain", "NONE"]
+            ]
+            .iter()
+            .map(|r| r.iter().map(|v| v.to_string()).collect::<Vec<_>>())
+            .collect::<Vec<_>>()
         );
         ok(&mut s, "INSERT INTO lt10 VALUES (1, 5)");
         assert_eq!(err(&mut s, "INSERT INTO lt10 VALUES (2, 10)"), 1369);
@@ -733,10 +767,16 @@ mod tests {
             vec![vec!["1,3,5,8".to_string()]]
         );
         assert_eq!(
-            err(&mut s, "CREATE VIEW agg AS SELECT n FROM b GROUP BY n WITH CHECK OPTION"),
+            err(
+                &mut s,
+                "CREATE VIEW agg AS SELECT n FROM b GROUP BY n WITH CHECK OPTION"
+            ),
             1368
         );
         let show = rows(&mut s, "SHOW CREATE VIEW loc");
-        assert!(show[0][1].ends_with("WHERE n > 0 WITH LOCAL CHECK OPTION"), "{show:?}");
+        assert!(
+            show[0][1].ends_with("WHERE n > 0 WITH LOCAL CHECK OPTION"),
+            "{show:?}"
+        );
     }
 }

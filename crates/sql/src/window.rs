@@ -249,12 +249,10 @@ fn partition<E: KvEngine>(
             let range = RangeFrame::new(w, part, okeys, ctx)?;
             let bound = |b: FrameBound, pos: usize, is_start: bool| -> i64 {
                 match b {
-                    FrameBound::RangePreceding | FrameBound::RangeFollowing => {
-                        match &range {
-                            Some(r) => r.bound(pos, is_start, &first, &last),
-                            None => pos as i64,
-                        }
-                    }
+                    FrameBound::RangePreceding | FrameBound::RangeFollowing => match &range {
+                        Some(r) => r.bound(pos, is_start, &first, &last),
+                        None => pos as i64,
+                    },
                     FrameBound::UnboundedPreceding => 0,
                     FrameBound::UnboundedFollowing => m as i64 - 1,
                     FrameBound::CurrentRow if rows_unit => pos as i64,
@@ -544,8 +542,20 @@ mod tests {
         assert_eq!(e(&mut s, "ORDER BY v RANGE v PRECEDING"), 3590);
         assert_eq!(e(&mut s, "ORDER BY v ROWS INTERVAL 1 DAY PRECEDING"), 3596);
         assert_eq!(e(&mut s, "ORDER BY v ROWS 1.5 PRECEDING"), 3586);
-        assert_eq!(e(&mut s, "ORDER BY v RANGE BETWEEN CURRENT ROW AND 1 PRECEDING"), 3586);
-        assert_eq!(e(&mut s, "ORDER BY v ROWS BETWEEN UNBOUNDED FOLLOWING AND CURRENT ROW"), 3586);
+        assert_eq!(
+            e(
+                &mut s,
+                "ORDER BY v RANGE BETWEEN CURRENT ROW AND 1 PRECEDING"
+            ),
+            3586
+        );
+        assert_eq!(
+            e(
+                &mut s,
+                "ORDER BY v ROWS BETWEEN UNBOUNDED FOLLOWING AND CURRENT ROW"
+            ),
+            3586
+        );
         assert_eq!(e(&mut s, "ORDER BY v GROUPS 1 PRECEDING"), 1235);
         ok(&mut s, "INSERT INTO w VALUES (1, 'a', '2024-01-01')");
         assert_eq!(e(&mut s, "ORDER BY v RANGE NULL PRECEDING"), 3586);

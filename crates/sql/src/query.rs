@@ -245,7 +245,7 @@ fn map_expr_memo(
             let new = Arc::new(SubQuery {
                 query: q.query.map_exprs(depth + 1, f),
                 correlated: q.correlated,
-                first_type: q.first_type.clone(),
+                first_type: q.first_type,
             });
             memo.borrow_mut().insert(Arc::as_ptr(q), new.clone());
             new
@@ -854,31 +854,31 @@ pub fn resolve<E: KvEngine>(
             if q.correlated && row.is_none() {
                 return None;
             }
-            if !rows.contains_key(&Arc::as_ptr(q)) {
-                let res = if q.correlated {
-                    run(s, &bind_outer_row(&q.query, row.unwrap_or(&[])), ctx)
-                } else {
-                    run(s, &q.query, ctx)
-                };
-                match res {
-                    Ok(r) if r.len() > 1 => {
-                        err = Some(Error::new(
-                            codes::ER_SUBQUERY_NO_1_ROW,
-                            "Subquery returns more than 1 row",
-                        ));
-                        return None;
-                    }
-                    Ok(r) => {
-                        rows.insert(Arc::as_ptr(q), r.into_iter().next().unwrap_or_default());
-                    }
-                    Err(e) => {
-                        err = Some(e);
-                        return None;
+            let one = match rows.entry(Arc::as_ptr(q)) {
+                std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    let res = if q.correlated {
+                        run(s, &bind_outer_row(&q.query, row.unwrap_or(&[])), ctx)
+                    } else {
+                        run(s, &q.query, ctx)
+                    };
+                    match res {
+                        Ok(r) if r.len() > 1 => {
+                            err = Some(Error::new(
+                                codes::ER_SUBQUERY_NO_1_ROW,
+                                "Subquery returns more than 1 row",
+                            ));
+                            return None;
+                        }
+                        Ok(r) => slot.insert(r.into_iter().next().unwrap_or_default()),
+                        Err(e) => {
+                            err = Some(e);
+                            return None;
+                        }
                     }
                 }
-            }
-            let v = rows[&Arc::as_ptr(q)].get(*i).cloned();
-            return Some(Expr::Lit(v.unwrap_or(Value::Null)));
+            };
+            return Some(Expr::Lit(one.get(*i).cloned().unwrap_or(Value::Null)));
         }
         let (q, lhs) = match x {
             Expr::Subquery(q) | Expr::Exists(q) => (q, None),

@@ -47,8 +47,11 @@ impl TableStatistics {
 /// and what the dictionary holds for it (None: never analysed for that version).
 #[derive(Debug, Default)]
 pub struct StatsCache {
-    map: RwLock<HashMap<u64, (u32, Option<Arc<TableStatistics>>)>>,
+    map: RwLock<HashMap<u64, CachedStats>>,
 }
+
+/// The definition version looked up, and the statistics stored for it.
+type CachedStats = (u32, Option<Arc<TableStatistics>>);
 
 impl StatsCache {
     /// The statistics of `t`, if gathered for its current definition: from memory, else from

@@ -1878,7 +1878,11 @@ pub fn system_rows<E: KvEngine>(
                         } else {
                             &v.check_option
                         }),
-                        s("NO"),
+                        s(if crate::view::is_updatable(sess, &tb) {
+                            "YES"
+                        } else {
+                            "NO"
+                        }),
                         s(v.definer.replace('`', "")),
                         s(v.security.clone()),
                         s("utf8mb4"),

@@ -535,6 +535,12 @@ impl Mapping {
     }
 }
 
+/// INFORMATION_SCHEMA.VIEWS.IS_UPDATABLE: whether UPDATE through view `t` is rewritten onto a
+/// base table.
+pub fn is_updatable<E: KvEngine>(s: &Session<E>, t: &TableDef) -> bool {
+    definition(t).is_some_and(|v| mapping(s, t, v, "UPDATE").is_ok())
+}
+
 /// The view a DML statement targets, if any.
 pub fn target_view<E: KvEngine>(
     s: &Session<E>,
@@ -749,6 +755,22 @@ mod tests {
             .map(|r| r.iter().map(|v| v.to_string()).collect::<Vec<_>>())
             .collect::<Vec<_>>()
         );
+        ok(
+            &mut s,
+            "CREATE VIEW counts AS SELECT n, COUNT(*) AS c FROM b GROUP BY n",
+        );
+        assert_eq!(
+            rows(
+                &mut s,
+                "SELECT TABLE_NAME, IS_UPDATABLE FROM information_schema.VIEWS \
+                 WHERE TABLE_NAME IN ('counts', 'over') ORDER BY 1"
+            ),
+            vec![
+                vec!["counts".to_string(), "NO".into()],
+                vec!["over".into(), "YES".into()]
+            ]
+        );
+        ok(&mut s, "DROP VIEW counts");
         ok(&mut s, "INSERT INTO lt10 VALUES (1, 5)");
         assert_eq!(err(&mut s, "INSERT INTO lt10 VALUES (2, 10)"), 1369);
         assert_eq!(err(&mut s, "UPDATE lt10 SET n = 10"), 1369);

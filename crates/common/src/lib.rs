@@ -11,6 +11,7 @@
 
 pub mod codes;
 pub mod collation;
+pub mod decimal;
 pub mod error;
 pub mod infile;
 pub mod time;
@@ -19,6 +20,7 @@ pub mod value;
 pub mod wait;
 
 pub use codes::ErrorCode;
+pub use decimal::Decimal;
 pub use error::{Error, Level, Result, Warning};
 pub use types::{Collation, ColumnMeta, DataType};
 pub use value::Value;

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use rust_decimal::Decimal;
+use crate::decimal::Decimal;
 
 use crate::time::{DateTime, Time};
 

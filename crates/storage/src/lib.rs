@@ -477,7 +477,11 @@ fn codec_to_u64(v: &Value) -> Option<u64> {
         Value::Double(d) => Some(d.max(0.0) as u64),
         Value::Float(f) => Some(f.max(0.0) as u64),
         Value::Decimal(d) => {
-            rust_decimal::prelude::ToPrimitive::to_u64(&d.trunc().max(rust_decimal::Decimal::ZERO))
+            if d.is_sign_negative() {
+                Some(0)
+            } else {
+                d.to_u64()
+            }
         }
         _ => None,
     }

@@ -13,7 +13,7 @@
 
 use common::time::{DateTime, Time};
 use common::{DataType, Result, Value};
-use rust_decimal::Decimal;
+use common::Decimal;
 
 use super::{
     bad_value, corrupt, enum_index, enum_name, set_mask, set_name, to_bytes, to_datetime,
@@ -101,15 +101,15 @@ fn get_f64(enc: u64) -> f64 {
     f64::from_bits(bits)
 }
 
+/// Sign byte (0x01 negative, 0x02 zero, 0x03 positive), then for non-zero values the decimal
+/// exponent and the significant digits (trailing zeros dropped, so equal values of different
+/// scales encode equally), all inverted for negative values.
 fn put_decimal(out: &mut Vec<u8>, d: Decimal) {
-    let d = d.normalize();
-    if d.is_zero() {
+    let (neg, digits, exp) = d.to_digits();
+    if digits.is_empty() {
         out.push(0x02);
         return;
     }
-    let neg = d.is_sign_negative();
-    let digits = d.mantissa().unsigned_abs().to_string();
-    let exp = digits.len() as i32 - d.scale() as i32;
     let e = ((exp as i16) as u16) ^ 0x8000;
     if neg {
         out.push(0x01);
@@ -298,7 +298,7 @@ impl Reader<'_> {
     fn decimal(&mut self) -> Result<Decimal> {
         let sign = self.byte()?;
         if sign == 0x02 {
-            return Ok(Decimal::ZERO);
+            return Ok(Decimal::zero());
         }
         let neg = match sign {
             0x01 => true,
@@ -310,8 +310,7 @@ impl Reader<'_> {
             e = !e;
         }
         let exp = (e ^ 0x8000) as i16 as i32;
-        let mut digits: i128 = 0;
-        let mut n = 0i32;
+        let mut digits = String::new();
         loop {
             let b = self.byte()?;
             let d = if neg {
@@ -325,30 +324,12 @@ impl Reader<'_> {
                 }
                 b
             };
-            if !(1..=10).contains(&d) || n > 38 {
+            if !(1..=10).contains(&d) || digits.len() > 81 {
                 return Err(corrupt("bad decimal digit in index key"));
             }
-            digits = digits * 10 + (d - 1) as i128;
-            n += 1;
+            digits.push((b'0' + d - 1) as char);
         }
-        let scale = n - exp;
-        let mut v = if scale >= 0 {
-            Decimal::try_from_i128_with_scale(digits, scale as u32)
-                .map_err(|_| corrupt("decimal out of range"))?
-        } else {
-            let mut v = Decimal::try_from_i128_with_scale(digits, 0)
-                .map_err(|_| corrupt("decimal out of range"))?;
-            for _ in 0..(-scale) {
-                v = v
-                    .checked_mul(Decimal::TEN)
-                    .ok_or_else(|| corrupt("decimal out of range"))?;
-            }
-            v
-        };
-        if neg {
-            v.set_sign_negative(true);
-        }
-        Ok(v)
+        Decimal::from_digits(neg, &digits, exp).ok_or_else(|| corrupt("decimal out of range"))
     }
 }
 
@@ -828,6 +809,57 @@ mod tests {
         assert_eq!(
             enc(&ty, &Value::Int(100)),
             enc(&ty, &Value::Decimal("100.00".parse().unwrap()))
+        );
+    }
+
+    #[test]
+    fn wide_decimals_order() {
+        // DECIMAL(65,30): 35 integer and 30 fractional digits, mixed scales and signs.
+        let ty = DataType::Decimal {
+            precision: 65,
+            scale: 30,
+            unsigned: false,
+        };
+        let max = format!("{}.{}", "9".repeat(35), "9".repeat(30));
+        let strs = [
+            format!("-{max}"),
+            "-12345678901234567890123456789012345.5".to_string(),
+            format!("-1{}", "0".repeat(34)),
+            format!("-{}", "9".repeat(34)),
+            "-1.000000000000000000000000000001".to_string(),
+            "-1".to_string(),
+            "-0.999999999999999999999999999999".to_string(),
+            "-0.000000000000000000000000000001".to_string(),
+            "0".to_string(),
+            "0.000000000000000000000000000001".to_string(),
+            "0.00000000000000000000000000001".to_string(),
+            "0.1".to_string(),
+            "0.999999999999999999999999999999".to_string(),
+            "1".to_string(),
+            "1.000000000000000000000000000001".to_string(),
+            "1.1".to_string(),
+            "9".repeat(34),
+            format!("1{}", "0".repeat(34)),
+            "12345678901234567890123456789012345.4".to_string(),
+            "12345678901234567890123456789012345.5".to_string(),
+            max.clone(),
+        ];
+        let vals: Vec<Value> = strs
+            .iter()
+            .map(|s| Value::Decimal(s.parse().unwrap()))
+            .collect();
+        assert_sorted(&ty, &vals);
+        for v in &vals {
+            let e = enc(&ty, v);
+            let mut p = 0;
+            let d = decode_column(&e, &mut p, &ty, false).unwrap();
+            assert_eq!(&d, v);
+            let Value::Decimal(d) = d else { panic!() };
+            assert_eq!(d.scale(), 30);
+        }
+        assert_eq!(
+            enc(&ty, &Value::Decimal("-2.5000".parse().unwrap())),
+            enc(&ty, &Value::Decimal("-2.5".parse().unwrap()))
         );
     }
 

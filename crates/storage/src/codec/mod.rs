@@ -6,8 +6,7 @@ pub mod row;
 
 use common::time::DateTime;
 use common::{Collation, Error, Result, Value};
-use rust_decimal::prelude::{FromPrimitive, ToPrimitive};
-use rust_decimal::Decimal;
+use common::Decimal;
 
 /// Appends `v` as an unsigned LEB128 varint.
 pub fn put_uvarint(out: &mut Vec<u8>, mut v: u64) {
@@ -102,7 +101,7 @@ pub(crate) fn to_f64(v: &Value) -> Option<f64> {
         Value::Float(f) => Some(*f as f64),
         Value::Int(i) => Some(*i as f64),
         Value::UInt(u) => Some(*u as f64),
-        Value::Decimal(d) => d.to_f64(),
+        Value::Decimal(d) => Some(d.to_f64()),
         Value::Str(s) => s.trim().parse().ok(),
         _ => None,
     }
@@ -111,11 +110,11 @@ pub(crate) fn to_f64(v: &Value) -> Option<f64> {
 /// The value as a decimal.
 pub(crate) fn to_decimal(v: &Value) -> Option<Decimal> {
     match v {
-        Value::Decimal(d) => Some(*d),
+        Value::Decimal(d) => Some(d.clone()),
         Value::Int(i) => Some(Decimal::from(*i)),
         Value::UInt(u) => Some(Decimal::from(*u)),
         Value::Double(d) => Decimal::from_f64(*d),
-        Value::Float(f) => Decimal::from_f32(*f),
+        Value::Float(f) => Decimal::from_f64(*f as f64),
         Value::Str(s) => s.trim().parse().ok(),
         _ => None,
     }

@@ -5,7 +5,7 @@
 
 use common::time::{DateTime, Time};
 use common::{DataType, Result, Value};
-use rust_decimal::Decimal;
+use common::Decimal;
 
 use super::{
     bad_value, corrupt, enum_index, enum_name, get_ivarint, get_uvarint, put_ivarint, put_uvarint,
@@ -74,15 +74,12 @@ fn encode_value(out: &mut Vec<u8>, ty: &DataType, v: &Value) -> Result<()> {
         ),
         DataType::Decimal { .. } => {
             let d = to_decimal(v).ok_or_else(|| bad_value(v, "a decimal"))?;
-            out.push(d.scale() as u8);
-            let m = d.mantissa();
-            let z = ((m << 1) ^ (m >> 127)) as u128;
-            let mut z = z;
-            while z >= 0x80 {
-                out.push((z as u8) | 0x80);
-                z >>= 7;
-            }
-            out.push(z as u8);
+            // exact scale, display scale, mantissa length, mantissa (two's complement, LE)
+            let (mant, scale, frac) = d.to_raw();
+            out.push(scale);
+            out.push(frac);
+            put_uvarint(out, mant.len() as u64);
+            out.extend_from_slice(&mant);
         }
         DataType::Date | DataType::DateTime { .. } | DataType::Timestamp { .. } => {
             let d = to_datetime(v).ok_or_else(|| bad_value(v, "a date/time"))?;
@@ -220,25 +217,16 @@ fn decode_value(buf: &[u8], pos: &mut usize, ty: &DataType) -> Result<Value> {
         DataType::Float { .. } => Value::Float(f32::from_le_bytes(get_fixed::<4>(buf, pos)?)),
         DataType::Double { .. } => Value::Double(f64::from_le_bytes(get_fixed::<8>(buf, pos)?)),
         DataType::Decimal { .. } => {
-            let [scale] = get_fixed::<1>(buf, pos)?;
-            let mut z: u128 = 0;
-            let mut shift = 0u32;
-            loop {
-                let [b] = get_fixed::<1>(buf, pos)?;
-                if shift > 126 {
-                    return Err(corrupt("decimal varint too long"));
-                }
-                z |= ((b & 0x7f) as u128) << shift;
-                if b & 0x80 == 0 {
-                    break;
-                }
-                shift += 7;
+            let [scale, frac] = get_fixed::<2>(buf, pos)?;
+            let len = get_uvarint(buf, pos)? as usize;
+            if len > 64 {
+                return Err(corrupt("decimal mantissa too long"));
             }
-            let m = ((z >> 1) as i128) ^ -((z & 1) as i128);
-            Value::Decimal(
-                Decimal::try_from_i128_with_scale(m, scale as u32)
-                    .map_err(|_| corrupt("decimal out of range"))?,
-            )
+            let mant = buf
+                .get(*pos..*pos + len)
+                .ok_or_else(|| corrupt("truncated row value"))?;
+            *pos += len;
+            Value::Decimal(Decimal::from_raw(mant, scale, frac))
         }
         DataType::Date => Value::Date(DateTime::from_packed(get_uvarint(buf, pos)?)),
         DataType::DateTime { fsp } | DataType::Timestamp { fsp } => {
@@ -563,6 +551,31 @@ mod tests {
         ];
         let b = encode_row(&t, &row).unwrap();
         assert_eq!(decode_row(&t, &b).unwrap(), row);
+    }
+
+    #[test]
+    fn wide_decimals_roundtrip() {
+        let t = table(vec![col(
+            "d",
+            DataType::Decimal {
+                precision: 65,
+                scale: 30,
+                unsigned: false,
+            },
+        )]);
+        for s in [
+            format!("{}.{}", "9".repeat(35), "9".repeat(30)),
+            format!("-{}.{}", "9".repeat(35), "9".repeat(30)),
+            "-0.000000000000000000000000000001".to_string(),
+            "0".to_string(),
+            "12345678901234567890123456789012345.5".to_string(),
+        ] {
+            let row = vec![Value::Decimal(s.parse().unwrap())];
+            let b = encode_row(&t, &row).unwrap();
+            let back = decode_row(&t, &b).unwrap();
+            assert_eq!(back, row);
+            assert_eq!(back[0].to_string(), row[0].to_string());
+        }
     }
 
     #[test]

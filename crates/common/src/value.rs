@@ -126,3 +126,12 @@ mod tests {
         assert_eq!(Value::Null.to_text(), None);
     }
 }
+
+#[cfg(test)]
+mod size_tests {
+    /// DECIMAL is boxed so a `Value` stays as small as the largest inline payload (a String).
+    #[test]
+    fn value_stays_small() {
+        assert_eq!(std::mem::size_of::<super::Value>(), 32);
+    }
+}

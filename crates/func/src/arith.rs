@@ -10,8 +10,7 @@
 use common::codes;
 use common::time::{DateTime, Time};
 use common::{Error, Result, Value, Warning};
-use rust_decimal::prelude::ToPrimitive;
-use rust_decimal::{Decimal, RoundingStrategy};
+use common::Decimal;
 
 use crate::convert;
 use crate::temporal;
@@ -65,11 +64,8 @@ impl Default for ArithCtx {
     }
 }
 
-/// The largest DECIMAL scale MySQL produces (and what rust_decimal can hold).
-const MAX_SCALE: u32 = 28;
-
 /// An operand after MySQL's numeric coercion.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Num {
     Int(i64),
     UInt(u64),
@@ -83,7 +79,7 @@ pub(crate) fn to_num(v: &Value, w: &mut Vec<Warning>) -> Option<Num> {
         Value::Null => return None,
         Value::Int(i) => Num::Int(*i),
         Value::UInt(u) => Num::UInt(*u),
-        Value::Decimal(d) => Num::Dec(*d),
+        Value::Decimal(d) => Num::Dec(d.clone()),
         Value::Float(f) => Num::Dbl(*f as f64),
         Value::Double(f) => Num::Dbl(*f),
         Value::Str(_) | Value::Bytes(_) => Num::Dbl(convert::to_f64(v, w)?),
@@ -123,7 +119,7 @@ fn num_to_f64(n: Num) -> f64 {
     match n {
         Num::Int(i) => i as f64,
         Num::UInt(u) => u as f64,
-        Num::Dec(d) => d.to_f64().unwrap_or(0.0),
+        Num::Dec(d) => d.to_f64(),
         Num::Dbl(f) => f,
     }
 }
@@ -200,49 +196,27 @@ pub(crate) fn num_op(
         return Ok(Value::Double(r));
     }
     if matches!(x, Dec(_)) || matches!(y, Dec(_)) || op == ArithOp::Div {
+        let unsigned = matches!(x, UInt(_)) || matches!(y, UInt(_));
         let (p, q) = (num_to_dec(x), num_to_dec(y));
         let overflow = || out_of_range("DECIMAL", ctx);
+        if matches!(op, ArithOp::Div | ArithOp::IntDiv | ArithOp::Mod) && q.is_zero() {
+            w.push(div_by_zero_warning());
+            return Ok(Value::Null);
+        }
         return Ok(match op {
-            ArithOp::Add => Value::Decimal(p.checked_add(q).ok_or_else(overflow)?),
-            ArithOp::Sub => Value::Decimal(p.checked_sub(q).ok_or_else(overflow)?),
-            ArithOp::Mul => {
-                let mut r = p.checked_mul(q).ok_or_else(overflow)?;
-                let scale = (p.scale() + q.scale()).min(MAX_SCALE);
-                if r.scale() < scale {
-                    r.rescale(scale);
-                }
-                Value::Decimal(r)
-            }
-            ArithOp::Div => {
-                if q.is_zero() {
-                    w.push(div_by_zero_warning());
-                    return Ok(Value::Null);
-                }
-                let scale = (p.scale() + ctx.div_precision_increment as u32).min(MAX_SCALE);
-                let r = p.checked_div(q).ok_or_else(overflow)?;
-                let mut r = r.round_dp_with_strategy(scale, RoundingStrategy::MidpointAwayFromZero);
-                r.rescale(scale);
-                Value::Decimal(r)
-            }
+            ArithOp::Add => Value::Decimal(p.checked_add(&q).ok_or_else(overflow)?),
+            ArithOp::Sub => Value::Decimal(p.checked_sub(&q).ok_or_else(overflow)?),
+            ArithOp::Mul => Value::Decimal(p.checked_mul(&q).ok_or_else(overflow)?),
+            ArithOp::Div => Value::Decimal(
+                p.checked_div(&q, ctx.div_precision_increment as u32)
+                    .ok_or_else(overflow)?,
+            ),
             ArithOp::IntDiv => {
-                if q.is_zero() {
-                    w.push(div_by_zero_warning());
-                    return Ok(Value::Null);
-                }
-                let r = p.checked_div(q).ok_or_else(overflow)?.trunc();
-                let unsigned = matches!(x, UInt(_)) || matches!(y, UInt(_));
+                let r = p.int_div(&q).ok_or_else(overflow)?;
                 let i = r.to_i128().ok_or_else(|| out_of_range("BIGINT", ctx))?;
                 return int_result(i, unsigned, ctx);
             }
-            ArithOp::Mod => {
-                if q.is_zero() {
-                    w.push(div_by_zero_warning());
-                    return Ok(Value::Null);
-                }
-                let mut r = p.checked_rem(q).ok_or_else(overflow)?;
-                r.rescale(p.scale().max(q.scale()));
-                Value::Decimal(r)
-            }
+            ArithOp::Mod => Value::Decimal(p.checked_rem(&q).ok_or_else(overflow)?),
         });
     }
     let as_i = |n: Num| match n {
@@ -250,8 +224,9 @@ pub(crate) fn num_op(
         UInt(u) => u as i128,
         _ => 0,
     };
-    let (p, q) = (as_i(x), as_i(y));
     let unsigned = matches!(x, UInt(_)) || matches!(y, UInt(_));
+    let x_unsigned = matches!(x, UInt(_));
+    let (p, q) = (as_i(x), as_i(y));
     match op {
         ArithOp::Add => int_result(p + q, unsigned, ctx),
         ArithOp::Sub => int_result(p - q, unsigned, ctx),
@@ -278,7 +253,7 @@ pub(crate) fn num_op(
                 w.push(div_by_zero_warning());
                 return Ok(Value::Null);
             }
-            int_result(p % q, matches!(x, UInt(_)), ctx)
+            int_result(p % q, x_unsigned, ctx)
         }
         ArithOp::Div => Ok(Value::Null), // handled as DECIMAL above
     }
@@ -494,7 +469,7 @@ pub fn parse_interval(v: &Value, unit: IntervalUnit, w: &mut Vec<Warning>) -> Op
             Value::Decimal(_) | Value::Double(_) | Value::Float(_) => {
                 let d = convert::to_decimal(v, w)?;
                 let us = (d * Decimal::from(1_000_000))
-                    .round_dp_with_strategy(0, RoundingStrategy::MidpointAwayFromZero)
+                    .round_dp(0)
                     .to_i128()?;
                 Some(Interval {
                     months: 0,

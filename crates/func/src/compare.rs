@@ -12,8 +12,7 @@ use std::cmp::Ordering;
 use common::collation;
 use common::time::DateTime;
 use common::{Collation, Value};
-use rust_decimal::prelude::ToPrimitive;
-use rust_decimal::Decimal;
+use common::Decimal;
 
 use crate::convert;
 
@@ -52,7 +51,7 @@ fn exact_decimal(v: &Value) -> Option<Decimal> {
     match v {
         Value::Int(i) => Some(Decimal::from(*i)),
         Value::UInt(u) => Some(Decimal::from(*u)),
-        Value::Decimal(d) => Some(*d),
+        Value::Decimal(d) => Some(d.clone()),
         _ => None,
     }
 }
@@ -190,7 +189,7 @@ pub fn hash_key(v: &Value, coll: Collation, out: &mut Vec<u8>) {
         Value::Null => out.push(b'Z'),
         Value::Int(i) => push_number(Decimal::from(*i), out),
         Value::UInt(u) => push_number(Decimal::from(*u), out),
-        Value::Decimal(d) => push_number(*d, out),
+        Value::Decimal(d) => push_number(d.clone(), out),
         Value::Double(_) | Value::Float(_) => {
             let f = match v {
                 Value::Double(f) => *f,
@@ -198,7 +197,7 @@ pub fn hash_key(v: &Value, coll: Collation, out: &mut Vec<u8>) {
                 _ => 0.0,
             };
             match convert::f64_to_decimal(f) {
-                Some(d) if f.fract() == 0.0 || d.to_f64() == Some(f) => push_number(d, out),
+                Some(d) if f.fract() == 0.0 || d.to_f64() == f => push_number(d, out),
                 _ => {
                     out.push(b'R');
                     let f = if f == 0.0 { 0.0 } else { f };

@@ -10,8 +10,7 @@ use std::str::FromStr;
 use common::codes;
 use common::time::{DateTime, Time};
 use common::{Error, Result, Value, Warning};
-use rust_decimal::prelude::{FromPrimitive, ToPrimitive};
-use rust_decimal::{Decimal, RoundingStrategy};
+use common::Decimal;
 
 use crate::temporal;
 
@@ -178,9 +177,11 @@ pub(crate) fn f64_to_u64(f: f64) -> (u64, bool) {
 
 /// Rounds a decimal half away from zero to an integer (as i128 for range checks).
 pub(crate) fn dec_to_i128(d: &Decimal) -> i128 {
-    d.round_dp_with_strategy(0, RoundingStrategy::MidpointAwayFromZero)
-        .to_i128()
-        .unwrap_or(0)
+    d.round_dp(0).to_i128().unwrap_or(if d.is_sign_negative() {
+        i128::MIN
+    } else {
+        i128::MAX
+    })
 }
 
 /// The `YYYYMMDDhhmmss`-style integer of a temporal value (fraction rounded).
@@ -377,11 +378,11 @@ pub fn to_f64(v: &Value, w: &mut Vec<Warning>) -> Option<f64> {
         Value::UInt(u) => *u as f64,
         Value::Float(f) => *f as f64,
         Value::Double(f) => *f,
-        Value::Decimal(d) => d.to_f64().unwrap_or(0.0),
+        Value::Decimal(d) => d.to_f64(),
         Value::Str(s) => str_to_f64(s, w),
         Value::Bytes(b) => str_to_f64(&String::from_utf8_lossy(b), w),
         Value::Date(_) | Value::DateTime(..) | Value::Time(..) => {
-            temporal_decimal(v)?.to_f64().unwrap_or(0.0)
+            temporal_decimal(v)?.to_f64()
         }
     })
 }
@@ -391,21 +392,19 @@ pub(crate) fn f64_to_decimal(f: f64) -> Option<Decimal> {
     if !f.is_finite() {
         return None;
     }
-    let s = format!("{f:e}");
-    let d = Decimal::from_scientific(&s)
-        .ok()
-        .or_else(|| Decimal::from_f64(f))?;
-    Some(d.normalize())
+    Decimal::from_f64(f).map(|d| d.normalize())
 }
 
-/// Parses decimal text (plain or scientific); values beyond rust_decimal's 28 digits are
-/// rounded to fit.
+/// The largest DECIMAL magnitude a conversion clips to (65 nines).
+pub(crate) fn dec_max() -> Decimal {
+    Decimal::max_for(common::decimal::MAX_PRECISION, 0)
+}
+
+/// Parses decimal text (plain or scientific); `None` past 81 integer digits.
 pub(crate) fn parse_decimal_text(t: &str) -> Option<Decimal> {
     let t = t.strip_prefix('+').unwrap_or(t);
     if t.contains(['e', 'E']) {
-        return Decimal::from_scientific(t)
-            .ok()
-            .or_else(|| f64::from_str(t).ok().and_then(f64_to_decimal));
+        return Decimal::from_str(t).ok();
     }
     let t2 = t.strip_suffix('.').unwrap_or(t);
     let t2: std::borrow::Cow<'_, str> = if t2.starts_with('.') {
@@ -415,10 +414,7 @@ pub(crate) fn parse_decimal_text(t: &str) -> Option<Decimal> {
     } else {
         t2.into()
     };
-    Decimal::from_str_exact(&t2)
-        .ok()
-        .or_else(|| Decimal::from_str(&t2).ok())
-        .or_else(|| f64::from_str(&t2).ok().and_then(f64_to_decimal))
+    Decimal::from_str(&t2).ok()
 }
 
 /// Converts to a DECIMAL; `None` for NULL.
@@ -437,13 +433,13 @@ pub fn to_decimal(v: &Value, w: &mut Vec<Warning>) -> Option<Decimal> {
             None => {
                 w.push(truncated_warning("DECIMAL", &v.to_string()));
                 if *f > 0.0 {
-                    Decimal::MAX
+                    dec_max()
                 } else {
-                    Decimal::MIN
+                    -dec_max()
                 }
             }
         },
-        Value::Decimal(d) => *d,
+        Value::Decimal(d) => d.clone(),
         Value::Str(_) | Value::Bytes(_) => {
             let s = str_of(v).unwrap_or_default();
             let p = scan_number(&s);
@@ -451,15 +447,15 @@ pub fn to_decimal(v: &Value, w: &mut Vec<Warning>) -> Option<Decimal> {
                 w.push(truncated_warning("DECIMAL", &s));
             }
             if p.empty {
-                return Some(Decimal::ZERO);
+                return Some(Decimal::zero());
             }
             match parse_decimal_text(p.text) {
                 Some(d) => d,
                 None => {
                     if p.text.starts_with('-') {
-                        Decimal::MIN
+                        -dec_max()
                     } else {
-                        Decimal::MAX
+                        dec_max()
                     }
                 }
             }
@@ -521,9 +517,9 @@ fn number_parts(v: &Value) -> Option<(i64, u32, bool)> {
         Value::Double(_) | Value::Float(_) | Value::Decimal(_) => {
             let d = to_decimal(v, &mut Vec::new())?;
             let whole = d.trunc();
-            let frac = ((d - whole).abs() * Decimal::from(1_000_000))
-                .round_dp_with_strategy(0, RoundingStrategy::MidpointAwayFromZero)
-                .to_u32()?;
+            let frac = ((d.clone() - whole.clone()).abs() * Decimal::from(1_000_000))
+                .round_dp(0)
+                .to_u64()? as u32;
             let neg = d.is_sign_negative() && !d.is_zero();
             Some((whole.to_i64()?, frac.min(999_999), neg))
         }
@@ -667,27 +663,12 @@ pub fn to_time(v: &Value, w: &mut Vec<Warning>) -> Option<Time> {
 /// Rounds `d` to `scale` digits and checks it fits DECIMAL(precision, scale); returns the value
 /// (clamped to the type's extreme when it does not fit) and whether it was out of range.
 pub fn fit_decimal(d: Decimal, precision: u8, scale: u8) -> (Decimal, bool) {
-    let int_digits = precision.saturating_sub(scale) as u32;
-    let s = (scale as u32).min(28);
-    let mut r = d.round_dp_with_strategy(s, RoundingStrategy::MidpointAwayFromZero);
-    r.rescale(s);
-    if int_digits <= 28 {
-        let bound = Decimal::from_i128_with_scale(10i128.pow(int_digits), 0);
-        if r.abs().trunc() >= bound {
-            let limit = max_decimal(precision, scale);
-            return (if r.is_sign_negative() { -limit } else { limit }, true);
-        }
-    }
-    (r, false)
+    d.fit(precision as u32, scale as u32)
 }
 
-/// The largest value of DECIMAL(precision, scale), e.g. 999.99 for (5,2) (fractional digits
-/// beyond what 28 significant digits allow are dropped).
+/// The largest value of DECIMAL(precision, scale), e.g. 999.99 for (5,2).
 pub fn max_decimal(precision: u8, scale: u8) -> Decimal {
-    let int_digits = (precision.saturating_sub(scale) as u32).min(28);
-    let s = (scale as u32).min(28 - int_digits);
-    let m = 10i128.pow(int_digits + s) - 1;
-    Decimal::from_i128_with_scale(m, s)
+    Decimal::max_for(precision as u32, scale as u32)
 }
 
 /// `CAST(v AS target)`.
@@ -1047,8 +1028,8 @@ mod tests {
         assert!(big.starts_with("5.000"), "{big}");
         assert_eq!(max_decimal(5, 2).to_string(), "999.99");
         assert_eq!(fit_decimal(Decimal::new(5, 1), 2, 2).0.to_string(), "0.50");
-        assert!(fit_decimal(Decimal::ONE, 2, 2).1);
-        assert_eq!(fit_decimal(Decimal::ONE, 2, 2).0.to_string(), "0.99");
+        assert!(fit_decimal(Decimal::one(), 2, 2).1);
+        assert_eq!(fit_decimal(Decimal::one(), 2, 2).0.to_string(), "0.99");
         assert_eq!(c(s("abcdef"), CastTarget::Char(Some(3)), &mut w), s("abc"));
         assert_eq!(
             c(s("ab"), CastTarget::Binary(Some(4)), &mut w),

@@ -4,8 +4,7 @@
 use common::codes::{self, ErrorCode};
 use common::time::{DateTime, Time};
 use common::{Error, Result, Value, Warning};
-use rust_decimal::prelude::ToPrimitive;
-use rust_decimal::Decimal;
+use common::Decimal;
 
 use crate::arith::{self, IntervalUnit};
 use crate::convert;
@@ -431,9 +430,8 @@ pub(crate) fn call(
                 {
                     return Ok(Value::Null);
                 }
-                let su = (sd * Decimal::from(1_000_000))
-                    .round()
-                    .to_i64()
+                let su = (sd.clone() * Decimal::from(1_000_000))
+                    .round_i64()
                     .unwrap_or(0);
                 let total = (h.unsigned_abs().min(10_000) as i64 * 3600 + m * 60) * 1_000_000 + su;
                 let (us, clamped) = temporal::clamp_time_micros(if h < 0 { -total } else { total });
@@ -449,9 +447,8 @@ pub(crate) fn call(
                 count(n == 1)?;
                 let d = convert::to_decimal(a0, w).unwrap_or_default();
                 let fsp = fsp_of_value(a0);
-                let us = (d * Decimal::from(1_000_000))
-                    .round()
-                    .to_i64()
+                let us = (d.clone() * Decimal::from(1_000_000))
+                    .round_i64()
                     .unwrap_or(i64::MAX / 2);
                 let (us, clamped) = temporal::clamp_time_micros(us);
                 if clamped {

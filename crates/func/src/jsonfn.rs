@@ -10,8 +10,7 @@ use std::cmp::Ordering;
 
 use common::codes::ErrorCode;
 use common::{Error, Result, Value, Warning};
-use rust_decimal::prelude::ToPrimitive;
-use rust_decimal::Decimal;
+use common::Decimal;
 
 use crate::convert;
 use crate::json::format_json_double;
@@ -275,7 +274,7 @@ impl Json {
             Json::Int(i) => Some(*i as f64),
             Json::UInt(u) => Some(*u as f64),
             Json::Double(f) => Some(*f),
-            Json::Decimal(d) => d.to_f64(),
+            Json::Decimal(d) => Some(d.to_f64()),
             _ => None,
         }
     }
@@ -284,7 +283,7 @@ impl Json {
         match self {
             Json::Int(i) => Some(Decimal::from(*i)),
             Json::UInt(u) => Some(Decimal::from(*u)),
-            Json::Decimal(d) => Some(*d),
+            Json::Decimal(d) => Some(d.clone()),
             _ => None,
         }
     }
@@ -925,7 +924,7 @@ pub fn sql_to_json(v: &Value, boolean: bool) -> Json {
         Value::UInt(u) => Json::UInt(*u),
         Value::Float(f) => Json::Double(*f as f64),
         Value::Double(f) => Json::Double(*f),
-        Value::Decimal(d) => Json::Decimal(*d),
+        Value::Decimal(d) => Json::Decimal(d.clone()),
         Value::Str(s) => Json::Str(s.clone()),
         Value::Bytes(b) => Json::Opaque(b.clone()),
         Value::Date(d) => Json::Date(d.fmt_date()),
@@ -1217,7 +1216,7 @@ fn binary_size(v: &Json, large: bool) -> usize {
         Json::Decimal(d) => {
             // opaque: field type, length, precision + scale + packed decimal digits
             let scale = d.scale() as usize;
-            let digits = d.mantissa().unsigned_abs().to_string().len().max(scale + 1);
+            let digits = (d.int_digits() as usize + scale).max(scale + 1);
             let intg = digits - scale;
             let packed = |n: usize| n / 9 * 4 + [0, 1, 1, 2, 2, 3, 3, 4, 4][n % 9];
             let len = 2 + packed(intg) + packed(scale);

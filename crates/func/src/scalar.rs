@@ -16,8 +16,7 @@ use common::time::DateTime;
 use common::{Collation, Error, Result, Value, Warning};
 use md5::Md5;
 use rand::Rng;
-use rust_decimal::prelude::ToPrimitive;
-use rust_decimal::{Decimal, RoundingStrategy};
+use common::decimal::{Decimal, Rounding};
 use sha1::Sha1;
 use sha2::{Digest, Sha224, Sha256, Sha384, Sha512};
 
@@ -796,29 +795,17 @@ fn round_f64(v: f64, d: i64, truncate: bool) -> f64 {
 }
 
 fn round_decimal(d: Decimal, places: i64, truncate: bool) -> Decimal {
-    let strat = if truncate {
-        RoundingStrategy::ToZero
+    let mode = if truncate {
+        Rounding::Truncate
     } else {
-        RoundingStrategy::MidpointAwayFromZero
+        Rounding::HalfUp
     };
-    if places >= 0 {
-        let p = places.min(28) as u32;
-        let mut r = d.round_dp_with_strategy(p, strat);
-        r.rescale(p);
-        r
-    } else {
-        let k = (-places).min(28) as u32;
-        let f = Decimal::from_i128_with_scale(10i128.pow(k), 0);
-        match d.checked_div(f) {
-            Some(q) => {
-                let mut r = q.round_dp_with_strategy(0, strat) * f;
-                r.rescale(0);
-                r
-            }
-            None => Decimal::ZERO,
-        }
-    }
+    let places = places.clamp(-(common::decimal::MAX_DIGITS as i64) - 1, MAX_DEC_SCALE as i64);
+    d.round_to(places, mode)
 }
+
+/// The largest scale ROUND/TRUNCATE give a DECIMAL result.
+const MAX_DEC_SCALE: u32 = common::decimal::MAX_SCALE;
 
 fn round_int(i: i128, places: i64, truncate: bool) -> i128 {
     if places >= 0 {

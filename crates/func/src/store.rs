@@ -12,8 +12,7 @@ use common::collation;
 use common::time::{DateTime, Time};
 use common::types::LobSize;
 use common::{Collation, DataType, Error, Result, Value, Warning};
-use rust_decimal::prelude::ToPrimitive;
-use rust_decimal::Decimal;
+use common::Decimal;
 
 use crate::convert::{self, scan_number};
 use crate::temporal;
@@ -170,21 +169,20 @@ fn lob_len(size: LobSize) -> usize {
 }
 
 /// Parses a string for a numeric column: the full numeric prefix (with fraction/exponent) as a
-/// decimal, or `None` when there is no number at all. The flag reports trailing garbage.
-fn parse_numeric_str(s: &str) -> Option<(Decimal, f64, bool)> {
+/// decimal, or `None` when there is no number at all. The flags report trailing garbage and a
+/// number too long for a DECIMAL (clipped to 65 nines).
+fn parse_numeric_str(s: &str) -> Option<(Decimal, f64, bool, bool)> {
     let p = scan_number(s);
     if p.empty {
         return None;
     }
     let f: f64 = p.text.parse().unwrap_or(0.0);
-    let d = convert::parse_decimal_text(p.text).unwrap_or({
-        if f < 0.0 {
-            Decimal::MIN
-        } else {
-            Decimal::MAX
-        }
-    });
-    Some((d, f, !p.complete))
+    let (d, huge) = match convert::parse_decimal_text(p.text) {
+        Some(d) => (d, false),
+        None if f < 0.0 => (-convert::dec_max(), true),
+        None => (convert::dec_max(), true),
+    };
+    Some((d, f, !p.complete, huge))
 }
 
 fn int_bounds(bytes: u8, unsigned: bool) -> (i128, i128) {
@@ -211,11 +209,11 @@ fn store_int(v: Value, bytes: u8, unsigned: bool, c: &Col, w: &mut Vec<Warning>)
                     c.incorrect("integer", &s, w)?;
                     0
                 }
-                Some((d, f, garbage)) => {
+                Some((d, f, garbage, huge)) => {
                     if garbage {
                         c.truncated(w)?;
                     }
-                    if d == Decimal::MAX || d == Decimal::MIN {
+                    if huge {
                         f64_to_i128(f)
                     } else {
                         convert::dec_to_i128(&d)
@@ -273,9 +271,9 @@ fn store_decimal(
             match parse_numeric_str(&s) {
                 None => {
                     c.incorrect("decimal", &s, w)?;
-                    Decimal::ZERO
+                    Decimal::zero()
                 }
-                Some((d, _, garbage)) => {
+                Some((d, _, garbage, _)) => {
                     if garbage {
                         c.truncated(w)?;
                     }
@@ -286,20 +284,20 @@ fn store_decimal(
         Value::Double(f) if !f.is_finite() => {
             c.out_of_range(w)?;
             if *f > 0.0 {
-                Decimal::MAX
+                convert::dec_max()
             } else {
-                Decimal::MIN
+                -convert::dec_max()
             }
         }
         other => convert::to_decimal(other, w).unwrap_or_default(),
     };
     if unsigned && d.is_sign_negative() && !d.is_zero() {
         c.out_of_range(w)?;
-        let mut z = Decimal::ZERO;
+        let mut z = Decimal::zero();
         z.rescale(scale as u32);
         return Ok(Value::Decimal(z));
     }
-    let (r, over) = convert::fit_decimal(d, precision, scale);
+    let (r, over) = convert::fit_decimal(d.clone(), precision, scale);
     if over {
         c.out_of_range(w)?;
     } else if r.normalize() != d.normalize() {
@@ -744,7 +742,7 @@ fn store_json(v: Value, col: &str) -> Result<Value> {
         },
         Value::Int(_) | Value::UInt(_) => Ok(Value::Str(v.to_string())),
         Value::Decimal(d) => Ok(Value::Str(crate::json::format_json_double(
-            d.to_f64().unwrap_or(0.0),
+            d.to_f64(),
         ))),
         Value::Double(f) => Ok(Value::Str(crate::json::format_json_double(*f))),
         Value::Float(f) => Ok(Value::Str(crate::json::format_json_double(*f as f64))),

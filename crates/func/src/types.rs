@@ -604,7 +604,7 @@ impl ExprType {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rust_decimal::Decimal as D;
+    use common::Decimal as D;
 
     #[test]
     fn function_types() {

@@ -20,8 +20,7 @@ use std::str::FromStr;
 use common::time::{DateTime, Time};
 use common::types::field_type as ft;
 use common::{ColumnMeta, Value};
-use rust_decimal::prelude::ToPrimitive;
-use rust_decimal::Decimal;
+use common::Decimal;
 
 use crate::packet::{put_lenenc_bytes, Malformed, PResult, Reader};
 use crate::response::{bit_bytes, text_value};
@@ -163,7 +162,7 @@ pub fn decode_value(r: &mut Reader<'_>, pt: ParamType) -> PResult<Value> {
             let b = r.lenenc_bytes()?;
             let s = String::from_utf8_lossy(b);
             let t = s.trim();
-            match Decimal::from_str(t).or_else(|_| Decimal::from_scientific(t)) {
+            match Decimal::from_str(t) {
                 Ok(d) => Value::Decimal(d),
                 Err(_) => Value::Str(s.into_owned()),
             }
@@ -337,7 +336,7 @@ pub fn to_i64(v: &Value) -> i64 {
         Value::UInt(u) => *u as i64,
         Value::Float(f) => f.round() as i64,
         Value::Double(d) => d.round() as i64,
-        Value::Decimal(d) => d.round().to_i64().unwrap_or(if d.is_sign_negative() {
+        Value::Decimal(d) => d.round_i64().unwrap_or(if d.is_sign_negative() {
             i64::MIN
         } else {
             i64::MAX
@@ -375,7 +374,7 @@ pub fn to_f64(v: &Value) -> f64 {
         // Through the shortest decimal form, so 0.1f32 becomes 0.1, not 0.10000000149.
         Value::Float(f) => common::value::format_float(*f).parse().unwrap_or(*f as f64),
         Value::Double(d) => *d,
-        Value::Decimal(d) => d.to_f64().unwrap_or(0.0),
+        Value::Decimal(d) => d.to_f64(),
         Value::Str(_) | Value::Bytes(_) => {
             str_of(v).unwrap_or_default().trim().parse().unwrap_or(0.0)
         }

@@ -31,7 +31,7 @@ pub fn default_expr<E: KvEngine>(s: &Session<E>, col: &ColumnDef) -> Result<Opti
 pub fn implicit_default(ty: &DataType) -> Value {
     match ty {
         DataType::Int { .. } | DataType::Year | DataType::Bit { .. } => Value::Int(0),
-        DataType::Decimal { .. } => Value::Decimal(rust_decimal::Decimal::ZERO),
+        DataType::Decimal { .. } => Value::Decimal(common::Decimal::zero()),
         DataType::Float { .. } => Value::Float(0.0),
         DataType::Double { .. } => Value::Double(0.0),
         DataType::Date => Value::Date(Default::default()),

@@ -1168,7 +1168,7 @@ pub fn number_literal(s: &str) -> Result<Value> {
             .map_err(|_| Error::parse(s));
     }
     if s.contains('.') {
-        return match s.parse::<rust_decimal::Decimal>() {
+        return match s.parse::<common::Decimal>() {
             Ok(d) => Ok(Value::Decimal(d)),
             Err(_) => s
                 .parse::<f64>()
@@ -1182,7 +1182,7 @@ pub fn number_literal(s: &str) -> Result<Value> {
     if let Ok(u) = s.parse::<u64>() {
         return Ok(Value::UInt(u));
     }
-    match s.parse::<rust_decimal::Decimal>() {
+    match s.parse::<common::Decimal>() {
         Ok(d) => Ok(Value::Decimal(d)),
         Err(_) => s
             .parse::<f64>()
@@ -1459,6 +1459,7 @@ impl Binder<'_> {
                 expr, data_type, ..
             } => {
                 let a = self.bind(expr)?;
+                check_decimal_cast(data_type, expr)?;
                 Expr::Cast(Box::new(a), cast_target(data_type)?)
             }
             E::Convert {
@@ -1470,7 +1471,10 @@ impl Binder<'_> {
             } => {
                 let a = self.bind(expr)?;
                 match (data_type, charset) {
-                    (Some(dt), _) => Expr::Cast(Box::new(a), cast_target(dt)?),
+                    (Some(dt), _) => {
+                        check_decimal_cast(dt, expr)?;
+                        Expr::Cast(Box::new(a), cast_target(dt)?)
+                    }
                     (None, Some(cs)) => {
                         if cs.to_string().eq_ignore_ascii_case("binary") {
                             Expr::Cast(Box::new(a), CastTarget::Binary(None))
@@ -2666,6 +2670,40 @@ fn interval_unit(iv: &ast::Interval) -> Result<func::arith::IntervalUnit> {
 }
 
 /// Maps a CAST target type.
+/// MySQL's checks of a `CAST(x AS DECIMAL(M,D))` target: 1426 for M > 65, 1425 for D > 30,
+/// 1427 for M < D.
+fn check_decimal_cast(dt: &ast::DataType, expr: &ast::Expr) -> Result<()> {
+    use ast::DataType as D;
+    let (D::Decimal(info) | D::Numeric(info) | D::Dec(info)) = dt else {
+        return Ok(());
+    };
+    let (p, s) = match info {
+        ast::ExactNumberInfo::None => return Ok(()),
+        ast::ExactNumberInfo::Precision(p) => (*p, 0),
+        ast::ExactNumberInfo::PrecisionAndScale(p, s) => (*p, *s as u64),
+    };
+    let name = expr.to_string();
+    if p > common::decimal::MAX_PRECISION as u64 {
+        return Err(Error::new(
+            codes::ER_TOO_BIG_PRECISION,
+            format!("Too-big precision {p} specified for '{name}'. Maximum is 65."),
+        ));
+    }
+    if s > common::decimal::MAX_SCALE as u64 {
+        return Err(Error::new(
+            codes::ER_TOO_BIG_SCALE,
+            format!("Too big scale {s} specified for column '{name}'. Maximum is 30."),
+        ));
+    }
+    if p < s {
+        return Err(Error::new(
+            codes::ER_M_BIGGER_THAN_D,
+            "For float(M,D), double(M,D) or decimal(M,D), M must be >= D (column '').",
+        ));
+    }
+    Ok(())
+}
+
 pub fn cast_target(dt: &ast::DataType) -> Result<CastTarget> {
     use ast::DataType as D;
     let s = dt.to_string().to_ascii_uppercase();

@@ -1484,12 +1484,12 @@ pub fn fetch<E: KvEngine>(
 pub(crate) enum AggState {
     Count(u64),
     Sum {
-        dec: Option<rust_decimal::Decimal>,
+        dec: Option<common::Decimal>,
         dbl: Option<f64>,
         any_double: bool,
     },
     Avg {
-        dec: rust_decimal::Decimal,
+        dec: common::Decimal,
         dbl: f64,
         any_double: bool,
         n: u64,
@@ -1510,7 +1510,7 @@ pub(crate) fn new_state(a: &AggCall) -> AggState {
             any_double: false,
         },
         AggFunc::Avg => AggState::Avg {
-            dec: rust_decimal::Decimal::ZERO,
+            dec: common::Decimal::zero(),
             dbl: 0.0,
             any_double: false,
             n: 0,
@@ -1553,14 +1553,14 @@ pub(crate) fn update_state(
                 let x = func::convert::to_f64(&v, ctx.warnings).unwrap_or(0.0);
                 *dbl = Some(
                     dbl.unwrap_or_else(|| {
-                        dec.map(|d| d.to_string().parse().unwrap_or(0.0))
+                        dec.as_ref().map(|d| d.to_f64())
                             .unwrap_or(0.0)
                     }) + x,
                 );
             } else {
                 let x = func::convert::to_decimal(&v, ctx.warnings).unwrap_or_default();
-                let cur = dec.unwrap_or_default();
-                *dec = Some(cur.checked_add(x).ok_or_else(|| {
+                let cur = dec.take().unwrap_or_default();
+                *dec = Some(cur.checked_add(&x).ok_or_else(|| {
                     Error::new(codes::ER_DATA_OUT_OF_RANGE, "DECIMAL value is out of range")
                 })?);
             }
@@ -1580,7 +1580,9 @@ pub(crate) fn update_state(
             if !*any_double {
                 let x = func::convert::to_decimal(&v, ctx.warnings).unwrap_or_default();
                 *scale = (*scale).max(x.scale());
-                *dec = dec.checked_add(x).unwrap_or(*dec);
+                if let Some(s) = dec.checked_add(&x) {
+                    *dec = s;
+                }
             }
         }
         AggState::MinMax(cur) => {
@@ -1641,11 +1643,13 @@ pub(crate) fn finish_state(st: AggState, a: &AggCall) -> Value {
             } else if any_double {
                 Value::Double(dbl / n as f64)
             } else {
-                let q = dec / rust_decimal::Decimal::from(n);
-                Value::Decimal(q.round_dp_with_strategy(
-                    scale + 4,
-                    rust_decimal::RoundingStrategy::MidpointAwayFromZero,
-                ))
+                // MySQL divides the exact sum by the count like `/` (word precision, shown
+                // with the argument's scale + 4).
+                let q = dec
+                    .with_frac(scale)
+                    .checked_div(&common::Decimal::from(n), 4)
+                    .unwrap_or_default();
+                Value::Decimal(q)
             }
         }
         AggState::MinMax(v) => v.unwrap_or(Value::Null),

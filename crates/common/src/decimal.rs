@@ -201,7 +201,8 @@ impl Decimal {
         )
     }
 
-    /// The display scale (fractional digits shown).
+    /// The display scale (fractional digits shown); the exact digits are [`Decimal::exact_scale`].
+    #[allow(clippy::misnamed_getters)] // deliberately the shown scale, as MySQL's metadata
     pub fn scale(&self) -> u32 {
         self.0.frac
     }
@@ -376,11 +377,7 @@ impl Decimal {
             return None;
         }
         let (a, b, s) = self.aligned(other);
-        Some(Decimal::from_parts(
-            a % b,
-            s,
-            self.0.frac.max(other.0.frac),
-        ))
+        Some(Decimal::from_parts(a % b, s, self.0.frac.max(other.0.frac)))
     }
 
     /// `self DIV other`: the quotient truncated toward zero, as an integer decimal. `None` for a
@@ -723,9 +720,15 @@ mod tests {
 
     #[test]
     fn arithmetic() {
-        assert_eq!(d("1.10").checked_add(&d("2.205")).unwrap().to_string(), "3.305");
+        assert_eq!(
+            d("1.10").checked_add(&d("2.205")).unwrap().to_string(),
+            "3.305"
+        );
         assert_eq!(d("1").checked_sub(&d("2.50")).unwrap().to_string(), "-1.50");
-        assert_eq!(d("1.5").checked_mul(&d("-2.25")).unwrap().to_string(), "-3.375");
+        assert_eq!(
+            d("1.5").checked_mul(&d("-2.25")).unwrap().to_string(),
+            "-3.375"
+        );
         let n65 = "9".repeat(65);
         let s = d(&n65).checked_add(&Decimal::one()).unwrap();
         assert_eq!(s.to_string(), format!("1{}", "0".repeat(65)));
@@ -746,21 +749,38 @@ mod tests {
         assert_eq!(third.exact_string(), "0.333333333");
         let back = third.checked_mul(&d("3")).unwrap();
         assert_eq!(back.to_string(), "1.0000");
-        assert_eq!(d("2").checked_div(&d("3"), 4).unwrap().to_string(), "0.6667");
-        assert_eq!(d("10").checked_div(&d("4"), 4).unwrap().to_string(), "2.5000");
         assert_eq!(
-            d("1.000000000000").checked_div(&d("3"), 4).unwrap().exact_string(),
+            d("2").checked_div(&d("3"), 4).unwrap().to_string(),
+            "0.6667"
+        );
+        assert_eq!(
+            d("10").checked_div(&d("4"), 4).unwrap().to_string(),
+            "2.5000"
+        );
+        assert_eq!(
+            d("1.000000000000")
+                .checked_div(&d("3"), 4)
+                .unwrap()
+                .exact_string(),
             "0.333333333333333333"
         );
         assert_eq!(
-            d("120").checked_div(&d("100000000000.00000"), 5).unwrap().exact_string(),
+            d("120")
+                .checked_div(&d("100000000000.00000"), 5)
+                .unwrap()
+                .exact_string(),
             "0.000000001200000000"
         );
         assert_eq!(d("1").checked_div(&d("3"), 0).unwrap().to_string(), "0");
-        assert_eq!(d("1.5").checked_div(&d("7"), 10).unwrap().to_string(), "0.21428571429");
+        assert_eq!(
+            d("1.5").checked_div(&d("7"), 10).unwrap().to_string(),
+            "0.21428571429"
+        );
         assert!(d("1").checked_div(&Decimal::zero(), 4).is_none());
         // the shown scale is capped at 30
-        let x = d("0.123456789012345678901234567890").checked_div(&d("1"), 4).unwrap();
+        let x = d("0.123456789012345678901234567890")
+            .checked_div(&d("1"), 4)
+            .unwrap();
         assert_eq!(x.scale(), 30);
     }
 
@@ -770,7 +790,12 @@ mod tests {
         assert_eq!(d("-2.5").round_dp(0).to_string(), "-3");
         assert_eq!(d("2.45").round_dp(1).to_string(), "2.5");
         assert_eq!(d("15.4").round_to(-1, Rounding::HalfUp).to_string(), "20");
-        assert_eq!(d("5678.123451").round_to(-3, Rounding::Truncate).to_string(), "5000");
+        assert_eq!(
+            d("5678.123451")
+                .round_to(-3, Rounding::Truncate)
+                .to_string(),
+            "5000"
+        );
         assert_eq!(d("-15.1").round_to(0, Rounding::Floor).to_string(), "-16");
         assert_eq!(d("-15.1").round_to(0, Rounding::Ceiling).to_string(), "-15");
         assert_eq!(d("0.999").round_dp(0).to_string(), "1");
@@ -789,7 +814,7 @@ mod tests {
         let (v, clipped) = d("-1000").fit(5, 2);
         assert!(clipped);
         assert_eq!(v.to_string(), "-999.99");
-        assert_eq!(d("999.995").fit(5, 2).1, true);
+        assert!(d("999.995").fit(5, 2).1);
         let big = format!("{}.{}", "9".repeat(35), "9".repeat(30));
         assert_eq!(d(&big).fit(65, 30), (d(&big), false));
         assert_eq!(Decimal::max_for(65, 30).to_string(), big);
@@ -802,7 +827,10 @@ mod tests {
         assert!(d(&"9".repeat(65)) > d("1e63"));
         assert_eq!(d("0.1").to_f64(), 0.1);
         assert_eq!(Decimal::from_f64(0.1).unwrap().to_string(), "0.1");
-        assert_eq!(Decimal::from_f64(1e20).unwrap().to_string(), "100000000000000000000");
+        assert_eq!(
+            Decimal::from_f64(1e20).unwrap().to_string(),
+            "100000000000000000000"
+        );
         assert_eq!(Decimal::from_f64(-2.5e-3).unwrap().to_string(), "-0.0025");
         assert!(Decimal::from_f64(f64::NAN).is_none());
         assert!(Decimal::from_f64(1e100).is_none());
@@ -813,6 +841,9 @@ mod tests {
         assert_eq!(Decimal::from_raw(&raw, s, f).to_string(), "-123.4500");
         let (neg, digits, exp) = d("-123.4500").to_digits();
         assert_eq!((neg, digits.as_str(), exp), (true, "12345", 3));
-        assert_eq!(Decimal::from_digits(true, "12345", 3).unwrap(), d("-123.45"));
+        assert_eq!(
+            Decimal::from_digits(true, "12345", 3).unwrap(),
+            d("-123.45")
+        );
     }
 }

@@ -9,8 +9,8 @@
 
 use common::codes;
 use common::time::{DateTime, Time};
-use common::{Error, Result, Value, Warning};
 use common::Decimal;
+use common::{Error, Result, Value, Warning};
 
 use crate::convert;
 use crate::temporal;
@@ -468,9 +468,7 @@ pub fn parse_interval(v: &Value, unit: IntervalUnit, w: &mut Vec<Warning>) -> Op
         Second => match v {
             Value::Decimal(_) | Value::Double(_) | Value::Float(_) => {
                 let d = convert::to_decimal(v, w)?;
-                let us = (d * Decimal::from(1_000_000))
-                    .round_dp(0)
-                    .to_i128()?;
+                let us = (d * Decimal::from(1_000_000)).round_dp(0).to_i128()?;
                 Some(Interval {
                     months: 0,
                     micros: us,

@@ -11,8 +11,8 @@ use std::cmp::Ordering;
 
 use common::collation;
 use common::time::DateTime;
-use common::{Collation, Value};
 use common::Decimal;
+use common::{Collation, Value};
 
 use crate::convert;
 

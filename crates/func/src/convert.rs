@@ -9,8 +9,8 @@ use std::str::FromStr;
 
 use common::codes;
 use common::time::{DateTime, Time};
-use common::{Error, Result, Value, Warning};
 use common::Decimal;
+use common::{Error, Result, Value, Warning};
 
 use crate::temporal;
 
@@ -381,9 +381,7 @@ pub fn to_f64(v: &Value, w: &mut Vec<Warning>) -> Option<f64> {
         Value::Decimal(d) => d.to_f64(),
         Value::Str(s) => str_to_f64(s, w),
         Value::Bytes(b) => str_to_f64(&String::from_utf8_lossy(b), w),
-        Value::Date(_) | Value::DateTime(..) | Value::Time(..) => {
-            temporal_decimal(v)?.to_f64()
-        }
+        Value::Date(_) | Value::DateTime(..) | Value::Time(..) => temporal_decimal(v)?.to_f64(),
     })
 }
 

@@ -3,8 +3,8 @@
 
 use common::codes::{self, ErrorCode};
 use common::time::{DateTime, Time};
-use common::{Error, Result, Value, Warning};
 use common::Decimal;
+use common::{Error, Result, Value, Warning};
 
 use crate::arith::{self, IntervalUnit};
 use crate::convert;

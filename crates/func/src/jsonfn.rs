@@ -9,8 +9,8 @@
 use std::cmp::Ordering;
 
 use common::codes::ErrorCode;
-use common::{Error, Result, Value, Warning};
 use common::Decimal;
+use common::{Error, Result, Value, Warning};
 
 use crate::convert;
 use crate::json::format_json_double;

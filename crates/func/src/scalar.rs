@@ -12,11 +12,11 @@ use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::OnceLock;
 
 use common::codes::{self, ErrorCode};
+use common::decimal::{Decimal, Rounding};
 use common::time::DateTime;
 use common::{Collation, Error, Result, Value, Warning};
 use md5::Md5;
 use rand::Rng;
-use common::decimal::{Decimal, Rounding};
 use sha1::Sha1;
 use sha2::{Digest, Sha224, Sha256, Sha384, Sha512};
 
@@ -800,7 +800,10 @@ fn round_decimal(d: Decimal, places: i64, truncate: bool) -> Decimal {
     } else {
         Rounding::HalfUp
     };
-    let places = places.clamp(-(common::decimal::MAX_DIGITS as i64) - 1, MAX_DEC_SCALE as i64);
+    let places = places.clamp(
+        -(common::decimal::MAX_DIGITS as i64) - 1,
+        MAX_DEC_SCALE as i64,
+    );
     d.round_to(places, mode)
 }
 

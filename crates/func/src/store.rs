@@ -11,8 +11,8 @@ use common::codes::{self, ErrorCode};
 use common::collation;
 use common::time::{DateTime, Time};
 use common::types::LobSize;
-use common::{Collation, DataType, Error, Result, Value, Warning};
 use common::Decimal;
+use common::{Collation, DataType, Error, Result, Value, Warning};
 
 use crate::convert::{self, scan_number};
 use crate::temporal;
@@ -741,9 +741,7 @@ fn store_json(v: Value, col: &str) -> Result<Value> {
             Err(_) => Err(invalid("Invalid encoding in string.")),
         },
         Value::Int(_) | Value::UInt(_) => Ok(Value::Str(v.to_string())),
-        Value::Decimal(d) => Ok(Value::Str(crate::json::format_json_double(
-            d.to_f64(),
-        ))),
+        Value::Decimal(d) => Ok(Value::Str(crate::json::format_json_double(d.to_f64()))),
         Value::Double(f) => Ok(Value::Str(crate::json::format_json_double(*f))),
         Value::Float(f) => Ok(Value::Str(crate::json::format_json_double(*f as f64))),
         Value::Date(_) | Value::DateTime(..) | Value::Time(..) => {

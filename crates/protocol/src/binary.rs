@@ -19,8 +19,8 @@ use std::str::FromStr;
 
 use common::time::{DateTime, Time};
 use common::types::field_type as ft;
-use common::{ColumnMeta, Value};
 use common::Decimal;
+use common::{ColumnMeta, Value};
 
 use crate::packet::{put_lenenc_bytes, Malformed, PResult, Reader};
 use crate::response::{bit_bytes, text_value};

@@ -1552,10 +1552,7 @@ pub(crate) fn update_state(
                 *any_double = true;
                 let x = func::convert::to_f64(&v, ctx.warnings).unwrap_or(0.0);
                 *dbl = Some(
-                    dbl.unwrap_or_else(|| {
-                        dec.as_ref().map(|d| d.to_f64())
-                            .unwrap_or(0.0)
-                    }) + x,
+                    dbl.unwrap_or_else(|| dec.as_ref().map(|d| d.to_f64()).unwrap_or(0.0)) + x,
                 );
             } else {
                 let x = func::convert::to_decimal(&v, ctx.warnings).unwrap_or_default();

@@ -12,8 +12,8 @@
 //! since every column encoding is self-delimiting, [`handle_from_index_key`] can split them.
 
 use common::time::{DateTime, Time};
-use common::{DataType, Result, Value};
 use common::Decimal;
+use common::{DataType, Result, Value};
 
 use super::{
     bad_value, corrupt, enum_index, enum_name, set_mask, set_name, to_bytes, to_datetime,

@@ -5,8 +5,8 @@ pub mod key;
 pub mod row;
 
 use common::time::DateTime;
-use common::{Collation, Error, Result, Value};
 use common::Decimal;
+use common::{Collation, Error, Result, Value};
 
 /// Appends `v` as an unsigned LEB128 varint.
 pub fn put_uvarint(out: &mut Vec<u8>, mut v: u64) {

@@ -4,8 +4,8 @@
 //! `ADD COLUMN`) decodes with the missing trailing columns set to their default.
 
 use common::time::{DateTime, Time};
-use common::{DataType, Result, Value};
 use common::Decimal;
+use common::{DataType, Result, Value};
 
 use super::{
     bad_value, corrupt, enum_index, enum_name, get_ivarint, get_uvarint, put_ivarint, put_uvarint,

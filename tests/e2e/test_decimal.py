@@ -128,3 +128,34 @@ def test_overflow_and_cast_errors(server, db):
     cur.execute("SELECT CAST(1000 AS DECIMAL(3,1)), CAST('1e40' AS DECIMAL(65,2))")
     a, b = cur.fetchone()
     assert str(a) == "99.9" and b == decimal.Decimal("1e40")
+
+
+def test_string_number_comparison_warning(server, db):
+    """'10abc' = 10 is true with warning 1292; in a strict-mode UPDATE/DELETE it is an error."""
+    c, _ = db
+    cur = c.cursor()
+    cur.execute("SELECT '10abc' = 10, 'x' < 1, '10' = 10")
+    assert cur.fetchone() == (1, 1, 1)
+    cur.execute("SHOW WARNINGS")
+    assert [(r[1], r[2]) for r in cur.fetchall()] == [
+        (1292, "Truncated incorrect DOUBLE value: '10abc'"),
+        (1292, "Truncated incorrect DOUBLE value: 'x'"),
+    ]
+    cur.execute("CREATE TABLE s (v VARCHAR(10))")
+    cur.execute("INSERT INTO s VALUES ('abc'), ('1')")
+    cur.execute("SELECT v FROM s WHERE v = 0")
+    assert cur.fetchall() == (("abc",),)
+    with pytest.raises(pymysql.err.MySQLError) as e:
+        cur.execute("UPDATE s SET v = 'x' WHERE v = 0")
+    assert e.value.args[0] == 1292
+    with pytest.raises(pymysql.err.MySQLError) as e:
+        cur.execute("DELETE FROM s WHERE v = 1")
+    assert e.value.args[0] == 1292
+    cur.execute("SELECT v FROM s ORDER BY v")
+    assert cur.fetchall() == (("1",), ("abc",))
+    cur.execute("SET sql_mode = ''")
+    cur.execute("UPDATE s SET v = 'x' WHERE v = 0")
+    assert cur.rowcount == 1
+    cur.execute("SHOW WARNINGS")
+    assert cur.fetchall()[0][1] == 1292
+    cur.execute("SET sql_mode = DEFAULT")

@@ -64,6 +64,8 @@ CREATE TABLE dd (d DECIMAL(10,31));
 CREATE TABLE dd (d DECIMAL(5,6));
 -- implicit conversions and comparisons
 SELECT '10' = 10, '1e1' = 10, NULL = NULL, NULL <=> NULL, 2 BETWEEN 1 AND '3';
+SELECT '10abc' = 10, 'x' < 1, 5 BETWEEN '1' AND '9z', '' = 0;
+SHOW WARNINGS;
 SELECT '2024-01-05' < '2024-01-10', CAST('2024-01-05' AS DATE) = '2024-01-05 00:00:00', 10 IN ('10', 'x');
 -- collations
 CREATE TABLE c (ci VARCHAR(10), cs VARCHAR(10) COLLATE utf8mb4_bin, l1 VARCHAR(10) CHARACTER SET latin1);

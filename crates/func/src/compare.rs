@@ -12,7 +12,7 @@ use std::cmp::Ordering;
 use common::collation;
 use common::time::DateTime;
 use common::Decimal;
-use common::{Collation, Value};
+use common::{Collation, Value, Warning};
 
 use crate::convert;
 
@@ -100,7 +100,25 @@ pub fn compare(a: &Value, b: &Value, coll: Collation) -> Option<Ordering> {
     Some(compare_non_null(a, b, coll))
 }
 
+/// [`compare`] for a comparison operator in an expression: a string compared with a number as
+/// a double adds MySQL's warning 1292 `Truncated incorrect DOUBLE value` for a non-numeric string.
+pub fn compare_warn(
+    a: &Value,
+    b: &Value,
+    coll: Collation,
+    w: &mut Vec<Warning>,
+) -> Option<Ordering> {
+    if a.is_null() || b.is_null() {
+        return None;
+    }
+    Some(compare_inner(a, b, coll, w))
+}
+
 fn compare_non_null(a: &Value, b: &Value, coll: Collation) -> Ordering {
+    compare_inner(a, b, coll, &mut Vec::new())
+}
+
+fn compare_inner(a: &Value, b: &Value, coll: Collation, warn: &mut Vec<Warning>) -> Ordering {
     // Strings.
     if is_str(a) && is_str(b) {
         return match (a, b) {
@@ -126,7 +144,7 @@ fn compare_non_null(a: &Value, b: &Value, coll: Collation) -> Ordering {
         }
     }
     if is_temporal(b) && (is_str(a) || is_int(a)) {
-        return compare_non_null(b, a, coll).reverse();
+        return compare_inner(b, a, coll, warn).reverse();
     }
     if is_int(a) && is_int(b) {
         return cmp_int(a, b);
@@ -134,10 +152,9 @@ fn compare_non_null(a: &Value, b: &Value, coll: Collation) -> Ordering {
     if let (Some(x), Some(y)) = (exact_decimal(a), exact_decimal(b)) {
         return x.cmp(&y);
     }
-    // Temporal with decimal: compare numerically with the temporal's numeric form.
-    let mut w = Vec::new();
-    let x = convert::to_f64(a, &mut w).unwrap_or(0.0);
-    let y = convert::to_f64(b, &mut w).unwrap_or(0.0);
+    // Strings with numbers, and temporals with decimals: compare as doubles.
+    let x = convert::to_f64(a, warn).unwrap_or(0.0);
+    let y = convert::to_f64(b, warn).unwrap_or(0.0);
     cmp_f64(x, y)
 }
 
@@ -285,6 +302,24 @@ mod tests {
             Some(Ordering::Greater)
         );
         assert_eq!(compare(&Value::Null, &Value::Int(9), AI), None);
+    }
+
+    #[test]
+    fn string_number_comparison_warns() {
+        let mut w = Vec::new();
+        assert_eq!(
+            compare_warn(&s("10abc"), &Value::Int(10), AI, &mut w),
+            Some(Ordering::Equal)
+        );
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].code, 1292);
+        assert_eq!(w[0].msg, "Truncated incorrect DOUBLE value: '10abc'");
+        w.clear();
+        compare_warn(&Value::Int(10), &s("10"), AI, &mut w);
+        compare_warn(&s("a"), &s("b"), AI, &mut w);
+        let d: Decimal = "2.5".parse().unwrap();
+        compare_warn(&Value::Decimal(d), &s("2.50"), AI, &mut w);
+        assert!(w.is_empty());
     }
 
     #[test]

@@ -851,7 +851,9 @@ fn update_checked<E: KvEngine>(
     let strict_div = strict && s.mode("ERROR_FOR_DIVISION_BY_ZERO");
     let found_rows = s.client_found_rows;
     let (matched, changed) = s.with_ctx(params, strict_div, |s, ctx| {
+        ctx.strict_cmp = strict;
         let mut rows = fetch_where(s, &t, filter.as_ref(), ctx)?;
+        ctx.strict_cmp = false;
         sort_and_limit(&mut rows, &order, &limit, ctx)?;
         let mut changed = 0u64;
         let mut matched = rows.len() as u64;
@@ -945,8 +947,11 @@ pub fn delete<E: KvEngine>(
         None => None,
     };
     let (order, limit) = order_limit(s, &scope, &d.order_by, &d.limit)?;
+    let strict = s.strict();
     let affected = s.with_ctx(params, false, |s, ctx| {
+        ctx.strict_cmp = strict;
         let mut rows = fetch_where(s, &t, filter.as_ref(), ctx)?;
+        ctx.strict_cmp = false;
         sort_and_limit(&mut rows, &order, &limit, ctx)?;
         let n = rows.len() as u64;
         for (h, old) in rows {

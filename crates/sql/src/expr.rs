@@ -410,6 +410,27 @@ pub struct EvalCtx<'a> {
     pub no_zero_date: bool,
     /// sql_mode NO_ZERO_IN_DATE (reject or warn on a zero month or day).
     pub no_zero_in_date: bool,
+    /// Strict-mode UPDATE/DELETE: a non-numeric string compared with a number is error 1292
+    /// rather than a warning (as MySQL).
+    pub strict_cmp: bool,
+}
+
+/// Compares with MySQL's warnings for string-to-number conversion; under
+/// [`EvalCtx::strict_cmp`] such a warning is error 1292.
+fn cmp_checked(
+    a: &Value,
+    b: &Value,
+    coll: Collation,
+    ctx: &mut EvalCtx<'_>,
+) -> Result<Option<Ordering>> {
+    let n = ctx.warnings.len();
+    let r = func::compare::compare_warn(a, b, coll, ctx.warnings);
+    if ctx.strict_cmp && ctx.warnings.len() > n {
+        let w = ctx.warnings.remove(n);
+        ctx.warnings.truncate(n);
+        return Err(Error::new(codes::ER_TRUNCATED_WRONG_VALUE, w.msg));
+    }
+    Ok(r)
 }
 
 impl Expr {
@@ -684,7 +705,7 @@ impl Expr {
                 if *op == CmpOp::NullSafeEq {
                     return Ok(Value::Int(func::compare::eq_null_safe(&a, &b, *coll) as i64));
                 }
-                match func::compare::compare(&a, &b, *coll) {
+                match cmp_checked(&a, &b, *coll, ctx)? {
                     None => Value::Null,
                     Some(o) => Value::Int(op.test(o) as i64),
                 }
@@ -778,7 +799,7 @@ impl Expr {
                 let mut saw_null = false;
                 for e in list.iter() {
                     let x = e.eval(row, ctx)?;
-                    match func::compare::compare(&v, &x, *coll) {
+                    match cmp_checked(&v, &x, *coll, ctx)? {
                         Some(Ordering::Equal) => return Ok(Value::Int(!*neg as i64)),
                         None => saw_null = true,
                         _ => {}
@@ -794,8 +815,8 @@ impl Expr {
                 let v = a.eval(row, ctx)?;
                 let lo = lo.eval(row, ctx)?;
                 let hi = hi.eval(row, ctx)?;
-                let ge = func::compare::compare(&v, &lo, *coll).map(|o| o != Ordering::Less);
-                let le = func::compare::compare(&v, &hi, *coll).map(|o| o != Ordering::Greater);
+                let ge = cmp_checked(&v, &lo, *coll, ctx)?.map(|o| o != Ordering::Less);
+                let le = cmp_checked(&v, &hi, *coll, ctx)?.map(|o| o != Ordering::Greater);
                 let r = match (ge, le) {
                     (Some(false), _) | (_, Some(false)) => Some(false),
                     (Some(true), Some(true)) => Some(true),

@@ -2672,6 +2672,7 @@ pub fn explain_partitions<E: KvEngine>(
         set_last_insert_id: None,
         no_zero_date: false,
         no_zero_in_date: false,
+        strict_cmp: false,
     };
     let mut leaves = rt
         .prune(filter, &mut ctx)

@@ -1613,6 +1613,7 @@ impl<E: KvEngine> Session<E> {
             set_last_insert_id: None,
             no_zero_date: self.mode("NO_ZERO_DATE"),
             no_zero_in_date: self.mode("NO_ZERO_IN_DATE"),
+            strict_cmp: false,
         };
         let r = f(self, &mut ctx);
         let lid = ctx.set_last_insert_id;

@@ -107,16 +107,16 @@ impl Decimal {
         Decimal(Box::new(Repr { mant, scale, frac }))
     }
 
-    /// Drops fractional digits (toward zero) so the value holds at most [`MAX_DIGITS`] digits;
-    /// `None` when the integer part alone is longer (MySQL's E_DEC_OVERFLOW).
+    /// Drops fractional digits (toward zero) so the value holds at most [`MAX_DIGITS`] digits
+    /// (integer digits plus every fractional digit, leading zeros included); `None` when the
+    /// integer part alone is longer (MySQL's E_DEC_OVERFLOW).
     fn bounded(self) -> Option<Decimal> {
-        let digits = digit_count(&self.0.mant);
-        if digits <= MAX_DIGITS {
-            return Some(self);
-        }
-        let int_digits = digits.saturating_sub(self.0.scale);
+        let int_digits = digit_count(&self.0.mant).saturating_sub(self.0.scale);
         if int_digits > MAX_DIGITS {
             return None;
+        }
+        if int_digits + self.0.scale <= MAX_DIGITS {
+            return Some(self);
         }
         let keep = MAX_DIGITS - int_digits;
         let mant = rescale_mant(&self.0.mant, self.0.scale, keep as i64, Rounding::Truncate);
@@ -716,6 +716,11 @@ mod tests {
         assert!("1.2.3".parse::<Decimal>().is_err());
         assert!("abc".parse::<Decimal>().is_err());
         assert!(format!("1{}", "0".repeat(90)).parse::<Decimal>().is_err());
+        // at most 81 digits counting leading fractional zeros: 1e-100 truncates to zero
+        let tiny = d("1e-100");
+        assert!(tiny.is_zero());
+        assert_eq!(tiny.exact_scale(), 81);
+        assert_eq!(d("1e-81").exact_string(), format!("0.{}1", "0".repeat(80)));
     }
 
     #[test]

@@ -1259,6 +1259,19 @@ impl<'a> Binder<'a> {
             aliases: None,
         }
     }
+
+    /// A binder over the same scope for the arguments of an aggregate (aggregates may not nest,
+    /// so none are collected there) in `clause`.
+    fn nested(&self, clause: &'static str) -> Binder<'a> {
+        Binder {
+            scope: self.scope,
+            env: self.env,
+            aggs: None,
+            clause,
+            agg_base: self.agg_base,
+            aliases: None,
+        }
+    }
 }
 
 impl Binder<'_> {
@@ -2290,14 +2303,7 @@ impl Binder<'_> {
         }
         let mut bound = Vec::with_capacity(args.len());
         {
-            let mut inner = Binder {
-                scope: self.scope,
-                env: self.env,
-                aggs: None,
-                clause: self.clause,
-                agg_base: self.agg_base,
-                aliases: None,
-            };
+            let mut inner = self.nested(self.clause);
             for a in args {
                 match a {
                     ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
@@ -2356,14 +2362,7 @@ impl Binder<'_> {
             let mut star = false;
             {
                 // aggregates may not nest: bind args without aggregate collection
-                let mut inner = Binder {
-                    scope: self.scope,
-                    env: self.env,
-                    aggs: None,
-                    clause: self.clause,
-                    agg_base: self.agg_base,
-                    aliases: None,
-                };
+                let mut inner = self.nested(self.clause);
                 for a in &args {
                     match a {
                         ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => {
@@ -2384,14 +2383,7 @@ impl Binder<'_> {
                         }
                     }
                     ast::FunctionArgumentClause::OrderBy(list) if func == AggFunc::GroupConcat => {
-                        let mut inner = Binder {
-                            scope: self.scope,
-                            env: self.env,
-                            aggs: None,
-                            clause: "order clause",
-                            agg_base: self.agg_base,
-                            aliases: None,
-                        };
+                        let mut inner = self.nested("order clause");
                         for o in list {
                             order.push((
                                 inner.bind(&o.expr)?,

@@ -581,35 +581,15 @@ pub fn source_text(sql: &str, node: &impl Spanned) -> Option<String> {
             break;
         }
         end = pos + ch.len_utf8();
-        match quote {
-            Some(q) if ch == q => quote = None,
-            Some(_) => {}
-            None => match ch {
-                '\'' | '"' | '`' => quote = Some(ch),
-                '(' => depth += 1,
-                ')' => depth -= 1,
-                _ => {}
-            },
-        }
+        depth += paren_step(ch, &mut quote);
     }
     b = end.max(b);
     // a row constructor's span leaves out its outer parentheses (`1,2) = (1,2`): take in the
     // parentheses around the text until it is balanced
     let (mut low, mut depth, mut quote) = (0i32, 0i32, None::<char>);
     for ch in sql[a..b].chars() {
-        match quote {
-            Some(q) if ch == q => quote = None,
-            Some(_) => {}
-            None => match ch {
-                '\'' | '"' | '`' => quote = Some(ch),
-                '(' => depth += 1,
-                ')' => {
-                    depth -= 1;
-                    low = low.min(depth);
-                }
-                _ => {}
-            },
-        }
+        depth += paren_step(ch, &mut quote);
+        low = low.min(depth);
     }
     for _ in 0..-low {
         let before = sql[..a].trim_end();
@@ -623,26 +603,34 @@ pub fn source_text(sql: &str, node: &impl Spanned) -> Option<String> {
     if depth > 0 {
         let mut quote = None::<char>;
         for (i, ch) in sql[b..].char_indices() {
-            match quote {
-                Some(q) if ch == q => quote = None,
-                Some(_) => {}
-                None => match ch {
-                    '\'' | '"' | '`' => quote = Some(ch),
-                    '(' => depth += 1,
-                    ')' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            b += i + 1;
-                            break;
-                        }
-                    }
-                    ';' => break,
-                    _ => {}
-                },
+            if ch == ';' && quote.is_none() {
+                break;
+            }
+            let step = paren_step(ch, &mut quote);
+            depth += step;
+            if step < 0 && depth == 0 {
+                b += i + 1;
+                break;
             }
         }
     }
     Some(sql[a..b].to_string())
+}
+
+/// One character of SQL text for parenthesis counting: +1 for `(`, -1 for `)`, 0 otherwise;
+/// characters inside '…', "…" and `…` quotes don't count (`quote` tracks the open one).
+fn paren_step(ch: char, quote: &mut Option<char>) -> i32 {
+    match *quote {
+        Some(q) if ch == q => *quote = None,
+        Some(_) => {}
+        None => match ch {
+            '\'' | '"' | '`' => *quote = Some(ch),
+            '(' => return 1,
+            ')' => return -1,
+            _ => {}
+        },
+    }
+    0
 }
 
 /// Column metadata for a static expression type.

@@ -88,6 +88,49 @@ pub fn describe() -> String {
     parts.join(", ")
 }
 
+/// Clock ticks per second of the `/proc` CPU times.
+fn clock_ticks() -> f64 {
+    // SAFETY: sysconf only reads a configuration value.
+    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if t > 0 {
+        t as f64
+    } else {
+        100.0
+    }
+}
+
+/// CPU seconds (user + system, all threads) a process has used so far
+/// (`/proc/<pid>/stat` fields 14 and 15).
+pub fn process_cpu_seconds(pid: u32) -> Option<f64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may contain spaces: count fields after its closing ')'.
+    let rest = &s[s.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let (utime, stime): (f64, f64) = (f.get(11)?.parse().ok()?, f.get(12)?.parse().ok()?);
+    Some((utime + stime) / clock_ticks())
+}
+
+/// Busy CPU seconds of the whole machine so far, summed over CPUs: every `cpu` time of
+/// `/proc/stat` except idle and iowait.
+pub fn machine_busy_seconds() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = s.lines().find(|l| l.starts_with("cpu "))?;
+    let v: Vec<f64> = line
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    // user nice system idle iowait irq softirq steal (guest times are inside user/nice)
+    let busy: f64 = v
+        .iter()
+        .take(8)
+        .enumerate()
+        .filter(|(i, _)| *i != 3 && *i != 4)
+        .map(|(_, x)| x)
+        .sum();
+    Some(busy / clock_ticks())
+}
+
 /// Bytes as MiB.
 pub fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1u64 << 20) as f64
@@ -96,6 +139,21 @@ pub fn mib(bytes: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cpu_times_of_this_process_and_machine() {
+        let pid = std::process::id();
+        let a = process_cpu_seconds(pid).expect("own /proc stat");
+        let mut x = 0u64;
+        for i in 0..20_000_000u64 {
+            x = x.wrapping_mul(31).wrapping_add(i);
+        }
+        std::hint::black_box(x);
+        let b = process_cpu_seconds(pid).expect("own /proc stat");
+        assert!(b >= a && a >= 0.0);
+        assert!(machine_busy_seconds().expect("/proc/stat") > 0.0);
+        assert!(process_cpu_seconds(u32::MAX).is_none());
+    }
 
     #[test]
     fn kb_fields() {

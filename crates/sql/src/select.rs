@@ -1473,6 +1473,9 @@ pub(crate) enum AggState {
     Count(u64),
     Sum {
         dec: Option<common::Decimal>,
+        /// Integer arguments are summed here (exactly; folded into `dec` on overflow), which
+        /// is far cheaper than a decimal addition per row.
+        int: Option<i128>,
         dbl: Option<f64>,
         any_double: bool,
     },
@@ -1494,6 +1497,7 @@ pub(crate) fn new_state(a: &AggCall) -> AggState {
         AggFunc::Count => AggState::Count(0),
         AggFunc::Sum => AggState::Sum {
             dec: None,
+            int: None,
             dbl: None,
             any_double: false,
         },
@@ -1520,6 +1524,22 @@ fn is_double(v: &Value) -> bool {
     )
 }
 
+fn sum_out_of_range() -> Error {
+    Error::new(codes::ER_DATA_OUT_OF_RANGE, "DECIMAL value is out of range")
+}
+
+/// Moves SUM's integer partial sum into its decimal sum.
+fn fold_int_sum(dec: &mut Option<common::Decimal>, int: &mut Option<i128>) -> Result<()> {
+    if let Some(i) = int.take() {
+        let cur = dec.take().unwrap_or_default();
+        *dec = Some(
+            cur.checked_add(&common::Decimal::from(i))
+                .ok_or_else(sum_out_of_range)?,
+        );
+    }
+    Ok(())
+}
+
 pub(crate) fn update_state(
     st: &mut AggState,
     a: &AggCall,
@@ -1533,10 +1553,27 @@ pub(crate) fn update_state(
         AggState::Count(n) => *n += 1,
         AggState::Sum {
             dec,
+            int,
             dbl,
             any_double,
         } => {
-            if is_double(&v) || *any_double {
+            let small = match v {
+                Value::Int(i) if !*any_double => Some(i128::from(i)),
+                Value::UInt(u) if !*any_double => Some(i128::from(u)),
+                _ => None,
+            };
+            if let Some(x) = small {
+                match int.unwrap_or(0).checked_add(x) {
+                    Some(t) => *int = Some(t),
+                    None => {
+                        fold_int_sum(dec, int)?;
+                        *int = Some(x);
+                    }
+                }
+            } else if is_double(&v) || *any_double {
+                if !*any_double {
+                    fold_int_sum(dec, int)?;
+                }
                 *any_double = true;
                 let x = func::convert::to_f64(&v, ctx.warnings).unwrap_or(0.0);
                 *dbl = Some(
@@ -1545,9 +1582,7 @@ pub(crate) fn update_state(
             } else {
                 let x = func::convert::to_decimal(&v, ctx.warnings).unwrap_or_default();
                 let cur = dec.take().unwrap_or_default();
-                *dec = Some(cur.checked_add(&x).ok_or_else(|| {
-                    Error::new(codes::ER_DATA_OUT_OF_RANGE, "DECIMAL value is out of range")
-                })?);
+                *dec = Some(cur.checked_add(&x).ok_or_else(sum_out_of_range)?);
             }
         }
         AggState::Avg {
@@ -1606,14 +1641,18 @@ pub(crate) fn finish_state(st: AggState, a: &AggCall) -> Value {
     match st {
         AggState::Count(n) => Value::Int(n as i64),
         AggState::Sum {
-            dec,
+            mut dec,
+            mut int,
             dbl,
             any_double,
         } => {
             if any_double {
                 dbl.map(Value::Double).unwrap_or(Value::Null)
             } else {
-                dec.map(Value::Decimal).unwrap_or(Value::Null)
+                match fold_int_sum(&mut dec, &mut int) {
+                    Ok(()) => dec.map(Value::Decimal).unwrap_or(Value::Null),
+                    Err(_) => Value::Null,
+                }
             }
         }
         AggState::Avg {

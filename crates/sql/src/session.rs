@@ -1829,6 +1829,44 @@ mod tests {
     }
 
     #[test]
+    fn sum_of_integers_is_exact_past_bigint() {
+        let mut s = session();
+        ok(&mut s, "CREATE DATABASE d");
+        ok(&mut s, "USE d");
+        ok(
+            &mut s,
+            "CREATE TABLE n (id INT PRIMARY KEY, b BIGINT, u BIGINT UNSIGNED, d DECIMAL(10,2), f DOUBLE)",
+        );
+        ok(
+            &mut s,
+            "INSERT INTO n VALUES (1, 9223372036854775807, 18446744073709551615, 1.25, 0.5), \
+             (2, 9223372036854775807, 18446744073709551615, 2.50, 1), (3, -5, 0, NULL, NULL)",
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT SUM(b), SUM(u), SUM(d), SUM(f) FROM n"),
+            vec![vec![
+                "18446744073709551609",
+                "36893488147419103230",
+                "3.75",
+                "1.5"
+            ]]
+        );
+        // Integers, decimals and doubles in one SUM: exact while no double is seen.
+        assert_eq!(
+            rows(&mut s, "SELECT SUM(IF(id = 2, d, b)) FROM n WHERE id < 3"),
+            vec![vec!["9223372036854775809.50"]]
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT SUM(IF(id = 2, f, id)) FROM n"),
+            vec![vec!["5"]]
+        );
+        assert_eq!(
+            rows(&mut s, "SELECT SUM(b) FROM n WHERE id > 5"),
+            vec![vec!["NULL"]]
+        );
+    }
+
+    #[test]
     fn joins_inner_left_cross_using() {
         let mut s = session();
         ok(&mut s, "CREATE DATABASE d; USE d");

@@ -139,6 +139,51 @@ pub trait KvIter {
     fn status(&self) -> Result<()>;
 }
 
+/// An iterator over a snapshot that keeps the snapshot alive itself, so a scan can hold one
+/// positioned iterator across calls instead of opening (and seeking) a new one per batch.
+pub struct SharedIter {
+    // Field order matters: `it` borrows from `_owner`'s snapshot and is dropped first.
+    it: Box<dyn KvIter + 'static>,
+    _owner: std::sync::Arc<dyn std::any::Any + Send + Sync>,
+}
+
+impl SharedIter {
+    /// [`KvSnapshot::iter`] on a shared snapshot.
+    pub fn new<S: KvSnapshot>(
+        snap: std::sync::Arc<S>,
+        cf: Cf,
+        lower: &[u8],
+        upper: Option<&[u8]>,
+        reverse: bool,
+    ) -> Self {
+        let it = snap.iter(cf, lower, upper, reverse);
+        // SAFETY: `it` borrows the snapshot inside the `Arc`, which stays at a fixed heap
+        // address for as long as the clone stored next to it lives, and the field order drops
+        // `it` before that clone. Only the trait object's lifetime bound changes; the layout of
+        // the box is identical.
+        let it: Box<dyn KvIter + 'static> = unsafe { std::mem::transmute(it) };
+        SharedIter { it, _owner: snap }
+    }
+}
+
+impl KvIter for SharedIter {
+    fn valid(&self) -> bool {
+        self.it.valid()
+    }
+    fn key(&self) -> &[u8] {
+        self.it.key()
+    }
+    fn value(&self) -> &[u8] {
+        self.it.value()
+    }
+    fn next(&mut self) {
+        self.it.next();
+    }
+    fn status(&self) -> Result<()> {
+        self.it.status()
+    }
+}
+
 /// A consistent, immutable view of the engine at one point in time.
 ///
 /// A snapshot sees every write committed before it was taken and none after. It is owned

@@ -20,6 +20,7 @@ use mysql::prelude::Queryable;
 use super::{Ctx, Params, Unit};
 use crate::chart::ChartSpec;
 use crate::client::fresh_database;
+use crate::machine;
 use crate::report::{Better, Outcome};
 use crate::stats::percentile;
 use crate::sysbench::{
@@ -157,6 +158,14 @@ impl Unit for ConnSysbench {
              then are not counted), with its defaults otherwise (server-side prepared statements, deadlocks and lock wait \
              timeouts ignored and counted); a thread count that failed shows – and a note."
                 .into(),
+            "\"server CPU per txn\" is the server process's user + system CPU time during the \
+             sysbench run divided by the transactions it counted; \"other CPU per txn\" is the \
+             rest of the machine's busy CPU time in the same interval (sysbench itself, the \
+             kernel's work for it, and anything else running). Both include the time sysbench \
+             spends connecting its threads and preparing statements before its timer starts, \
+             which grows with the thread count. When the two together reach the machine's CPU \
+             capacity (CPUs × run time / transactions), the run was CPU-bound."
+                .into(),
         ]
     }
 
@@ -180,6 +189,7 @@ impl Unit for ConnSysbench {
         );
         for test in &self.tests {
             let mut results: Vec<Option<SysbenchResult>> = Vec::new();
+            let mut cpus: Vec<(f64, f64)> = Vec::new();
             for &t in &self.threads {
                 let mut args = base.clone();
                 args.push(format!("--threads={t}"));
@@ -190,8 +200,10 @@ impl Unit for ConnSysbench {
                 // (sysbench 1.0 gives its threads a fixed 30 s to connect and prepare; 1.1's
                 // --thread-init-timeout does not exist there.)
                 args.push("--forced-shutdown=5".into());
+                let cpu0 = CpuMark::now(ctx.target.server_pid);
                 let r = sysbench_run_forced(test, &args)
                     .and_then(|(o, forced)| Ok((parse_output(&o)?, forced)));
+                cpus.push(cpu0.per_txn(r.as_ref().ok().map(|(r, _)| r.tps * self.time as f64)));
                 pb.inc(1);
                 match r {
                     Ok((r, forced)) => {
@@ -252,6 +264,18 @@ impl Unit for ConnSysbench {
                     results[i].map_or(f64::NAN, |r| r.p95_ms),
                     Better::Lower,
                 );
+                out.fig(
+                    format!("{test}, {t} thr: server CPU per txn"),
+                    "µs",
+                    cpus[i].0,
+                    Better::Lower,
+                );
+                out.fig(
+                    format!("{test}, {t} thr: other CPU per txn"),
+                    "µs",
+                    cpus[i].1,
+                    Better::Lower,
+                );
                 if tps[i].is_finite() {
                     points.push((t as f64, tps[i]));
                     shares.push((t as f64, share));
@@ -273,6 +297,46 @@ impl Unit for ConnSysbench {
             conn.query_drop(format!("DROP DATABASE {DB}"))?;
         }
         Ok(out)
+    }
+}
+
+/// CPU times at the start of a sysbench run, to split each transaction's CPU cost between the
+/// server and everything else on the machine (mostly sysbench itself, which shares the CPUs).
+struct CpuMark {
+    pid: Option<u32>,
+    server: Option<f64>,
+    busy: Option<f64>,
+}
+
+impl CpuMark {
+    fn now(pid: Option<u32>) -> CpuMark {
+        CpuMark {
+            pid,
+            server: pid.and_then(machine::process_cpu_seconds),
+            busy: machine::machine_busy_seconds(),
+        }
+    }
+
+    /// (server µs, other µs) per transaction since the mark; NaN when unknown.
+    fn per_txn(&self, txns: Option<f64>) -> (f64, f64) {
+        let Some(n) = txns.filter(|n| *n > 0.0) else {
+            return (f64::NAN, f64::NAN);
+        };
+        let server = match (self.server, self.pid.and_then(machine::process_cpu_seconds)) {
+            (Some(a), Some(b)) => Some(b - a),
+            _ => None,
+        };
+        let busy = match (self.busy, machine::machine_busy_seconds()) {
+            (Some(a), Some(b)) => Some(b - a),
+            _ => None,
+        };
+        let us = |s: f64| s * 1e6 / n;
+        match (server, busy) {
+            (Some(s), Some(b)) => (us(s), us((b - s).max(0.0))),
+            (Some(s), None) => (us(s), f64::NAN),
+            (None, Some(b)) => (f64::NAN, us(b)),
+            (None, None) => (f64::NAN, f64::NAN),
+        }
     }
 }
 

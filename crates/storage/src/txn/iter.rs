@@ -17,7 +17,7 @@ use super::{lock_into, HeldLocks, LockMode, Txn, WaitCtx, WriteMap};
 use crate::catalog::TableDef;
 use crate::codec::key::{self, Handle};
 use crate::codec::row::decode_row;
-use crate::engine::{Cf, KvEngine, KvIter, KvSnapshot};
+use crate::engine::{Cf, KvEngine, KvIter, KvSnapshot, SharedIter};
 use crate::Storage;
 
 /// A range over an index, as bounds on PREFIXES of the index's columns, in index key order
@@ -101,6 +101,9 @@ pub struct RowIter<E: KvEngine> {
     held: HeldLocks,
     batch: usize,
     engine_done: bool,
+    /// The snapshot scan's iterator, kept positioned between batches (None before the first
+    /// batch and for scans of the latest state, which open a new iterator per batch).
+    snap_it: Option<SharedIter>,
     out: VecDeque<(Handle, Vec<Value>)>,
     failed: bool,
 }
@@ -130,6 +133,7 @@ impl<E: KvEngine> RowIter<E> {
             t: Arc::new(t.clone()),
             index_no,
             engine_done: lo >= hi,
+            snap_it: None,
             lo,
             hi,
             reverse,
@@ -143,21 +147,33 @@ impl<E: KvEngine> RowIter<E> {
         })
     }
 
-    fn fetch_engine(&self, n: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
-        let mut it: Box<dyn KvIter + '_> = match &self.src {
-            Source::Snapshot(s) => s.iter(Cf::Data, &self.lo, Some(&self.hi), self.reverse),
-            Source::Latest => {
-                self.st
-                    .engine()
-                    .iter(Cf::Data, &self.lo, Some(&self.hi), self.reverse)
-            }
-        };
+    fn fetch_engine(&mut self, n: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
         let mut v = Vec::with_capacity(n.min(64));
-        while it.valid() && v.len() < n {
-            v.push((it.key().to_vec(), it.value().to_vec()));
-            it.next();
+        let mut take = |it: &mut dyn KvIter| -> Result<()> {
+            while it.valid() && v.len() < n {
+                v.push((it.key().to_vec(), it.value().to_vec()));
+                it.next();
+            }
+            it.status()
+        };
+        match &self.src {
+            // A snapshot does not change: one iterator serves every batch, so only the first
+            // batch seeks (a seek costs a search of the memtable and of every file level).
+            Source::Snapshot(s) => {
+                let it = self.snap_it.get_or_insert_with(|| {
+                    SharedIter::new(s.clone(), Cf::Data, &self.lo, Some(&self.hi), self.reverse)
+                });
+                take(it)?;
+            }
+            // Locking reads see the latest committed state as of each batch.
+            Source::Latest => {
+                let mut it =
+                    self.st
+                        .engine()
+                        .iter(Cf::Data, &self.lo, Some(&self.hi), self.reverse);
+                take(it.as_mut())?;
+            }
         }
-        it.status()?;
         Ok(v)
     }
 

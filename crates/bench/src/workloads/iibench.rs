@@ -164,7 +164,7 @@ impl Unit for IiBench {
     fn notes(&self) -> Vec<String> {
         vec![
             "The table is not partitioned (the reference partitions at 100 M rows per \
-             partition; Strata has no partitioning yet). Each INSERT is one autocommit \
+             partition, far more than these runs insert). Each INSERT is one autocommit \
              transaction."
                 .into(),
         ]

@@ -1954,6 +1954,7 @@ mod tests {
     use storage::StorageOptions;
 
     use super::*;
+    use crate::session::test_support::rows;
     use crate::sysvars::GlobalVars;
     use crate::Instance;
 
@@ -1970,16 +1971,6 @@ mod tests {
         }
         ok(&mut s, "USE d");
         s
-    }
-
-    fn rows(s: &mut Session<MemEngine>, sql: &str) -> Vec<Vec<String>> {
-        match s.query(sql, false).pop().unwrap() {
-            Ok(Output::Rows { rows, .. }) => rows
-                .into_iter()
-                .map(|r| r.into_iter().map(|v| v.to_string()).collect())
-                .collect(),
-            other => panic!("{sql}: expected rows, got {other:?}"),
-        }
     }
 
     /// Runs a statement that must succeed; returns its info line.

@@ -1620,15 +1620,10 @@ impl Binder<'_> {
                 let ast::Expr::Subquery(q) = right.as_ref() else {
                     return Err(Error::not_supported("ANY / ALL over a non-subquery"));
                 };
-                let op = match compare_op {
-                    BinaryOperator::Eq => CmpOp::Eq,
-                    BinaryOperator::NotEq => CmpOp::Ne,
-                    BinaryOperator::Lt => CmpOp::Lt,
-                    BinaryOperator::LtEq => CmpOp::Le,
-                    BinaryOperator::Gt => CmpOp::Gt,
-                    BinaryOperator::GtEq => CmpOp::Ge,
-                    other => return Err(Error::parse(format!("{other} ANY"))),
-                };
+                // `<=>` has no ANY / ALL form.
+                let op = cmp_op(compare_op)
+                    .filter(|o| *o != CmpOp::NullSafeEq)
+                    .ok_or_else(|| Error::parse(format!("{compare_op} ANY")))?;
                 if row_items(left).is_some() {
                     // a row: `= ANY` is IN and `<> ALL` is NOT IN; other operators take scalars
                     return match (op, all) {

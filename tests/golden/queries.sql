@@ -12,6 +12,9 @@ SELECT e.name, d.name FROM dept d RIGHT JOIN emp e ON e.dept_id = d.id ORDER BY 
 SELECT COUNT(*) FROM emp CROSS JOIN dept;
 SELECT e.name, b.name AS boss FROM emp e LEFT JOIN emp b ON b.id = e.boss ORDER BY e.id;
 SELECT STRAIGHT_JOIN e.name FROM emp e, dept d WHERE d.id = e.dept_id AND d.name = 'ops' ORDER BY e.name;
+SELECT e.*, d.name FROM emp e JOIN dept d ON d.id = e.dept_id WHERE e.id BETWEEN 2 AND 3 ORDER BY e.id;
+SELECT dept.* FROM dept WHERE id < 3;
+SELECT nope.* FROM dept;
 -- subqueries
 SELECT name FROM emp WHERE salary = (SELECT MAX(salary) FROM emp);
 SELECT name FROM emp WHERE dept_id IN (SELECT id FROM dept WHERE name <> 'eng') ORDER BY name;

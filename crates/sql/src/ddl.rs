@@ -18,7 +18,8 @@ use crate::session::{Output, Session};
 /// Maximum identifier length.
 const MAX_IDENT: usize = 64;
 
-fn obj_parts(n: &ast::ObjectName) -> Vec<String> {
+/// The parts of a dotted name, unquoted.
+pub(crate) fn obj_parts(n: &ast::ObjectName) -> Vec<String> {
     n.0.iter()
         .map(|p| p.to_string().trim_matches('`').to_string())
         .collect()

@@ -10,7 +10,7 @@ use storage::engine::KvEngine;
 use storage::txn::{InsertOutcome, LockMode, UpdateOutcome};
 
 use crate::expr::{Binder, EvalCtx, Expr, Scope, ScopeCol};
-use crate::select::{fetch, resolve_table, table_scope};
+use crate::select::{fetch, resolve_table, table_scope, Scan};
 use crate::session::{Output, Session};
 
 /// Parses and binds a column's DEFAULT clause text.
@@ -673,10 +673,10 @@ fn fetch_where<E: KvEngine>(
     ctx: &mut EvalCtx<'_>,
 ) -> Result<Vec<(Vec<u8>, Vec<Value>)>> {
     let Some(f) = filter else {
-        return fetch(s, t, None, ctx, LockMode::Exclusive, None, None);
+        return fetch(s, t, None, ctx, &Scan::locking(LockMode::Exclusive));
     };
     if !f.has_subquery() {
-        return fetch(s, t, Some(f), ctx, LockMode::Exclusive, None, None);
+        return fetch(s, t, Some(f), ctx, &Scan::locking(LockMode::Exclusive));
     }
     let f = crate::query::resolve(s, f, None, ctx)?;
     let (plain, correlated): (Vec<&Expr>, Vec<&Expr>) = crate::expr::conjuncts(&f)
@@ -686,7 +686,13 @@ fn fetch_where<E: KvEngine>(
         .into_iter()
         .cloned()
         .reduce(|a, b| Expr::And(Box::new(a), Box::new(b)));
-    let rows = fetch(s, t, plain.as_ref(), ctx, LockMode::Exclusive, None, None)?;
+    let rows = fetch(
+        s,
+        t,
+        plain.as_ref(),
+        ctx,
+        &Scan::locking(LockMode::Exclusive),
+    )?;
     let mut out = Vec::with_capacity(rows.len());
     'rows: for (h, r) in rows {
         for c in &correlated {

@@ -2585,10 +2585,9 @@ pub fn fetch<E: KvEngine>(
     t: &TableDef,
     filter: Option<&Expr>,
     ctx: &mut EvalCtx<'_>,
-    lock: storage::LockMode,
-    order_hint: Option<(usize, bool)>,
-    limit_hint: Option<usize>,
+    scan: &crate::select::Scan,
 ) -> Result<Vec<(Handle, Vec<Value>)>> {
+    let (order_hint, limit_hint) = (scan.order_hint, scan.limit_hint);
     let leaves = read_leaves(s, t, filter, ctx)?;
     let mut out = Vec::new();
     for leaf in leaves {
@@ -2598,9 +2597,11 @@ pub fn fetch<E: KvEngine>(
             (None, Some(l)) => Some(l.saturating_sub(out.len())),
             (_, l) => l,
         };
-        out.extend(crate::select::fetch(
-            s, &leaf, filter, ctx, lock, order_hint, lim,
-        )?);
+        let leaf_scan = crate::select::Scan {
+            limit_hint: lim,
+            ..scan.clone()
+        };
+        out.extend(crate::select::fetch(s, &leaf, filter, ctx, &leaf_scan)?);
         if order_hint.is_none() && limit_hint.is_some_and(|l| out.len() >= l) {
             break;
         }

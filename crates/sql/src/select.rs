@@ -150,6 +150,87 @@ impl Plan {
         }
     }
 
+    /// For a block over one table of `width` columns: which of its columns the block reads
+    /// (one flag per column), so a scan can leave the others undecoded. None (read all) when a
+    /// subquery is left, as a correlated one may read any column of this block's row.
+    ///
+    /// The destructuring is exhaustive on purpose: a new expression-holding field must be
+    /// added here, or the scan would hand it NULLs.
+    fn used_columns(&self, width: usize) -> Option<Arc<[bool]>> {
+        if self.has_subquery() {
+            return None;
+        }
+        let Plan {
+            from,
+            straight: _,
+            scope: _,
+            filter,
+            aggs,
+            group_by,
+            grouped: _,
+            rollup: _,
+            having,
+            items,
+            columns: _,
+            types: _,
+            order,
+            distinct: _,
+            limit,
+            offset,
+            lock: _,
+            into_vars: _,
+        } = self;
+        let mut used = vec![false; width];
+        let mut all = false;
+        let mut mark = |e: &Expr| {
+            e.walk(&mut |x| match x {
+                Expr::Col(i) => match used.get_mut(*i) {
+                    Some(u) => *u = true,
+                    None => all = true,
+                },
+                Expr::Outer(..) => all = true,
+                _ => {}
+            })
+        };
+        let exprs = from
+            .iter()
+            .filter_map(|j| j.on.as_ref())
+            .chain(filter)
+            .chain(group_by)
+            .chain(having)
+            .chain(items)
+            .chain(order.iter().map(|(e, _)| e))
+            .chain(limit)
+            .chain(offset);
+        exprs.for_each(&mut mark);
+        for a in aggs {
+            let AggCall {
+                func: _,
+                arg,
+                distinct: _,
+                separator: _,
+                coll: _,
+                window,
+                order,
+            } = a;
+            arg.iter().for_each(&mut mark);
+            order.iter().for_each(|(e, _)| mark(e));
+            if let Some(w) = window {
+                let expr::WindowDef {
+                    partition,
+                    order,
+                    frame: _,
+                    range_offsets,
+                    extra,
+                } = &**w;
+                partition.iter().chain(extra).for_each(&mut mark);
+                range_offsets.iter().flatten().for_each(|r| mark(&r.value));
+                order.iter().for_each(|(e, _)| mark(e));
+            }
+        }
+        (!all).then(|| used.into())
+    }
+
     fn has_subquery(&self) -> bool {
         let any = |e: &Option<Expr>| e.as_ref().is_some_and(|e| e.has_subquery());
         any(&self.filter)
@@ -822,16 +903,20 @@ pub fn plan_block<E: KvEngine>(
                 }
             }
             ast::SelectItem::QualifiedWildcard(kind, _) => {
-                let q = kind.to_string();
-                let q = q
-                    .rsplit('.')
-                    .next()
-                    .unwrap_or(&q)
-                    .trim_matches('`')
-                    .to_string();
+                // `t.*` or `db.t.*`
+                let parts = match kind {
+                    ast::SelectItemQualifiedWildcardKind::ObjectName(n) => crate::ddl::obj_parts(n),
+                    ast::SelectItemQualifiedWildcardKind::Expr(e) => vec![e.to_string()],
+                };
+                let (db, q) = match parts.as_slice() {
+                    [.., d, t] => (Some(d.as_str()), t.clone()),
+                    [t] => (None, t.clone()),
+                    [] => (None, String::new()),
+                };
                 let mut any = false;
                 for i in 0..ncols {
-                    if scope.cols[i].table == q {
+                    let c = &scope.cols[i];
+                    if c.table == q && db.is_none_or(|d| c.db == d) {
                         items.push(Expr::Col(i));
                         columns.push(column_meta(&scope, i, &scope.cols[i].name));
                         any = true;
@@ -1375,17 +1460,44 @@ pub fn describe<E: KvEngine>(
     Ok(query::plan(s, q, sql)?.columns().to_vec())
 }
 
+/// How [`fetch`] reads a table.
+#[derive(Debug, Clone, Default)]
+pub struct Scan {
+    /// Row locking.
+    pub lock: LockMode,
+    /// The caller sorts by this one column (column, descending): a scan of an index that
+    /// starts with it may stream in order and stop at `limit_hint`.
+    pub order_hint: Option<(usize, bool)>,
+    /// The caller needs at most this many matching rows (in `order_hint` order if set).
+    pub limit_hint: Option<usize>,
+    /// The columns the caller reads (see [`storage::RowIter::project`]); None = all.
+    pub cols: Option<Arc<[bool]>>,
+}
+
+impl Scan {
+    /// All columns, all rows, with `lock`.
+    pub fn locking(lock: LockMode) -> Scan {
+        Scan {
+            lock,
+            ..Scan::default()
+        }
+    }
+}
+
 /// Fetches the rows of `t` matching `filter` through the best access path.
-#[allow(clippy::too_many_arguments)]
 pub fn fetch<E: KvEngine>(
     s: &mut Session<E>,
     t: &TableDef,
     filter: Option<&Expr>,
     ctx: &mut EvalCtx<'_>,
-    lock: LockMode,
-    order_hint: Option<(usize, bool)>,
-    limit_hint: Option<usize>,
+    scan: &Scan,
 ) -> Result<Vec<(Handle, Vec<Value>)>> {
+    let Scan {
+        lock,
+        order_hint,
+        limit_hint,
+        ref cols,
+    } = *scan;
     if let Some(rows) = crate::show::system_rows(s, t)? {
         let mut out = Vec::new();
         for r in rows {
@@ -1399,7 +1511,7 @@ pub fn fetch<E: KvEngine>(
         return Ok(out);
     }
     if crate::partition::is_partitioned(t) {
-        return crate::partition::fetch(s, t, filter, ctx, lock, order_hint, limit_hint);
+        return crate::partition::fetch(s, t, filter, ctx, scan);
     }
     let stats = s.inst.stats.get(s.storage(), t);
     let mut path = access::choose_with_stats(t, filter, stats.as_deref());
@@ -1409,6 +1521,27 @@ pub fn fetch<E: KvEngine>(
         ranges = access::ranges(t, &path, ctx)?;
     }
     let ranges = ranges.unwrap_or_default();
+    // the WHERE without the conjuncts every row of the ranges satisfies
+    let residual;
+    let filter = match filter {
+        Some(f) if !path.covered.is_empty() => {
+            let rest: Vec<&Expr> = expr::conjuncts(f)
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| !path.covered.contains(i))
+                .map(|(_, c)| c)
+                .collect();
+            match rest.as_slice() {
+                [] => None,
+                [one] => Some(*one),
+                _ => {
+                    residual = and_all(&rest);
+                    residual.as_ref()
+                }
+            }
+        }
+        f => f,
+    };
     // ORDER BY on the first column of the chosen index (or a full pk scan) can stream in order.
     let mut reverse = false;
     let mut limit = None;
@@ -1445,7 +1578,9 @@ pub fn fetch<E: KvEngine>(
                 continue;
             }
         }
-        let iter = txn.scan(t, path.index, IndexRange { start, end }, reverse, lock)?;
+        let iter = txn
+            .scan(t, path.index, IndexRange { start, end }, reverse, lock)?
+            .project(cols.clone());
         for r in iter {
             let (h, row) = r?;
             n += 1;
@@ -1856,18 +1991,16 @@ pub fn run_plan<E: KvEngine>(
                 None
             };
             let order_hint = if simple { order_hint } else { None };
-            fetch(
-                s,
-                t,
-                plain_filter.as_ref(),
-                ctx,
-                p.lock,
+            let scan = Scan {
+                lock: p.lock,
                 order_hint,
                 limit_hint,
-            )?
-            .into_iter()
-            .map(|(_, r)| r)
-            .collect()
+                cols: p.used_columns(t.columns.len()),
+            };
+            fetch(s, t, plain_filter.as_ref(), ctx, &scan)?
+                .into_iter()
+                .map(|(_, r)| r)
+                .collect()
         }
         (None, false) => run_join(s, p, &plain, ctx)?,
     };
@@ -1981,16 +2114,20 @@ pub fn run_plan<E: KvEngine>(
     let mut seen = std::collections::HashSet::new();
     let mut mem = crate::limits::MemTracker::new();
     let mut skipped = 0u64;
-    for r in &rows {
+    let movable = movable_items(&p.items);
+    for mut r in rows {
         if limit.is_some_and(|l| out.len() as u64 >= l) {
             break;
         }
         let mut o = Vec::with_capacity(p.items.len());
-        for e in &p.items {
-            o.push(if correlated_any {
-                query::eval(s, e, r, ctx)?
-            } else {
-                e.eval(r, ctx)?
+        for (e, m) in p.items.iter().zip(&movable) {
+            o.push(match (m, e) {
+                // the row is dropped after this: move its value rather than copy it
+                (true, Expr::Col(i)) if !correlated_any && *i < r.len() => {
+                    std::mem::replace(&mut r[*i], Value::Null)
+                }
+                _ if correlated_any => query::eval(s, e, &r, ctx)?,
+                _ => e.eval(&r, ctx)?,
             });
         }
         if p.distinct {
@@ -2112,6 +2249,23 @@ fn group_rows<E: KvEngine>(
         out.push((keyvals, first));
     }
     Ok(out)
+}
+
+/// For each output expression: true if it is a bare column that no other output expression
+/// reads, so projection may move the value out of the source row.
+fn movable_items(items: &[Expr]) -> Vec<bool> {
+    let mut uses: HashMap<usize, usize> = HashMap::new();
+    for e in items {
+        e.walk(&mut |x| {
+            if let Expr::Col(i) = x {
+                *uses.entry(*i).or_default() += 1;
+            }
+        });
+    }
+    items
+        .iter()
+        .map(|e| matches!(e, Expr::Col(i) if uses.get(i) == Some(&1)))
+        .collect()
 }
 
 fn and_all(conds: &[&Expr]) -> Option<Expr> {
@@ -2350,7 +2504,7 @@ fn run_join<E: KvEngine>(
                 .reduce(|a, b| Expr::And(Box::new(a), Box::new(b)));
             let mat: Vec<Vec<Value>> = match &jt.source {
                 Source::Table(t) if rows.len() != 1 || !keyed => {
-                    fetch(s, t, local_filter.as_ref(), ctx, p.lock, None, None)?
+                    fetch(s, t, local_filter.as_ref(), ctx, &Scan::locking(p.lock))?
                         .into_iter()
                         .map(|(_, r)| r)
                         .collect()
@@ -2443,7 +2597,7 @@ fn run_join<E: KvEngine>(
                             })
                         })
                         .reduce(|a, b| Expr::And(Box::new(a), Box::new(b)));
-                    for (_, m) in fetch(s, t, specialised.as_ref(), ctx, p.lock, None, None)? {
+                    for (_, m) in fetch(s, t, specialised.as_ref(), ctx, &Scan::locking(p.lock))? {
                         let mut r = row.clone();
                         r[lo..hi].clone_from_slice(&m);
                         mem.add_row(&r)?;
@@ -3191,5 +3345,93 @@ fn name_const_name(e: &ast::Expr) -> Option<String> {
             }
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::session::test_support::{err, ok, rows, session};
+
+    /// Scans build only the columns a block reads; every clause that reads a column must
+    /// still see its value.
+    #[test]
+    fn scans_decode_every_column_a_query_reads() {
+        let mut s = session();
+        ok(
+            &mut s,
+            "CREATE TABLE t (id INT PRIMARY KEY, k INT, c VARCHAR(20), pad VARCHAR(20), KEY(k))",
+        );
+        ok(&mut s, "CREATE TABLE u (x VARCHAR(20))");
+        ok(&mut s, "INSERT INTO u VALUES ('c2'), ('c3')");
+        for i in 1..=6 {
+            ok(
+                &mut s,
+                &format!(
+                    "INSERT INTO t VALUES ({i}, {}, 'c{i}', 'p{}')",
+                    i % 2,
+                    7 - i
+                ),
+            );
+        }
+        let cases: &[(&str, &str)] = &[
+            ("SELECT c FROM t WHERE id BETWEEN 2 AND 4", "c2 c3 c4"),
+            ("SELECT c, c FROM t WHERE id BETWEEN 2 AND 3", "c2,c2 c3,c3"),
+            ("SELECT c FROM t WHERE id > 3 ORDER BY pad", "c6 c5 c4"),
+            ("SELECT SUM(k) FROM t WHERE id BETWEEN 1 AND 6", "3"),
+            (
+                "SELECT k, MAX(pad) FROM t WHERE id > 0 GROUP BY k",
+                "0,p5 1,p6",
+            ),
+            (
+                "SELECT k FROM t WHERE id > 0 GROUP BY k HAVING MIN(c) = 'c1'",
+                "1",
+            ),
+            (
+                "SELECT id, ROW_NUMBER() OVER (PARTITION BY k ORDER BY pad) FROM t \
+                 WHERE id < 5 ORDER BY id",
+                "1,2 2,2 3,1 4,1",
+            ),
+            (
+                "SELECT GROUP_CONCAT(id ORDER BY pad) FROM t WHERE id BETWEEN 1 AND 3",
+                "3,2,1",
+            ),
+            (
+                "SELECT id FROM t WHERE id < 5 AND EXISTS (SELECT 1 FROM u WHERE u.x = t.c)",
+                "2 3",
+            ),
+            ("SELECT id FROM t WHERE c IN (SELECT x FROM u)", "2 3"),
+            (
+                "SELECT DISTINCT k FROM t WHERE id BETWEEN 1 AND 6 ORDER BY k",
+                "0 1",
+            ),
+            (
+                "SELECT id FROM t WHERE k = 1 ORDER BY c DESC LIMIT 2",
+                "5 3",
+            ),
+            ("SELECT * FROM t WHERE id = 6", "6,0,c6,p1"),
+            ("SELECT t.* FROM t WHERE k = 0 AND id < 3", "2,0,c2,p5"),
+            ("SELECT d.t.*, 1 FROM t WHERE id = 2", "2,0,c2,p5,1"),
+            ("SELECT x.id, x.* FROM t AS x WHERE id = 3", "3,3,1,c3,p4"),
+            (
+                "SELECT u.*, t.id FROM t JOIN u ON u.x = t.c ORDER BY t.id",
+                "c2,2 c3,3",
+            ),
+        ];
+        for (sql, want) in cases {
+            let got = rows(&mut s, sql)
+                .into_iter()
+                .map(|r| r.join(","))
+                .collect::<Vec<_>>()
+                .join(" ");
+            assert_eq!(&got, want, "{sql}");
+        }
+        // a qualifier that names no table of the FROM clause
+        for sql in [
+            "SELECT z.* FROM t",
+            "SELECT x.t.* FROM t",
+            "SELECT t.* FROM t AS y",
+        ] {
+            assert_eq!(err(&mut s, sql), 1051, "{sql}");
+        }
     }
 }

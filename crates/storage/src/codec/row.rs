@@ -252,18 +252,40 @@ fn decode_value(buf: &[u8], pos: &mut usize, ty: &DataType) -> Result<Value> {
     })
 }
 
-/// Decodes a row value. Columns the stored row lacks (added after it was written) are `None`.
-///
-/// # Errors
-/// Corrupt bytes.
-pub fn decode_row_opt(t: &TableDef, bytes: &[u8]) -> Result<Vec<Option<Value>>> {
+/// The header of a row value: the position of the first column value, the number of stored
+/// columns and the null bitmap.
+fn row_header(bytes: &[u8]) -> Result<(usize, usize, &[u8])> {
     let mut pos = 0;
     let _version = get_uvarint(bytes, &mut pos)?;
     let stored = get_uvarint(bytes, &mut pos)? as usize;
     let bm = bytes
         .get(pos..pos + stored.div_ceil(8))
         .ok_or_else(|| corrupt("truncated null bitmap"))?;
-    pos += stored.div_ceil(8);
+    Ok((pos + stored.div_ceil(8), stored, bm))
+}
+
+/// Steps over one non-NULL value of type `ty` without building it.
+fn skip_value(buf: &[u8], pos: &mut usize, ty: &DataType) -> Result<()> {
+    match ty {
+        DataType::Char { .. }
+        | DataType::VarChar { .. }
+        | DataType::Text { .. }
+        | DataType::Json
+        | DataType::Binary { .. }
+        | DataType::VarBinary { .. }
+        | DataType::Blob { .. } => get_bytes(buf, pos).map(drop),
+        DataType::Enum { .. } | DataType::Set { .. } => get_uvarint(buf, pos).map(drop),
+        // numbers and temporals decode without allocating
+        other => decode_value(buf, pos, other).map(drop),
+    }
+}
+
+/// Decodes a row value. Columns the stored row lacks (added after it was written) are `None`.
+///
+/// # Errors
+/// Corrupt bytes.
+pub fn decode_row_opt(t: &TableDef, bytes: &[u8]) -> Result<Vec<Option<Value>>> {
+    let (mut pos, stored, bm) = row_header(bytes)?;
     let mut out = Vec::with_capacity(t.columns.len());
     for (i, c) in t.columns.iter().enumerate() {
         if i >= stored {
@@ -284,12 +306,36 @@ pub fn decode_row_opt(t: &TableDef, bytes: &[u8]) -> Result<Vec<Option<Value>>> 
 /// # Errors
 /// Corrupt bytes.
 pub fn decode_row(t: &TableDef, bytes: &[u8]) -> Result<Vec<Value>> {
-    let vals = decode_row_opt(t, bytes)?;
-    Ok(vals
-        .into_iter()
-        .zip(&t.columns)
-        .map(|(v, c)| v.unwrap_or_else(|| missing_column_value(c)))
-        .collect())
+    decode_row_cols(t, bytes, None)
+}
+
+/// Like [`decode_row`], but only the columns marked in `cols` (one flag per column of `t`;
+/// `None` = all) are built; the others are `NULL`. Long strings a query does not read are
+/// then neither copied nor allocated.
+///
+/// # Errors
+/// Corrupt bytes.
+pub fn decode_row_cols(t: &TableDef, bytes: &[u8], cols: Option<&[bool]>) -> Result<Vec<Value>> {
+    let (mut pos, stored, bm) = row_header(bytes)?;
+    let mut out = Vec::with_capacity(t.columns.len());
+    for (i, c) in t.columns.iter().enumerate() {
+        let want = cols.is_none_or(|m| m.get(i).copied().unwrap_or(true));
+        if i >= stored {
+            out.push(if want {
+                missing_column_value(c)
+            } else {
+                Value::Null
+            });
+        } else if bm[i / 8] & (1 << (i % 8)) != 0 {
+            out.push(Value::Null);
+        } else if want {
+            out.push(decode_value(bytes, &mut pos, &c.ty)?);
+        } else {
+            skip_value(bytes, &mut pos, &c.ty)?;
+            out.push(Value::Null);
+        }
+    }
+    Ok(out)
 }
 
 /// The value of column `c` in a row stored before the column was added: its
@@ -551,6 +597,21 @@ mod tests {
         ];
         let b = encode_row(&t, &row).unwrap();
         assert_eq!(decode_row(&t, &b).unwrap(), row);
+        // projected decoding: each column alone, and every other column, skips the rest
+        // correctly whatever their types
+        for want in 0..row.len() {
+            let mask: Vec<bool> = (0..row.len()).map(|i| i == want).collect();
+            let got = decode_row_cols(&t, &b, Some(&mask)).unwrap();
+            for (i, v) in got.iter().enumerate() {
+                let expect = if i == want { &row[i] } else { &Value::Null };
+                assert_eq!(v, expect, "column {i} with only {want} wanted");
+            }
+        }
+        let odd: Vec<bool> = (0..row.len()).map(|i| i % 2 == 1).collect();
+        let got = decode_row_cols(&t, &b, Some(&odd)).unwrap();
+        for (i, v) in got.iter().enumerate() {
+            assert_eq!(v, if odd[i] { &row[i] } else { &Value::Null });
+        }
     }
 
     #[test]

@@ -5,7 +5,10 @@
 //! The iterator owns everything it needs (an `Arc` of the storage and snapshot, an O(1) copy of
 //! the write buffer), so it does not borrow the transaction: the caller may update rows while
 //! scanning; the scan sees the write buffer as of its start. Engine entries are fetched in
-//! growing batches (16 → 512), each with a fresh engine iterator positioned after the last key.
+//! growing batches (16 → 512): a consistent scan keeps one snapshot iterator across batches, a
+//! locking scan opens a fresh one positioned after the last key for each batch (it reads the
+//! latest committed state). A consistent primary-key scan without own writes to merge decodes
+//! rows straight from the iterator, building only the columns the caller asked for.
 
 use std::collections::VecDeque;
 use std::ops::Bound;
@@ -16,7 +19,7 @@ use common::{Result, Value};
 use super::{lock_into, HeldLocks, LockMode, Txn, WaitCtx, WriteMap};
 use crate::catalog::TableDef;
 use crate::codec::key::{self, Handle};
-use crate::codec::row::decode_row;
+use crate::codec::row::{decode_row, decode_row_cols};
 use crate::engine::{Cf, KvEngine, KvIter, KvSnapshot, SharedIter};
 use crate::Storage;
 
@@ -106,6 +109,8 @@ pub struct RowIter<E: KvEngine> {
     snap_it: Option<SharedIter>,
     out: VecDeque<(Handle, Vec<Value>)>,
     failed: bool,
+    /// Columns the caller reads (see [`RowIter::project`]); None = all.
+    cols: Option<Arc<[bool]>>,
 }
 
 const FIRST_BATCH: usize = 16;
@@ -144,7 +149,49 @@ impl<E: KvEngine> RowIter<E> {
             batch: FIRST_BATCH,
             out: VecDeque::new(),
             failed: false,
+            cols: None,
         })
+    }
+
+    /// Builds only the columns marked in `cols` (one flag per table column) of the rows of a
+    /// consistent (non-locking) scan; the others read as NULL. Locking scans ignore it: they
+    /// re-check index entries against the whole row.
+    #[must_use]
+    pub fn project(mut self, cols: Option<Arc<[bool]>>) -> Self {
+        if self.lock == LockMode::None {
+            self.cols = cols;
+        }
+        self
+    }
+
+    /// Decodes a row value under the projection.
+    fn decode(&self, v: &[u8]) -> Result<Vec<Value>> {
+        decode_row_cols(&self.t, v, self.cols.as_deref())
+    }
+
+    /// The common consistent primary-key scan with no own writes to merge: rows are decoded
+    /// straight from the engine iterator's value, without copying it first.
+    fn fill_direct(&mut self) -> Result<()> {
+        let n = self.batch;
+        self.batch = (self.batch * 2).min(MAX_BATCH);
+        let Source::Snapshot(s) = &self.src else {
+            return Err(common::Error::internal("direct fill without snapshot"));
+        };
+        let it = self.snap_it.get_or_insert_with(|| {
+            SharedIter::new(s.clone(), Cf::Data, &self.lo, Some(&self.hi), self.reverse)
+        });
+        let mut got = 0;
+        while it.valid() && got < n {
+            let row = decode_row_cols(&self.t, it.value(), self.cols.as_deref())?;
+            self.out.push_back((it.key().to_vec(), row));
+            got += 1;
+            it.next();
+        }
+        it.status()?;
+        if got < n {
+            self.engine_done = true;
+        }
+        Ok(())
     }
 
     fn fetch_engine(&mut self, n: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>> {
@@ -241,7 +288,16 @@ impl<E: KvEngine> RowIter<E> {
     }
 
     fn fill(&mut self) -> Result<()> {
+        let direct =
+            self.index_no == 0 && self.own.is_empty() && matches!(self.src, Source::Snapshot(_));
         while self.out.is_empty() {
+            if direct {
+                if self.engine_done {
+                    return Ok(());
+                }
+                self.fill_direct()?;
+                continue;
+            }
             let entries = self.next_entries()?;
             if entries.is_empty() {
                 return Ok(());
@@ -250,7 +306,8 @@ impl<E: KvEngine> RowIter<E> {
             if self.index_no == 0 {
                 for (k, v) in entries {
                     if self.lock == LockMode::None {
-                        self.out.push_back((k.clone(), decode_row(&t, &v)?));
+                        let row = self.decode(&v)?;
+                        self.out.push_back((k, row));
                         continue;
                     }
                     lock_into(
@@ -299,7 +356,8 @@ impl<E: KvEngine> RowIter<E> {
                 }
                 for (h, r) in handles.into_iter().zip(rows) {
                     if let Some(v) = r {
-                        self.out.push_back((h, decode_row(&t, &v)?));
+                        let row = self.decode(&v)?;
+                        self.out.push_back((h, row));
                     }
                 }
             } else {

@@ -46,18 +46,31 @@ pub fn implicit_default(ty: &DataType) -> Value {
     }
 }
 
-/// Per-statement cache of bound column defaults.
+/// Per-statement cache of bound column defaults, each parsed and bound on first use (an
+/// INSERT that names every column parses none).
 struct Defaults {
-    exprs: Vec<Option<Expr>>,
+    exprs: Vec<Option<Option<Expr>>>,
 }
 
 impl Defaults {
-    fn new<E: KvEngine>(s: &Session<E>, t: &TableDef) -> Result<Self> {
-        let mut exprs = Vec::with_capacity(t.columns.len());
-        for c in &t.columns {
-            exprs.push(default_expr(s, c)?);
+    fn new(t: &TableDef) -> Self {
+        Defaults {
+            exprs: vec![None; t.columns.len()],
         }
-        Ok(Defaults { exprs })
+    }
+
+    /// The bound DEFAULT of column `ci` of `t` (None: the column has no DEFAULT clause).
+    fn get<E: KvEngine>(
+        &mut self,
+        s: &Session<E>,
+        t: &TableDef,
+        ci: usize,
+    ) -> Result<Option<&Expr>> {
+        let slot = &mut self.exprs[ci];
+        if slot.is_none() {
+            *slot = Some(default_expr(s, &t.columns[ci])?);
+        }
+        Ok(slot.as_ref().and_then(|e| e.as_ref()))
     }
 }
 
@@ -79,7 +92,7 @@ impl RowFiller {
     /// A filler for rows of `t` (`strict`: a missing value without default is an error).
     pub fn new<E: KvEngine>(s: &Session<E>, t: &TableDef, strict: bool) -> Result<Self> {
         Ok(RowFiller {
-            defaults: Defaults::new(s, t)?,
+            defaults: Defaults::new(t),
             strict,
             no_auto_on_zero: s.mode("NO_AUTO_VALUE_ON_ZERO"),
             autoinc_col: t.columns.iter().position(|c| c.auto_increment),
@@ -98,14 +111,14 @@ impl RowFiller {
         row_no: u64,
         ctx: &mut EvalCtx<'_>,
     ) -> Result<Vec<Value>> {
-        let defaults = &self.defaults;
+        let defaults = &mut self.defaults;
         let strict = self.strict;
         let mut full = Vec::with_capacity(t.columns.len());
         for (ci, v) in row.into_iter().enumerate() {
             let c = &t.columns[ci];
             let v = match v {
                 Some(v) => v,
-                None => match &defaults.exprs[ci] {
+                None => match defaults.get(s, t, ci)? {
                     Some(d) => {
                         let dv = d.eval(&[], ctx)?;
                         if dv.is_null() {
@@ -135,7 +148,7 @@ impl RowFiller {
         // TIMESTAMP NOT NULL given NULL → now
         for (ci, c) in t.columns.iter().enumerate() {
             if full[ci].is_null() && !c.nullable && !c.auto_increment {
-                if let Some(d) = &defaults.exprs[ci] {
+                if let Some(d) = defaults.get(s, t, ci)? {
                     let dv = d.eval(&[], ctx)?;
                     full[ci] = func::store::store(dv, &c.ty, false, &c.name, row_no, ctx.warnings)?;
                 }

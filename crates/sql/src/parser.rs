@@ -659,6 +659,15 @@ pub const VIEW_CHECK_OPTION: &str = "\u{0}CHECK_OPTION";
 /// Removes a trailing `WITH [CASCADED | LOCAL] CHECK OPTION` from `CREATE … VIEW … AS …` and
 /// returns "CASCADED" (also for a bare WITH CHECK OPTION, as MySQL) or "LOCAL".
 fn strip_view_check_option(toks: &mut Vec<TokenWithSpan>) -> Option<&'static str> {
+    // only CREATE statements can be views: the others (every INSERT, SELECT…) leave at once
+    let first = toks
+        .iter()
+        .find(|t| !matches!(t.token, Token::Whitespace(_)));
+    if !matches!(first.map(|t| &t.token),
+        Some(Token::Word(w)) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("CREATE"))
+    {
+        return None;
+    }
     let words: Vec<(usize, String)> = toks
         .iter()
         .enumerate()
@@ -845,7 +854,11 @@ pub fn parse_with(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parsed>> {
                 t.token = Token::Placeholder(format!("?{n}"));
             }
         }
-        let text: String = cur.iter().map(|t| t.token.to_string()).collect();
+        let mut text = String::with_capacity(sql.len());
+        for t in cur.iter() {
+            use std::fmt::Write as _;
+            let _ = write!(text, "{}", t.token);
+        }
         let toks = std::mem::take(cur);
         let first = toks
             .iter()

@@ -135,6 +135,10 @@ impl RocksEngine {
         db_opts.set_bytes_per_sync(opts.bytes_per_sync);
         db_opts.set_wal_bytes_per_sync(opts.bytes_per_sync);
         db_opts.set_keep_log_file_num(10);
+        // Commits from many sessions: the next write group writes and syncs its WAL records
+        // while the previous one is still inserting into the memtable (measured: -6 % CPU and
+        // wall time for sysbench oltp_insert at 8 threads, 4 paired runs).
+        db_opts.set_enable_pipelined_write(true);
         // The dictionary column family is written rarely and would otherwise keep every
         // write-ahead log alive (a log goes only once all families flushed their part of it):
         // past two memtables' worth of log, RocksDB flushes the families holding the oldest.

@@ -188,7 +188,13 @@ impl Plan {
                     Some(u) => *u = true,
                     None => all = true,
                 },
-                Expr::Outer(..) => all = true,
+                // a subquery anywhere (its body may read this row through Expr::Outer)
+                Expr::Outer(..)
+                | Expr::Subquery(_)
+                | Expr::Exists(_)
+                | Expr::InSubquery(..)
+                | Expr::Quantified(..)
+                | Expr::RowSub(..) => all = true,
                 _ => {}
             })
         };

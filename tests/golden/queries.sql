@@ -15,6 +15,8 @@ SELECT STRAIGHT_JOIN e.name FROM emp e, dept d WHERE d.id = e.dept_id AND d.name
 SELECT e.*, d.name FROM emp e JOIN dept d ON d.id = e.dept_id WHERE e.id BETWEEN 2 AND 3 ORDER BY e.id;
 SELECT dept.* FROM dept WHERE id < 3;
 SELECT nope.* FROM dept;
+SELECT SQL_CALC_FOUND_ROWS id FROM dept ORDER BY id LIMIT 1;
+SELECT FOUND_ROWS();
 -- subqueries
 SELECT name FROM emp WHERE salary = (SELECT MAX(salary) FROM emp);
 SELECT name FROM emp WHERE dept_id IN (SELECT id FROM dept WHERE name <> 'eng') ORDER BY name;

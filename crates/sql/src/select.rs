@@ -1849,6 +1849,7 @@ pub fn execute<E: KvEngine>(
     params: &[Value],
     sql: &str,
 ) -> Result<Output> {
+    let q_ast = q;
     let q = s.plan_select(q, sql)?;
     let into_vars = q.first_block().into_vars.clone();
     let mut columns = q.columns().to_vec();
@@ -1857,6 +1858,16 @@ pub fn execute<E: KvEngine>(
     }
     let rows = s.with_ctx(params, false, |s, ctx| query::run(s, &q, ctx))?;
     s.found_rows = rows.len() as u64;
+    if calc_found_rows(q_ast) {
+        // SQL_CALC_FOUND_ROWS: FOUND_ROWS() is the number of rows without the LIMIT, counted
+        // by running the statement again without it
+        if let Some(all) = without_limit(&q) {
+            let n = s
+                .with_ctx(params, false, |s, ctx| query::run(s, &all, ctx))?
+                .len();
+            s.found_rows = n as u64;
+        }
+    }
     if !into_vars.is_empty() {
         if rows.len() > 1 {
             return Err(Error::new(
@@ -1873,6 +1884,46 @@ pub fn execute<E: KvEngine>(
         return Ok(Output::ok(rows.len() as u64));
     }
     Ok(Output::Rows { columns, rows })
+}
+
+/// True if the statement's first SELECT carries SQL_CALC_FOUND_ROWS (MySQL reads it there,
+/// also for a UNION, where it counts the whole union).
+fn calc_found_rows(q: &ast::Query) -> bool {
+    let mut body = &*q.body;
+    loop {
+        match body {
+            ast::SetExpr::Select(sel) => {
+                return sel
+                    .select_modifiers
+                    .as_ref()
+                    .is_some_and(|m| m.sql_calc_found_rows)
+            }
+            ast::SetExpr::SetOperation { left, .. } => body = left,
+            ast::SetExpr::Query(inner) => body = &inner.body,
+            _ => return false,
+        }
+    }
+}
+
+/// The query without its outermost LIMIT / OFFSET (None when it has none to drop).
+fn without_limit(q: &Query) -> Option<Query> {
+    match q {
+        Query::Select(p) if p.limit.is_some() || p.offset.is_some() => {
+            Some(Query::Select(Box::new(Plan {
+                limit: None,
+                offset: None,
+                ..(**p).clone()
+            })))
+        }
+        Query::SetOp(o) if o.limit.is_some() || o.offset.is_some() => {
+            Some(Query::SetOp(Box::new(query::SetOp {
+                limit: None,
+                offset: None,
+                ..(**o).clone()
+            })))
+        }
+        _ => None,
+    }
 }
 
 /// A select-list item that is a bare parameter (`SELECT ?`) has no type until it is bound: at
@@ -3430,6 +3481,28 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join(" ");
             assert_eq!(&got, want, "{sql}");
+        }
+        // FOUND_ROWS(): the rows of the last SELECT, or without its LIMIT after
+        // SQL_CALC_FOUND_ROWS (also for a UNION, the modifier on its first SELECT)
+        for (sql, found) in [
+            ("SELECT id FROM t LIMIT 2", "2"),
+            ("SELECT SQL_CALC_FOUND_ROWS id FROM t LIMIT 2", "6"),
+            (
+                "SELECT SQL_CALC_FOUND_ROWS id FROM t WHERE k = 1 LIMIT 1, 1",
+                "3",
+            ),
+            ("SELECT SQL_CALC_FOUND_ROWS id FROM t WHERE id > 4", "2"),
+            (
+                "SELECT SQL_CALC_FOUND_ROWS id FROM t UNION SELECT 10 ORDER BY 1 LIMIT 3",
+                "7",
+            ),
+            (
+                "SELECT SQL_CALC_FOUND_ROWS k, COUNT(*) FROM t GROUP BY k LIMIT 1",
+                "2",
+            ),
+        ] {
+            rows(&mut s, sql);
+            assert_eq!(rows(&mut s, "SELECT FOUND_ROWS()"), [[found]], "{sql}");
         }
         // a qualifier that names no table of the FROM clause
         for sql in [

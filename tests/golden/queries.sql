@@ -69,3 +69,4 @@ SELECT name FROM emp WHERE salary = ANY (SELECT salary FROM emp WHERE boss = 3) 
 SELECT name FROM emp WHERE (dept_id, salary) IN (SELECT dept_id, MAX(salary) FROM emp GROUP BY dept_id) ORDER BY name;
 UPDATE emp e JOIN dept d ON d.id = e.dept_id SET e.salary = e.salary * 2 WHERE d.name = 'eng';
 SELECT id, salary FROM emp ORDER BY id;
+SELECT DATE('2020-01-31') + INTERVAL 1 MONTH, INTERVAL(5, 1, 9);

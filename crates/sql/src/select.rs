@@ -622,6 +622,7 @@ pub fn source_text(sql: &str, node: &impl Spanned) -> Option<String> {
                 "SUBSTRING",
                 "SUBSTR",
                 "TRIM",
+                "INTERVAL",
             ]
             .iter()
             .any(|k| k.eq_ignore_ascii_case(w))
@@ -671,6 +672,7 @@ pub fn source_text(sql: &str, node: &impl Spanned) -> Option<String> {
         depth += paren_step(ch, &mut quote);
     }
     b = end.max(b);
+    b = past_interval_unit(sql, a, b);
     // a row constructor's span leaves out its outer parentheses (`1,2) = (1,2`): take in the
     // parentheses around the text until it is balanced
     let (mut low, mut depth, mut quote) = (0i32, 0i32, None::<char>);
@@ -702,6 +704,57 @@ pub fn source_text(sql: &str, node: &impl Spanned) -> Option<String> {
         }
     }
     Some(sql[a..b].to_string())
+}
+
+/// sqlparser's span of `INTERVAL n unit` ends before the unit: when the text `sql[a..b]` ends in
+/// an INTERVAL without its unit and a unit follows, the end moved past it.
+fn past_interval_unit(sql: &str, a: usize, b: usize) -> usize {
+    const UNITS: &[&str] = &[
+        "MICROSECOND",
+        "SECOND",
+        "MINUTE",
+        "HOUR",
+        "DAY",
+        "WEEK",
+        "MONTH",
+        "QUARTER",
+        "YEAR",
+        "SECOND_MICROSECOND",
+        "MINUTE_MICROSECOND",
+        "MINUTE_SECOND",
+        "HOUR_MICROSECOND",
+        "HOUR_SECOND",
+        "HOUR_MINUTE",
+        "DAY_MICROSECOND",
+        "DAY_SECOND",
+        "DAY_MINUTE",
+        "DAY_HOUR",
+        "YEAR_MONTH",
+    ];
+    let words = |t: &str| -> Vec<String> {
+        t.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .map(|w| w.to_ascii_uppercase())
+            .collect()
+    };
+    let text = words(&sql[a..b]);
+    let Some(at) = text.iter().rposition(|w| w == "INTERVAL") else {
+        return b;
+    };
+    if text[at + 1..].iter().any(|w| UNITS.contains(&w.as_str())) {
+        return b;
+    }
+    let rest = &sql[b..];
+    let skip = rest.len() - rest.trim_start().len();
+    let word: String = rest[skip..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    if UNITS.contains(&word.to_ascii_uppercase().as_str()) {
+        b + skip + word.len()
+    } else {
+        b
+    }
 }
 
 /// One character of SQL text for parenthesis counting: +1 for `(`, -1 for `)`, 0 otherwise;
@@ -3504,6 +3557,29 @@ mod tests {
             rows(&mut s, sql);
             assert_eq!(rows(&mut s, "SELECT FOUND_ROWS()"), [[found]], "{sql}");
         }
+        // column headers are the expression's text, INTERVAL units included
+        let names = |s: &mut crate::Session<storage::mem::MemEngine>, sql: &str| match s
+            .query(sql, false)
+            .pop()
+        {
+            Some(Ok(crate::session::Output::Rows { columns, .. })) => {
+                columns.into_iter().map(|c| c.name).collect::<Vec<_>>()
+            }
+            other => panic!("{sql}: {other:?}"),
+        };
+        assert_eq!(
+            names(
+                &mut s,
+                "SELECT NOW() > NOW() - INTERVAL 1 DAY, DATE_ADD('2020-01-01', INTERVAL 2 HOUR), \
+                 '2020-01-01' + interval '1:30' minute_second x, INTERVAL(5, 1, 9)"
+            ),
+            [
+                "NOW() > NOW() - INTERVAL 1 DAY",
+                "DATE_ADD('2020-01-01', INTERVAL 2 HOUR)",
+                "x",
+                "INTERVAL(5, 1, 9)"
+            ]
+        );
         // a qualifier that names no table of the FROM clause
         for sql in [
             "SELECT z.* FROM t",

@@ -105,7 +105,10 @@ mod tests {
             assert_eq!(compare(c, "apple", "Banana"), Ordering::Less);
         }
         // one non-ASCII char sends the whole string down the per-char path
-        assert_eq!(weight(Collation::Utf8mb4_0900AiCi, "CAFÉ"), b"cafe".to_vec());
+        assert_eq!(
+            weight(Collation::Utf8mb4_0900AiCi, "CAFÉ"),
+            b"cafe".to_vec()
+        );
         assert_eq!(
             weight(Collation::Utf8mb4GeneralCi, "CAFÉ"),
             "café".as_bytes().to_vec()

@@ -20,7 +20,9 @@ use rocksdb::{
 };
 use storage::engine::{Cf, KvEngine, KvIter, KvSnapshot, WriteBatch, WriteOp};
 
+mod hotversions;
 pub mod rowcache;
+use hotversions::{HotVersions, Probe};
 use rowcache::RowCache;
 
 /// Name of the dictionary column family.
@@ -88,6 +90,8 @@ pub struct RocksEngine {
     rows: Option<Arc<RowCache>>,
     /// Bytes an iterator reads ahead after a block-cache miss (see [`RocksIter`]).
     read_ahead: usize,
+    /// Flushing memtables full of old versions (see [`hotversions`]).
+    hot: Arc<HotVersions>,
 }
 
 impl RocksEngine {
@@ -161,12 +165,13 @@ impl RocksEngine {
                 path.display()
             ))
         })?;
-        flush_hot_versions(&db);
+        hotversions::configure(&db, cf_handle(&db, Cf::Data)?);
         Ok(RocksEngine {
             db: Arc::new(db),
             _cache: cache,
             rows: RowCache::new(opts.row_cache_bytes).map(Arc::new),
             read_ahead: read_ahead_bytes(opts.block_cache_bytes),
+            hot: Arc::new(HotVersions::new()),
         })
     }
 
@@ -181,52 +186,6 @@ impl RocksEngine {
             .property_int_value_cf(cf_handle(&self.db, cf).ok()?, name)
             .ok()
             .flatten()
-    }
-}
-
-/// Hidden entries (older versions, tombstones) a scan may step over in the active memtable,
-/// per row it returns on average (and at least [`SCAN_FLUSH_MIN_HIDDEN`] in all), before the
-/// memtable is flushed.
-///
-/// Why: an update writes a new version of the row; the memtable keeps every version until it
-/// is flushed, and a scan steps over all of them. Under a skewed update load (sysbench's default
-/// distribution sends 75 % of its updates to 1 % of the rows) a hot row collects dozens of
-/// versions in a 64 MiB memtable, and range reads over hot rows became ~3x slower than on
-/// fresh data (sum range 570 µs vs 170 µs server CPU per statement, 4 x 100k rows). A flush
-/// keeps only the newest version visible to the oldest snapshot, so the next scans see one.
-/// InnoDB updates in place and has no such cost.
-///
-/// The price is more flushes and compactions. Sysbench oltp_read_write, 8 threads, 4 x 100k
-/// rows, paired whole runs (wall time without / with): 36k transactions 1.30x (median of 3
-/// pairs; 627 vs 503 tps in the last); 12k transactions 0.92x (4 pairs, 0.85-1.19x), i.e. a
-/// short run, before the versions pile up, pays for the flushes. A more eager setting
-/// (16 / 1) flushed every 4 s and did worse in short runs.
-///
-/// RocksDB marks the memtable from inside the iterator and schedules the flush at the next
-/// write into it: a read-only load after a write burst keeps the versions until a write comes.
-const SCAN_FLUSH_AVG_HIDDEN: u32 = 2;
-/// See [`SCAN_FLUSH_AVG_HIDDEN`]; also flushes when one step skips this many.
-const SCAN_FLUSH_MIN_HIDDEN: u32 = 64;
-
-/// Sets the scan-triggered memtable flush of [`SCAN_FLUSH_AVG_HIDDEN`] on the data family.
-/// The Rust bindings have no setters for these options, so they go through RocksDB's
-/// `SetOptions` (dynamic options); a library without them is logged and left as is.
-fn flush_hot_versions(db: &DB) {
-    let Ok(cf) = cf_handle(db, Cf::Data) else {
-        return;
-    };
-    let (min, avg) = (
-        SCAN_FLUSH_MIN_HIDDEN.to_string(),
-        SCAN_FLUSH_AVG_HIDDEN.to_string(),
-    );
-    if let Err(e) = db.set_options_cf(
-        cf,
-        &[
-            ("memtable_op_scan_flush_trigger", min.as_str()),
-            ("memtable_avg_op_scan_flush_trigger", avg.as_str()),
-        ],
-    ) {
-        tracing::warn!("scan-triggered memtable flush not available: {e}");
     }
 }
 
@@ -341,6 +300,16 @@ struct RocksIter<'a> {
     err: Option<String>,
     /// The key of the entry last returned (the position to resume after), reused buffer.
     last: Vec<u8>,
+    hot: &'a HotVersions,
+    /// Counting the old versions this scan steps over (a sample; see [`hotversions`]).
+    probe: Option<Probe>,
+}
+
+/// Where a [`RocksIter`] reads (a snapshot or the latest state) and the engine state it uses.
+struct IterCtx<'a> {
+    snap: Option<&'a SnapshotWithThreadMode<'static, DB>>,
+    read_ahead: usize,
+    hot: &'a HotVersions,
 }
 
 impl<'a> RocksIter<'a> {
@@ -348,7 +317,7 @@ impl<'a> RocksIter<'a> {
         db: &'a DB,
         cf: Result<&'a ColumnFamily>,
         (lower, upper): (&[u8], Option<&[u8]>),
-        (snap, read_ahead): (Option<&'a SnapshotWithThreadMode<'static, DB>>, usize),
+        ctx: IterCtx<'a>,
         reverse: bool,
     ) -> Self {
         let mut me = RocksIter {
@@ -356,13 +325,15 @@ impl<'a> RocksIter<'a> {
             cf: None,
             lower: lower.to_vec(),
             upper: upper.map(<[u8]>::to_vec),
-            snap,
-            read_ahead,
+            snap: ctx.snap,
+            read_ahead: ctx.read_ahead,
             it: None,
             through: false,
             reverse,
             err: None,
             last: Vec::new(),
+            hot: ctx.hot,
+            probe: Probe::sample(),
         };
         match cf {
             Err(e) => me.err = Some(e.msg),
@@ -494,6 +465,9 @@ impl KvIter for RocksIter<'_> {
         } else {
             i.next();
         }
+        if let Some(p) = &mut self.probe {
+            p.row();
+        }
         self.settle(true);
     }
     fn status(&self) -> Result<()> {
@@ -503,6 +477,16 @@ impl KvIter for RocksIter<'_> {
         match &self.it {
             Some(i) => i.status().map_err(|e| engine_err("iterator", e)),
             None => Ok(()),
+        }
+    }
+}
+
+impl Drop for RocksIter<'_> {
+    fn drop(&mut self) {
+        // the RocksDB iterator goes first: its own memtable trigger runs in its destructor
+        self.it = None;
+        if let (Some(p), Some(cf)) = (self.probe.take(), self.cf) {
+            p.finish(self.hot, self.db, cf);
         }
     }
 }
@@ -520,10 +504,12 @@ pub struct RocksSnapshot {
     rows: Option<Arc<RowCache>>,
     /// RocksDB's latest sequence number just before the snapshot was taken.
     reader_seq: u64,
+    hot: Arc<HotVersions>,
 }
 
 impl RocksSnapshot {
-    fn new(db: &Arc<DB>, read_ahead: usize, rows: Option<Arc<RowCache>>) -> Self {
+    fn new(e: &RocksEngine) -> Self {
+        let db = &e.db;
         let reader_seq = db.latest_sequence_number();
         let snap = db.snapshot();
         // SAFETY: the snapshot borrows the `DB` inside the `Arc` we store next to it. The `DB`
@@ -534,9 +520,10 @@ impl RocksSnapshot {
         RocksSnapshot {
             snap,
             db: db.clone(),
-            read_ahead,
-            rows,
+            read_ahead: e.read_ahead,
+            rows: e.rows.clone(),
             reader_seq,
+            hot: e.hot.clone(),
         }
     }
 
@@ -578,7 +565,11 @@ impl KvSnapshot for RocksSnapshot {
             &self.db,
             cf_handle(&self.db, cf),
             (lower, upper),
-            (Some(&self.snap), self.read_ahead),
+            IterCtx {
+                snap: Some(&self.snap),
+                read_ahead: self.read_ahead,
+                hot: &self.hot,
+            },
             reverse,
         ))
     }
@@ -599,7 +590,7 @@ impl KvEngine for RocksEngine {
     }
 
     fn snapshot(&self) -> RocksSnapshot {
-        RocksSnapshot::new(&self.db, self.read_ahead, self.rows.clone())
+        RocksSnapshot::new(self)
     }
 
     fn iter(
@@ -613,7 +604,11 @@ impl KvEngine for RocksEngine {
             &self.db,
             cf_handle(&self.db, cf),
             (lower, upper),
-            (None, self.read_ahead),
+            IterCtx {
+                snap: None,
+                read_ahead: self.read_ahead,
+                hot: &self.hot,
+            },
             reverse,
         ))
     }
@@ -642,6 +637,7 @@ impl KvEngine for RocksEngine {
         }
         let mut wo = WriteOptions::default();
         wo.set_sync(sync);
+        self.hot.wrote();
         let Some(rows) = &self.rows else {
             return self
                 .db
@@ -776,7 +772,11 @@ mod tests {
         }
         assert_eq!(rows, 50);
         drop(it);
-        assert_eq!(in_memtable(&e), Some(1000), "nothing flushed before a write");
+        assert_eq!(
+            in_memtable(&e),
+            Some(1000),
+            "nothing flushed before a write"
+        );
         // a write into the marked memtable schedules the flush, the next one switches memtables
         let mut b = WriteBatch::new();
         b.put(Cf::Data, b"x".to_vec(), b"y".to_vec());
@@ -789,6 +789,41 @@ mod tests {
         assert!(flushed, "the memtable was not flushed");
         let it = e.iter(Cf::Data, b"r", Some(b"s"), false);
         assert_eq!(it.value(), &[19]);
+    }
+
+    #[test]
+    fn scans_after_the_writes_stopped_flush_a_memtable_of_old_versions() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = RocksEngine::open(dir.path(), RocksOptions::default()).unwrap();
+        let in_memtable =
+            |e: &RocksEngine| e.property_int(Cf::Data, "rocksdb.num-entries-active-mem-table");
+        for round in 0..25u8 {
+            let mut b = WriteBatch::new();
+            for k in 0..200u8 {
+                b.put(Cf::Data, vec![b'r', k], vec![round]);
+            }
+            e.write(&b, false).unwrap();
+        }
+        std::thread::sleep(hotversions::IDLE + std::time::Duration::from_millis(100));
+        // only sampled scans count; the snapshot scans take the same path
+        let snap = e.snapshot();
+        for _ in 0..hotversions::SAMPLE_EVERY {
+            let mut it = snap.iter(Cf::Data, b"r", Some(b"s"), false);
+            let mut rows = 0;
+            while it.valid() {
+                assert_eq!(it.value(), &[24]);
+                rows += 1;
+                it.next();
+            }
+            assert_eq!(rows, 200);
+        }
+        let flushed = (0..500).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            in_memtable(&e) == Some(0)
+        });
+        assert!(flushed, "no flush without a write");
+        let it = snap.iter(Cf::Data, b"r\x05", Some(b"s"), false);
+        assert_eq!((it.key(), it.value()), (&b"r\x05"[..], &[24][..]));
     }
 
     #[test]
@@ -870,7 +905,7 @@ mod tests {
         wait::set_handler(Some(waits.clone()));
         // In the memtable: no disk reads.
         assert_eq!(e.get(Cf::Data, &key(5)).unwrap(), Some(value(5)));
-        assert_eq!(e.iter(Cf::Data, b"", None, false).valid(), true);
+        assert!(e.iter(Cf::Data, b"", None, false).valid());
         assert_eq!(count(), 0);
         e.flush().unwrap();
         drop(e);

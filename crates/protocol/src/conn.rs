@@ -8,7 +8,7 @@
 //! then [`Connection::read_command`] + [`Connection::handle_command`] each time the socket is
 //! readable.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::os::fd::AsFd;
@@ -279,7 +279,7 @@ pub enum Flow {
 struct Stmt {
     num_params: usize,
     types: Option<Vec<ParamType>>,
-    long_data: HashMap<u16, Vec<u8>>,
+    long_data: std::collections::HashMap<u16, Vec<u8>>,
     long_data_too_big: bool,
 }
 
@@ -335,7 +335,7 @@ impl<B: Backend, S: Transport> Connection<B, S> {
             caps: 0,
             scramble: auth::new_scramble(),
             session: None,
-            stmts: HashMap::new(),
+            stmts: HashMap::default(),
             multi_statements: false,
             admin_only: None,
             applied: None,
@@ -1206,7 +1206,7 @@ impl<B: Backend, S: Transport> Connection<B, S> {
             Stmt {
                 num_params: info.params.len(),
                 types: None,
-                long_data: HashMap::new(),
+                long_data: std::collections::HashMap::new(),
                 long_data_too_big: false,
             },
         );

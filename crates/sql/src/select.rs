@@ -3,7 +3,6 @@
 //! filter → join → group/aggregate → having → order → distinct → limit → project.
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
 use std::sync::atomic::Ordering as AtOrd;
 use std::sync::Arc;
 
@@ -2221,7 +2220,7 @@ pub fn run_plan<E: KvEngine>(
     }
     // project
     let mut out = Vec::with_capacity(rows.len());
-    let mut seen = std::collections::HashSet::new();
+    let mut seen: foldhash::HashSet<_> = Default::default();
     let mut mem = crate::limits::MemTracker::new();
     let mut skipped = 0u64;
     let movable = movable_items(&p.items);
@@ -2274,11 +2273,11 @@ fn group_rows<E: KvEngine>(
         Vec<Value>,
         Vec<Value>,
         Vec<AggState>,
-        Vec<std::collections::HashSet<Vec<u8>>>,
+        Vec<foldhash::HashSet<Vec<u8>>>,
     );
     let mut groups: Vec<Group> = Vec::new();
     let mut mem = crate::limits::MemTracker::new();
-    let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
+    let mut index: foldhash::HashMap<Vec<u8>, usize> = Default::default();
     for row in source {
         let mut key = Vec::new();
         let mut keyvals = Vec::with_capacity(nkeys);
@@ -2364,7 +2363,7 @@ fn group_rows<E: KvEngine>(
 /// For each output expression: true if it is a bare column that no other output expression
 /// reads, so projection may move the value out of the source row.
 fn movable_items(items: &[Expr]) -> Vec<bool> {
-    let mut uses: HashMap<usize, usize> = HashMap::new();
+    let mut uses: rustc_hash::FxHashMap<usize, usize> = Default::default();
     for e in items {
         e.walk(&mut |x| {
             if let Expr::Col(i) = x {
@@ -2506,7 +2505,7 @@ enum StepRows {
         rows: Arc<Vec<Vec<Value>>>,
         /// (column inside the table, expression over earlier tables, collation)
         keys: Vec<(usize, Expr, common::Collation)>,
-        table: HashMap<Vec<u8>, Vec<usize>>,
+        table: foldhash::HashMap<Vec<u8>, Vec<usize>>,
     },
 }
 
@@ -2656,7 +2655,7 @@ fn run_join<E: KvEngine>(
                         }
                     }
                 }
-                let mut table: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
+                let mut table: foldhash::HashMap<Vec<u8>, Vec<usize>> = Default::default();
                 if !keys.is_empty() {
                     'rows: for (ri, r) in mat.iter().enumerate() {
                         let mut k = Vec::new();

@@ -278,7 +278,7 @@ pub struct Session<E: KvEngine> {
     pub warnings: Vec<Warning>,
     /// (warnings, errors) of the previous statement, for @@warning_count / @@error_count.
     prev_warnings: (usize, usize),
-    prepared: HashMap<u32, Prepared>,
+    prepared: rustc_hash::FxHashMap<u32, Prepared>,
     next_stmt_id: u32,
     /// Set by KILL QUERY.
     pub killed: Arc<AtomicBool>,
@@ -299,7 +299,7 @@ pub struct Session<E: KvEngine> {
     /// The metadata lock mode the running statement takes on the tables it reads or writes.
     pub(crate) shared_mdl: crate::mdl::MdlMode,
     /// The plan cache: a SELECT's plan kept per prepared statement id (see `plan_select`).
-    plans: HashMap<u32, CachedPlan>,
+    plans: rustc_hash::FxHashMap<u32, CachedPlan>,
     /// The prepared statement being executed, whose plan may come from `plans`.
     executing: Option<u32>,
     /// Bumped by every change of a session variable (plans fold some variable values).
@@ -357,7 +357,7 @@ impl<E: KvEngine> Session<E> {
             row_count: -1,
             warnings: Vec::new(),
             prev_warnings: (0, 0),
-            prepared: HashMap::new(),
+            prepared: Default::default(),
             next_stmt_id: 1,
             killed: killed.clone(),
             kill_conn: kill_conn.clone(),
@@ -368,7 +368,7 @@ impl<E: KvEngine> Session<E> {
             work_tables: HashMap::new(),
             sql_prepared: HashMap::new(),
             shared_mdl: crate::mdl::MdlMode::SharedRead,
-            plans: HashMap::new(),
+            plans: Default::default(),
             executing: None,
             vars_gen: 0,
             plan_rec: Default::default(),

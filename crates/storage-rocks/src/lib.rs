@@ -749,28 +749,40 @@ mod tests {
         assert!(err.msg.contains("cannot open RocksDB"), "{}", err.msg);
     }
 
-    #[test]
-    fn a_scan_over_many_old_versions_flushes_the_memtable() {
-        let dir = tempfile::tempdir().unwrap();
-        let e = RocksEngine::open(dir.path(), RocksOptions::default()).unwrap();
-        let in_memtable =
-            |e: &RocksEngine| e.property_int(Cf::Data, "rocksdb.num-entries-active-mem-table");
-        // 50 keys, each written 20 times: a scan steps over 19 old versions per row
-        for round in 0..20u8 {
+    /// Writes keys `r0..r{keys}` `rounds` times (value = the round), one batch per round.
+    fn write_versions(e: &RocksEngine, keys: u8, rounds: u8) {
+        for round in 0..rounds {
             let mut b = WriteBatch::new();
-            for k in 0..50u8 {
+            for k in 0..keys {
                 b.put(Cf::Data, vec![b'r', k], vec![round]);
             }
             e.write(&b, false).unwrap();
         }
-        let mut it = e.iter(Cf::Data, b"r", Some(b"s"), false);
+    }
+
+    /// Rows a forward scan of `r…` returns, checking each holds `newest`.
+    fn scan_rows(it: &mut dyn KvIter, newest: u8) -> usize {
         let mut rows = 0;
         while it.valid() {
-            assert_eq!(it.value(), &[19]);
+            assert_eq!(it.value(), &[newest]);
             rows += 1;
             it.next();
         }
-        assert_eq!(rows, 50);
+        rows
+    }
+
+    fn in_memtable(e: &RocksEngine) -> Option<u64> {
+        e.property_int(Cf::Data, "rocksdb.num-entries-active-mem-table")
+    }
+
+    #[test]
+    fn a_scan_over_many_old_versions_flushes_the_memtable() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = RocksEngine::open(dir.path(), RocksOptions::default()).unwrap();
+        // 50 keys, each written 20 times: a scan steps over 19 old versions per row
+        write_versions(&e, 50, 20);
+        let mut it = e.iter(Cf::Data, b"r", Some(b"s"), false);
+        assert_eq!(scan_rows(it.as_mut(), 19), 50);
         drop(it);
         assert_eq!(
             in_memtable(&e),
@@ -795,27 +807,13 @@ mod tests {
     fn scans_after_the_writes_stopped_flush_a_memtable_of_old_versions() {
         let dir = tempfile::tempdir().unwrap();
         let e = RocksEngine::open(dir.path(), RocksOptions::default()).unwrap();
-        let in_memtable =
-            |e: &RocksEngine| e.property_int(Cf::Data, "rocksdb.num-entries-active-mem-table");
-        for round in 0..25u8 {
-            let mut b = WriteBatch::new();
-            for k in 0..200u8 {
-                b.put(Cf::Data, vec![b'r', k], vec![round]);
-            }
-            e.write(&b, false).unwrap();
-        }
+        write_versions(&e, 200, 25);
         std::thread::sleep(hotversions::IDLE + std::time::Duration::from_millis(100));
         // only sampled scans count; the snapshot scans take the same path
         let snap = e.snapshot();
         for _ in 0..hotversions::SAMPLE_EVERY {
             let mut it = snap.iter(Cf::Data, b"r", Some(b"s"), false);
-            let mut rows = 0;
-            while it.valid() {
-                assert_eq!(it.value(), &[24]);
-                rows += 1;
-                it.next();
-            }
-            assert_eq!(rows, 200);
+            assert_eq!(scan_rows(it.as_mut(), 24), 200);
         }
         let flushed = (0..500).any(|_| {
             std::thread::sleep(std::time::Duration::from_millis(20));
@@ -830,23 +828,13 @@ mod tests {
     fn a_scan_over_fresh_rows_does_not_flush() {
         let dir = tempfile::tempdir().unwrap();
         let e = RocksEngine::open(dir.path(), RocksOptions::default()).unwrap();
-        let mut b = WriteBatch::new();
-        for k in 0..200u8 {
-            b.put(Cf::Data, vec![b'r', k], vec![k]);
-        }
-        e.write(&b, false).unwrap();
+        write_versions(&e, 200, 1);
         let mut it = e.iter(Cf::Data, b"r", Some(b"s"), false);
-        while it.valid() {
-            it.next();
-        }
+        assert_eq!(scan_rows(it.as_mut(), 0), 200);
         drop(it);
-        e.write(&b, false).unwrap();
-        e.write(&b, false).unwrap();
-        // (a flush, had one been scheduled, would have switched memtables inside the write)
-        assert_eq!(
-            e.property_int(Cf::Data, "rocksdb.num-entries-active-mem-table"),
-            Some(600)
-        );
+        write_versions(&e, 200, 2);
+        // (a flush, had one been scheduled, would have switched memtables inside the writes)
+        assert_eq!(in_memtable(&e), Some(600));
     }
 
     #[test]

@@ -21,7 +21,7 @@ use mysql::prelude::Queryable;
 
 use bench::client::Target;
 use bench::machine;
-use bench::report::{self, Column, Report, Section};
+use bench::report::{self, Column, Outcome, Report, Section};
 use bench::servers::{self, Engine, Instance, Kind, Setup};
 use bench::workloads::{self, Ctx, Params, Unit};
 
@@ -113,6 +113,11 @@ struct CompareArgs {
     /// Keep the instances' data directories (under /tmp/bench-*).
     #[arg(long)]
     keep_datadirs: bool,
+    /// Run every section this many times, the engines in turn and in reverse order every
+    /// other round, and report each figure's median. On a shared machine whose speed drifts,
+    /// one round puts the drift between two engines' sections into their ratio.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=9))]
+    rounds: u32,
     #[command(flatten)]
     output: Output,
     #[command(flatten)]
@@ -262,6 +267,49 @@ fn run(a: RunArgs) -> Result<bool> {
     Ok(ok)
 }
 
+/// One note per engine with its per-round ratio to the baseline for every rate figure (unit
+/// ending in "/s"), so the report shows how much the rounds disagree.
+fn round_ratios(
+    engines: &[Engine],
+    rounds: &[Result<Vec<Outcome>, String>],
+    baseline: Option<usize>,
+) -> Vec<String> {
+    let Some(b) = baseline else { return vec![] };
+    let Ok(base) = &rounds[b] else { return vec![] };
+    let mut notes = Vec::new();
+    for (i, r) in rounds.iter().enumerate() {
+        let (true, Ok(rs)) = (i != b, r) else {
+            continue;
+        };
+        let Some(first) = rs.first() else { continue };
+        let parts: Vec<String> = first
+            .figures
+            .iter()
+            .filter(|f| f.unit.ends_with("/s"))
+            .map(|f| {
+                let ratios: Vec<String> = rs
+                    .iter()
+                    .zip(base)
+                    .map(|(o, bo)| match (o.value(&f.name), bo.value(&f.name)) {
+                        (Some(v), Some(bv)) if bv != 0.0 => format!("{:.2}", v / bv),
+                        _ => "–".into(),
+                    })
+                    .collect();
+                format!("{} {}", f.name, ratios.join(" / "))
+            })
+            .collect();
+        if !parts.is_empty() {
+            notes.push(format!(
+                "{} / {} per round: {}",
+                engines[i].label(),
+                engines[b].label(),
+                parts.join("; ")
+            ));
+        }
+    }
+    notes
+}
+
 fn compare(a: CompareArgs) -> Result<bool> {
     let units = workloads::units(&a.workloads, &a.params)?;
     let default_engines: &[&str] = if units.iter().all(|u| u.workload() == "connections") {
@@ -318,40 +366,76 @@ fn compare(a: CompareArgs) -> Result<bool> {
     let mut sections: Vec<Section> = Vec::new();
     let mut ok = true;
     for u in &units {
-        let mut results = Vec::new();
-        for (i, e) in engines.iter().enumerate() {
-            eprintln!("== {} on {}", u.title(), e.label());
-            let r = match Instance::start(*e, &setup) {
-                Err(err) => Err(format!("could not start the server: {err:#}")),
-                Ok(mut inst) => {
-                    if columns[i].version.is_empty() {
-                        columns[i].version = inst.version.clone();
-                        columns[i].config = inst.config.clone();
-                    }
-                    let target = inst.target();
-                    let ctx = Ctx {
-                        target: &target,
-                        params: &a.params,
-                        label: e.label(),
-                        cleanup: false,
-                    };
-                    let r = u.run(&ctx).map_err(|err| format!("{err:#}"));
-                    inst.stop();
-                    r
-                }
-            };
-            if let Err(err) = &r {
-                eprintln!("[{}] {} failed: {err}", e.label(), u.title());
-                ok = false;
+        // rounds[i]: engine i's outcome in each round (an error ends its rounds)
+        let mut rounds: Vec<Result<Vec<Outcome>, String>> = vec![Ok(Vec::new()); engines.len()];
+        for round in 0..a.rounds {
+            let mut order: Vec<usize> = (0..engines.len()).collect();
+            if round % 2 == 1 {
+                order.reverse();
             }
-            results.push(r);
+            for i in order {
+                let e = &engines[i];
+                let Ok(done) = &mut rounds[i] else { continue };
+                if a.rounds > 1 {
+                    eprintln!(
+                        "== {} on {} (round {} of {})",
+                        u.title(),
+                        e.label(),
+                        round + 1,
+                        a.rounds
+                    );
+                } else {
+                    eprintln!("== {} on {}", u.title(), e.label());
+                }
+                let r = match Instance::start(*e, &setup) {
+                    Err(err) => Err(format!("could not start the server: {err:#}")),
+                    Ok(mut inst) => {
+                        if columns[i].version.is_empty() {
+                            columns[i].version = inst.version.clone();
+                            columns[i].config = inst.config.clone();
+                        }
+                        let target = inst.target();
+                        let ctx = Ctx {
+                            target: &target,
+                            params: &a.params,
+                            label: e.label(),
+                            cleanup: false,
+                        };
+                        let r = u.run(&ctx).map_err(|err| format!("{err:#}"));
+                        inst.stop();
+                        r
+                    }
+                };
+                match r {
+                    Ok(o) => done.push(o),
+                    Err(err) => {
+                        eprintln!("[{}] {} failed: {err}", e.label(), u.title());
+                        ok = false;
+                        rounds[i] = Err(err);
+                    }
+                }
+            }
         }
+        let mut notes = u.notes();
+        if a.rounds > 1 {
+            notes.push(format!(
+                "every figure is the median of {} rounds; each round started a fresh instance of \
+                 each server, in column order in odd rounds and in reverse order in even ones",
+                a.rounds
+            ));
+            let baseline = engines.iter().position(|e| e.kind == Kind::InnoDb);
+            notes.extend(round_ratios(&engines, &rounds, baseline));
+        }
+        let results: Vec<Result<Outcome, String>> = rounds
+            .into_iter()
+            .map(|r| r.map(|o| Outcome::median_of(&o)))
+            .collect();
         sections.push(Section {
             title: u.title(),
             params: u.params(),
             charts: u.charts(),
             results,
-            notes: u.notes(),
+            notes,
         });
     }
     setup.finish();
@@ -375,9 +459,19 @@ fn compare(a: CompareArgs) -> Result<bool> {
         ),
         (
             "procedure".into(),
-            "each section runs on a fresh instance of each server (new data directory under \
-             /tmp), one server at a time; the instance is stopped afterwards"
-                .into(),
+            if a.rounds > 1 {
+                format!(
+                    "each section runs {} rounds; in each round, on a fresh instance of each \
+                     server (new data directory under /tmp), one server at a time, in column \
+                     order in odd rounds and reverse order in even ones; the instance is stopped \
+                     afterwards; figures are medians over the rounds",
+                    a.rounds
+                )
+            } else {
+                "each section runs on a fresh instance of each server (new data directory under \
+                 /tmp), one server at a time; the instance is stopped afterwards"
+                    .into()
+            },
         ),
         ("strata binary".into(), strata_bin.display().to_string()),
     ];

@@ -53,6 +53,22 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
+/// The median of `v` (the mean of the middle two for an even count; NaN values are left out;
+/// NaN when nothing is left).
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.retain(|x| !x.is_nan());
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
 /// Everything one workload unit produced on one server.
 #[derive(Debug, Clone, Default)]
 pub struct Outcome {
@@ -73,6 +89,43 @@ impl Outcome {
             value,
             better,
         });
+    }
+
+    /// One outcome from several rounds of the same work: every figure and chart point is the
+    /// median of its values over the rounds (figures and points missing from a round are
+    /// left out of that median). Notes are kept once each.
+    pub fn median_of(rounds: &[Outcome]) -> Outcome {
+        let mut out = Outcome::default();
+        let Some(first) = rounds.first() else {
+            return out;
+        };
+        for f in &first.figures {
+            let vals: Vec<f64> = rounds.iter().filter_map(|r| r.value(&f.name)).collect();
+            out.fig(f.name.clone(), &f.unit, median(vals), f.better);
+        }
+        for (si, s) in first.series.iter().enumerate() {
+            let points = s
+                .points
+                .iter()
+                .enumerate()
+                .map(|(pi, &(x, _))| {
+                    let ys = rounds
+                        .iter()
+                        .filter_map(|r| r.series.get(si)?.points.get(pi).map(|p| p.1))
+                        .collect();
+                    (x, median(ys))
+                })
+                .collect();
+            out.line(&s.chart, &s.line, points);
+        }
+        for r in rounds {
+            for n in &r.notes {
+                if !out.notes.contains(n) {
+                    out.notes.push(n.clone());
+                }
+            }
+        }
+        out
     }
 
     /// Appends a chart line.
@@ -567,5 +620,27 @@ mod tests {
         std::fs::write(dir.path().join("x.md"), "").unwrap();
         std::fs::create_dir(dir.path().join("x-2")).unwrap();
         assert_eq!(unique_stem(dir.path(), "x"), "x-3");
+    }
+
+    #[test]
+    fn rounds_merge_into_medians() {
+        let round = |tps: f64, y: f64, note: &str| {
+            let mut o = Outcome::default();
+            o.fig("tps", "1/s", tps, Better::Higher);
+            o.line("c", "", vec![(1.0, y), (8.0, y * 2.0)]);
+            o.notes.push(note.into());
+            o
+        };
+        let m = Outcome::median_of(&[
+            round(10.0, 1.0, "a"),
+            round(30.0, 5.0, "a"),
+            round(20.0, 3.0, "b"),
+        ]);
+        assert_eq!(m.value("tps"), Some(20.0));
+        assert_eq!(m.series[0].points, vec![(1.0, 3.0), (8.0, 6.0)]);
+        assert_eq!(m.notes, vec!["a".to_string(), "b".to_string()]);
+        assert_eq!(median(vec![4.0, 1.0, f64::NAN, 3.0, 2.0]), 2.5);
+        assert!(median(vec![f64::NAN]).is_nan());
+        assert!(Outcome::median_of(&[]).figures.is_empty());
     }
 }

@@ -115,3 +115,24 @@ def test_bench_run_connections(server, tmp_path):
     assert len(charts) == 5, charts
     _, out, _ = server.cli("SHOW DATABASES")
     assert "sbconn" not in out
+
+
+def test_bench_compare_rounds(tmp_path):
+    """`compare --rounds 2` with Strata alone: two fresh instances, figures as medians, the
+    procedure and the rounds named in the report."""
+    if shutil.which("sysbench") is None:
+        if os.environ.get("STRATA_REQUIRE_CLIENTS"):
+            pytest.fail("sysbench is not installed")
+        pytest.skip("sysbench is not installed")
+    strata = os.environ.get("STRATA_BIN") or os.path.expanduser("~/.cache/strata-target/release/strata")
+    args = [BENCH, "compare", "sysbench", "--engines", "strata", "--strata-bin", strata, "--rounds", "2",
+            "--no-install", "--out", str(tmp_path), "--note", "e2e test", "--cache-mb", "16",
+            "--sysbench-tests", "oltp_point_select", "--sysbench-threads", "1",
+            "--sysbench-time", "1", "--sysbench-tables", "1", "--sysbench-table-size", "300"]
+    p = subprocess.run(args, capture_output=True, text=True, timeout=180)
+    assert p.returncode == 0, f"strata-bench failed ({p.returncode}):\n{p.stdout}\n{p.stderr}"
+    assert p.stderr.count("(round 1 of 2)") == 1 and p.stderr.count("(round 2 of 2)") == 1, p.stderr
+    md = open(p.stdout.strip().splitlines()[-1]).read()
+    assert "every figure is the median of 2 rounds" in md
+    assert "each section runs 2 rounds" in md
+    assert figure(md, "oltp_point_select, 1 thr: tps") > 0

@@ -12,3 +12,14 @@ fn deep_operator_chains_and_nesting_do_not_overflow() {
     let subq = format!("SELECT {}1{}", "(SELECT ".repeat(5_000), ")".repeat(5_000));
     strata_fuzz::sql_parser(subq.as_bytes());
 }
+
+#[test]
+fn a_stored_year_past_i64_is_corrupt_not_a_negative_year() {
+    // found by the random driver in CI: a YEAR varint above i64::MAX decoded as a negative
+    // year, which re-encoded as 0
+    let input = [
+        0x04, 0xff, 0xff, 0x48, 0x21, 0xff, 0xdf, 0xff, 0xdf, 0xff, 0xdf, 0xff, 0xdf, 0xff, 0xdf,
+        0xff, 0xdf, 0xff, 0xdf, 0x7f, 0xff,
+    ];
+    strata_fuzz::codecs(&input);
+}

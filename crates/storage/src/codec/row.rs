@@ -233,7 +233,10 @@ fn decode_value(buf: &[u8], pos: &mut usize, ty: &DataType) -> Result<Value> {
             Value::DateTime(DateTime::from_packed(get_uvarint(buf, pos)?), *fsp)
         }
         DataType::Time { fsp } => Value::Time(Time::from_micros(get_ivarint(buf, pos)?), *fsp),
-        DataType::Year => Value::Int(get_uvarint(buf, pos)? as i64),
+        // written from a non-negative i64: anything larger is corrupt (it would not re-encode)
+        DataType::Year => Value::Int(
+            i64::try_from(get_uvarint(buf, pos)?).map_err(|_| corrupt("year out of range"))?,
+        ),
         DataType::Enum { values, .. } => Value::Str(enum_name(values, get_uvarint(buf, pos)?)),
         DataType::Set { values, .. } => Value::Str(set_name(values, get_uvarint(buf, pos)?)),
         DataType::Char { .. }

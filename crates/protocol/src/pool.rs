@@ -749,7 +749,7 @@ impl<B: Backend> Group<B> {
 
     /// Keeps the connection on worker `no` for up to [`LINGER`] while the group allows it;
     /// true when its next command arrived in that time.
-    fn linger(&self, task: &Task<B>, no: u32) -> bool {
+    fn linger(self: &Arc<Self>, task: &Task<B>, no: u32) -> bool {
         use crate::conn::Transport;
         let connections = self.counters.current.load(Ordering::Relaxed) as usize;
         let limit = self.params.limit();
@@ -759,12 +759,15 @@ impl<B: Backend> Group<B> {
         {
             return false;
         }
-        if !self
-            .state
-            .lock()
-            .linger(no, connections, limit, Instant::now())
         {
-            return false;
+            let mut st = self.state.lock();
+            if !st.linger(no, connections, limit, Instant::now()) {
+                return false;
+            }
+            // This worker will not come back to take the listener role: the group's parked
+            // connections still need someone polling their sockets (else they would wait for
+            // the timer's next tick).
+            self.ensure_listener(&mut st);
         }
         matches!(task.conn.stream().wait_readable(Some(LINGER)), Ok(true))
     }

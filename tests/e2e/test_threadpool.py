@@ -58,7 +58,8 @@ def stats(c):
 
 
 def running(c, conn_id):
-    """True while connection `conn_id`'s statement is executing on a pool thread."""
+    """True while connection `conn_id` is on a pool thread: its statement executes, or its worker
+    lingers on it for a moment after the answer (see the lingering test)."""
     return q(c, "SELECT COUNT(*) FROM information_schema.TP_THREAD_STATE WHERE CONNECTION_ID = %s",
              (conn_id,))[0][0] > 0
 
@@ -83,6 +84,33 @@ def pool2():
     s = Server(extra=["--thread-pool-size", "2", "--max-connections", "400"]).start()
     yield s
     s.stop()
+
+
+def test_lingering_keeps_a_busy_connection_on_its_worker_then_parks_it(pool2):
+    """Lingering: a group with room for all its connections keeps a connection on its worker for
+    a moment (50 ms) after each answer, waiting for the next command. TP_THREAD_STATE shows
+    that worker active for the connection between two statements; once the connection stays
+    idle it is parked and holds no thread, and its next statement is still answered."""
+    s = pool2
+    a, b = s.connect(), s.connect()
+    aid = q(a, "SELECT CONNECTION_ID()")[0][0]
+
+    def kept_after_answer():
+        assert q(a, "SELECT 1") == ((1,),)
+        # past the moment a worker that does not linger takes to leave the connection
+        time.sleep(0.01)
+        row = q(b, "SELECT STATE FROM information_schema.TP_THREAD_STATE WHERE CONNECTION_ID = %s",
+                (aid,))
+        return len(row) == 1 and row[0][0] == "active"
+
+    # most of the time (a loaded machine may take b's query past the 50 ms now and then)
+    seen = sum(kept_after_answer() for _ in range(20))
+    assert seen >= 10, f"a's worker was on it 10 ms after its answer {seen} times of 20"
+    wait_for(lambda: not running(b, aid), 5, "a parked once idle")
+    assert not running(b, aid)
+    assert q(a, "SELECT 2") == ((2,),)
+    a.close()
+    b.close()
 
 
 def test_waits_in_200_transactions_do_not_block_a_new_connection(pool2):

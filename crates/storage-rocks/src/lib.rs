@@ -775,6 +775,14 @@ mod tests {
         e.property_int(Cf::Data, "rocksdb.num-entries-active-mem-table")
     }
 
+    /// True once `cond` holds, polled every 20 ms for up to 10 s (background flushes).
+    fn eventually(cond: impl Fn() -> bool) -> bool {
+        (0..500).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            cond()
+        })
+    }
+
     #[test]
     fn a_scan_over_many_old_versions_flushes_the_memtable() {
         let dir = tempfile::tempdir().unwrap();
@@ -794,10 +802,7 @@ mod tests {
         b.put(Cf::Data, b"x".to_vec(), b"y".to_vec());
         e.write(&b, false).unwrap();
         e.write(&b, false).unwrap();
-        let flushed = (0..500).any(|_| {
-            std::thread::sleep(std::time::Duration::from_millis(20));
-            in_memtable(&e).is_some_and(|n| n < 1000)
-        });
+        let flushed = eventually(|| in_memtable(&e).is_some_and(|n| n < 1000));
         assert!(flushed, "the memtable was not flushed");
         let it = e.iter(Cf::Data, b"r", Some(b"s"), false);
         assert_eq!(it.value(), &[19]);
@@ -815,10 +820,7 @@ mod tests {
             let mut it = snap.iter(Cf::Data, b"r", Some(b"s"), false);
             assert_eq!(scan_rows(it.as_mut(), 24), 200);
         }
-        let flushed = (0..500).any(|_| {
-            std::thread::sleep(std::time::Duration::from_millis(20));
-            in_memtable(&e) == Some(0)
-        });
+        let flushed = eventually(|| in_memtable(&e) == Some(0));
         assert!(flushed, "no flush without a write");
         let it = snap.iter(Cf::Data, b"r\x05", Some(b"s"), false);
         assert_eq!((it.key(), it.value()), (&b"r\x05"[..], &[24][..]));

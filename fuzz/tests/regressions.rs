@@ -23,3 +23,14 @@ fn a_stored_year_past_i64_is_corrupt_not_a_negative_year() {
     ];
     strata_fuzz::codecs(&input);
 }
+
+#[test]
+fn a_stored_time_past_its_range_is_corrupt() {
+    // found by the random driver in CI: a TIME of i64::MIN microseconds decoded, then overflowed
+    // when re-encoded
+    let input = [
+        0x02, 0xfb, 0xff, 0x3f, 0x29, 0xff, 0xa7, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+        0xff, 0xff, 0xff, 0xff, 0xff, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    ];
+    strata_fuzz::codecs(&input);
+}

@@ -232,7 +232,16 @@ fn decode_value(buf: &[u8], pos: &mut usize, ty: &DataType) -> Result<Value> {
         DataType::DateTime { fsp } | DataType::Timestamp { fsp } => {
             Value::DateTime(DateTime::from_packed(get_uvarint(buf, pos)?), *fsp)
         }
-        DataType::Time { fsp } => Value::Time(Time::from_micros(get_ivarint(buf, pos)?), *fsp),
+        DataType::Time { fsp } => {
+            // a stored TIME is within ±838:59:59.999999 (the store clamps); past it the bytes
+            // are corrupt (and i64::MIN would not even re-encode)
+            const MAX: u64 = ((838 * 60 + 59) * 60 + 59) * 1_000_000 + 999_999;
+            let v = get_ivarint(buf, pos)?;
+            if v.unsigned_abs() > MAX {
+                return Err(corrupt("time out of range"));
+            }
+            Value::Time(Time::from_micros(v), *fsp)
+        }
         // written from a non-negative i64: anything larger is corrupt (it would not re-encode)
         DataType::Year => Value::Int(
             i64::try_from(get_uvarint(buf, pos)?).map_err(|_| corrupt("year out of range"))?,

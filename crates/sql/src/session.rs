@@ -798,9 +798,7 @@ impl<E: KvEngine> Session<E> {
                 .get("innodb_flush_log_at_trx_commit")
                 .map(|v| v != Value::Int(0) && v != Value::Int(2))
                 .unwrap_or(true);
-            // an fsync: the thread pool may start another statement meanwhile
-            let _w =
-                (sync && t.has_writes()).then(|| common::wait::guard(common::wait::WaitType::Sync));
+            // (the engine reports its fsync to the thread pool as a wait)
             let r = t.commit(sync);
             self.inst.mdl.release_all(self.conn_id);
             r?;

@@ -21,8 +21,10 @@ use rocksdb::{
 use storage::engine::{Cf, KvEngine, KvIter, KvSnapshot, WriteBatch, WriteOp};
 
 mod hotversions;
+mod logsync;
 pub mod rowcache;
 use hotversions::{HotVersions, Probe};
+use logsync::LogSync;
 use rowcache::RowCache;
 
 /// Name of the dictionary column family.
@@ -92,6 +94,8 @@ pub struct RocksEngine {
     read_ahead: usize,
     /// Flushing memtables full of old versions (see [`hotversions`]).
     hot: Arc<HotVersions>,
+    /// Group fsync of the log for commits (see [`logsync`]).
+    log_sync: Arc<LogSync>,
 }
 
 impl RocksEngine {
@@ -172,6 +176,7 @@ impl RocksEngine {
             rows: RowCache::new(opts.row_cache_bytes).map(Arc::new),
             read_ahead: read_ahead_bytes(opts.block_cache_bytes),
             hot: Arc::new(HotVersions::new()),
+            log_sync: Arc::new(LogSync::default()),
         })
     }
 
@@ -658,6 +663,13 @@ impl KvEngine for RocksEngine {
         let r = self.db.write_opt(b, &wo);
         rows.end_write(keys(), self.db.latest_sequence_number());
         r.map_err(|e| engine_err("write", e))
+    }
+
+    fn sync_log(&self) -> Result<()> {
+        let _w = wait::guard(WaitType::Sync);
+        self.log_sync
+            .sync(&self.db)
+            .map_err(|e| engine_err("log sync", e))
     }
 
     fn compact_range(&self, cf: Cf, start: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {

@@ -173,6 +173,56 @@ def test_stall_limit_lets_another_statement_start():
         s.stop()
 
 
+def niced_workers(pid, nice=10):
+    """Pool worker threads of server process `pid` running at `nice` (from /proc)."""
+    n = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                stat = f.read()
+        except FileNotFoundError:
+            continue  # the thread just ended
+        comm = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        if comm.startswith("tp") and comm != "tp-timer" and int(fields[16]) == nice:
+            n += 1
+    return n
+
+
+def test_a_stalled_statement_runs_at_a_lower_priority_until_it_ends():
+    """thread_pool_stall_nice: the worker of a statement declared stalled runs at nice 10 (Linux
+    thread priority) while short statements go on; once it ends no worker is left lowered (the
+    thread raises its priority again, or retires when it may not). 0 turns it off."""
+    s = Server(extra=["--thread-pool-size", "1"]).start()
+    try:
+        pid = s.proc.pid
+        obs, blocker = s.connect(), s.connect()
+        bid = blocker.thread_id()
+        assert q(obs, "SELECT @@global.thread_pool_stall_nice") == ((10,),)
+        assert niced_workers(pid) == 0
+        bg = Bg(blocker, f"SELECT BENCHMARK({HUGE}, MD5('x'))")
+        wait_for(lambda: niced_workers(pid) == 1, what="the stalled statement's worker at nice 10")
+        assert group_state(obs, 0)["STALLED_THREAD_COUNT"] == 1
+        assert q(obs, "SELECT 2") == ((2,),)
+        q(obs, f"KILL QUERY {bid}")
+        bg.join(10)
+        assert not bg.is_alive()
+        wait_for(lambda: niced_workers(pid) == 0, what="no worker left at nice 10")
+        assert q(blocker, "SELECT 3") == ((3,),)
+
+        q(obs, "SET GLOBAL thread_pool_stall_nice = 0")
+        time.sleep(0.2)  # the pool's timer reads the variables every 100 ms
+        bg = Bg(blocker, f"SELECT BENCHMARK({HUGE}, MD5('x'))")
+        wait_for(lambda: group_state(obs, 0)["STALLED_THREAD_COUNT"] == 1, what="stalled again")
+        time.sleep(0.1)
+        assert niced_workers(pid) == 0
+        q(obs, f"KILL QUERY {bid}")
+        bg.join(10)
+        assert not bg.is_alive()
+    finally:
+        s.stop()
+
+
 def test_transaction_statements_run_before_queued_autocommit_statements():
     """With the group's only slot taken, queued statements of a connection inside a transaction
     (and of one with thread_pool_high_priority_connection) run before the earlier-queued

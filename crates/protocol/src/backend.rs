@@ -152,6 +152,9 @@ pub struct Tuning {
     pub oversubscribe: usize,
     /// `thread_pool_max_unused_threads`: idle threads kept per group (0 = no limit).
     pub max_unused_threads: usize,
+    /// `thread_pool_stall_nice`: the nice value a worker runs a statement declared stalled
+    /// with (0 = not lowered).
+    pub stall_nice: i32,
     /// `require_secure_transport`: TCP connections without TLS are refused (3159).
     pub require_secure_transport: bool,
 }
@@ -164,6 +167,7 @@ impl Default for Tuning {
             prio_kickup: Duration::from_millis(1000),
             oversubscribe: 3,
             max_unused_threads: 0,
+            stall_nice: 10,
             require_secure_transport: false,
         }
     }

@@ -28,7 +28,7 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::os::fd::AsRawFd;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -187,6 +187,10 @@ pub(crate) struct Slot {
     wait: Option<WaitType>,
     /// Declared stalled by the timer (no longer counted as active).
     stalled: bool,
+    /// The statement's thread runs at a lowered priority ([`GroupState::to_demote`]).
+    demoted: bool,
+    /// The worker's OS thread id (0 = unknown); kept across statements.
+    tid: i32,
 }
 
 /// Cumulative statistics of one thread group (INFORMATION_SCHEMA.TP_THREAD_GROUP_STATS).
@@ -214,6 +218,8 @@ pub struct GroupStats {
     pub become_waiting_thread: u64,
     /// Threads woken or started by the stall checker.
     pub wake_thread_stall_checker: u64,
+    /// Workers that ended after a demoted statement, unable to raise their priority again.
+    pub threads_retired_after_demotion: u64,
     /// Reported waits, per [`WaitType`] (indexed by [`WaitType::index`]).
     pub waits: [u64; 11],
 }
@@ -303,8 +309,8 @@ impl<T> GroupState<T> {
         *slot = Slot {
             conn: Some(q.conn),
             started: Some(now),
-            wait: None,
-            stalled: false,
+            tid: slot.tid,
+            ..Slot::default()
         };
         Some(q)
     }
@@ -328,14 +334,35 @@ impl<T> GroupState<T> {
         }
     }
 
-    /// Worker `no` finished its entry.
-    pub fn finish(&mut self, no: u32) {
-        if let Some(s) = self.slots.get_mut(&no) {
-            if s.started.is_some() && !s.stalled && s.wait.is_none() {
-                self.active = self.active.saturating_sub(1);
-            }
-            *s = Slot::default();
+    /// Worker `no` finished its entry; true if its thread was demoted for it (it must raise
+    /// its priority again).
+    pub fn finish(&mut self, no: u32) -> bool {
+        let Some(s) = self.slots.get_mut(&no) else {
+            return false;
+        };
+        if s.started.is_some() && !s.stalled && s.wait.is_none() {
+            self.active = self.active.saturating_sub(1);
         }
+        let demoted = s.demoted;
+        *s = Slot {
+            tid: s.tid,
+            ..Slot::default()
+        };
+        demoted
+    }
+
+    /// Marks as demoted every stalled statement whose thread is known and not demoted yet, and
+    /// returns those threads' ids: the caller lowers their priority (while it holds the
+    /// group's lock, so a worker's [`GroupState::finish`] sees the mark once it is true).
+    pub fn to_demote(&mut self) -> Vec<i32> {
+        self.slots
+            .values_mut()
+            .filter(|s| s.stalled && !s.demoted && s.tid != 0 && s.started.is_some())
+            .map(|s| {
+                s.demoted = true;
+                s.tid
+            })
+            .collect()
     }
 
     /// Worker `no` reports that it blocks: it stops counting as active.
@@ -470,6 +497,7 @@ struct Params {
     stall_ms: AtomicU64,
     kickup_ms: AtomicU64,
     max_unused: AtomicUsize,
+    stall_nice: AtomicI32,
     max_threads: usize,
 }
 
@@ -482,6 +510,8 @@ impl Params {
             .store(t.prio_kickup.as_millis() as u64, Ordering::Relaxed);
         self.max_unused
             .store(t.max_unused_threads, Ordering::Relaxed);
+        self.stall_nice
+            .store(t.stall_nice.clamp(0, 19), Ordering::Relaxed);
     }
     fn limit(&self) -> usize {
         1 + self.oversubscribe.load(Ordering::Relaxed)
@@ -650,7 +680,13 @@ impl<B: Backend> Group<B> {
         let mut events = Events::new();
         let mut st = self.state.lock();
         st.starting -= 1;
-        st.slots.insert(no, Slot::default());
+        st.slots.insert(
+            no,
+            Slot {
+                tid: rustix::thread::gettid().as_raw_nonzero().get(),
+                ..Slot::default()
+            },
+        );
         loop {
             if st.shutdown {
                 break;
@@ -665,7 +701,14 @@ impl<B: Backend> Group<B> {
                 drop(st);
                 self.run(q.item, no);
                 st = self.state.lock();
-                st.finish(no);
+                if st.finish(no) && !priority::restore() {
+                    // Without CAP_SYS_NICE a thread cannot raise its priority again: this one
+                    // leaves, and the group starts a new one when it needs it.
+                    self.wake(&mut st, false);
+                    self.ensure_listener(&mut st);
+                    st.stats.threads_retired_after_demotion += 1;
+                    break;
+                }
                 continue;
             }
             if st.listening.is_none() {
@@ -929,6 +972,7 @@ impl<B: Backend> Pool<B> {
             stall_ms: AtomicU64::new(60),
             kickup_ms: AtomicU64::new(1000),
             max_unused: AtomicUsize::new(0),
+            stall_nice: AtomicI32::new(0),
             max_threads: cfg.max_threads.max(1),
         });
         params.refresh(&backend.tuning());
@@ -1041,10 +1085,44 @@ impl<B: Backend> Pool<B> {
         for g in &self.groups {
             let mut st = g.state.lock();
             let stalled = st.check_stalls(now, stall);
+            let nice = self.params.stall_nice.load(Ordering::Relaxed);
+            if stalled > 0 && nice > 0 {
+                for tid in st.to_demote() {
+                    priority::lower(tid, nice);
+                }
+            }
             st.sched.kickup(now, kickup);
             g.wake(&mut st, stalled > 0);
             g.ensure_listener(&mut st);
         }
+    }
+}
+
+/// Thread priorities for statements declared stalled (`thread_pool_stall_nice`).
+///
+/// A statement that runs past `thread_pool_stall_limit` (a report, a big scan) already stops
+/// counting against its group's limit, so the group starts another worker for the short
+/// statements queued behind it; on a machine with few cores they then compete for the CPU with
+/// it. Lowering the long statement's thread priority (Linux: `setpriority` on the thread id;
+/// nice 10 weighs about a tenth of nice 0) leaves the short statements most of the CPU while
+/// both run, and costs the long one nothing when the CPU is otherwise idle. This is Strata's
+/// own; MySQL's and MariaDB's pools do not change priorities.
+mod priority {
+    use rustix::process::{setpriority_process, Pid};
+
+    /// Lowers thread `tid` to `nice` (best effort: a failure leaves it as it is).
+    pub(super) fn lower(tid: i32, nice: i32) {
+        if let Some(pid) = Pid::from_raw(tid) {
+            if let Err(e) = setpriority_process(Some(pid), nice) {
+                tracing::debug!("thread pool: cannot lower thread {tid} to nice {nice}: {e}");
+            }
+        }
+    }
+
+    /// Puts the calling thread back to nice 0; false when it may not (raising a priority needs
+    /// CAP_SYS_NICE or a large enough RLIMIT_NICE).
+    pub(super) fn restore() -> bool {
+        setpriority_process(Some(rustix::thread::gettid()), 0).is_ok()
     }
 }
 
@@ -1170,6 +1248,40 @@ mod tests {
         // A wait outside any work is ignored.
         g.wait_begin(3, WaitType::Sleep);
         assert_eq!(g.stats.waits[WaitType::Sleep.index()], 0);
+    }
+
+    #[test]
+    fn a_stalled_statement_is_demoted_once_and_its_worker_told_at_the_end() {
+        let t0 = Instant::now();
+        let mut g = group();
+        g.slots.insert(
+            1,
+            Slot {
+                tid: 4242,
+                ..Slot::default()
+            },
+        );
+        g.push(10, 10, false, t0, 1);
+        g.take(1, t0, 1, KICK).unwrap();
+        assert!(g.to_demote().is_empty(), "running, not stalled");
+        assert_eq!(g.check_stalls(t0 + ms(60), ms(60)), 1);
+        assert_eq!(g.to_demote(), vec![4242]);
+        assert!(g.to_demote().is_empty(), "demoted once");
+        assert!(g.finish(1), "the worker must raise its priority again");
+        assert_eq!(g.slots[&1].tid, 4242, "the thread id stays with the worker");
+        // the next statement starts undemoted; one that finishes in time is never demoted
+        g.push(10, 10, false, t0, 1);
+        g.take(1, t0 + ms(100), 1, KICK).unwrap();
+        assert_eq!(g.check_stalls(t0 + ms(120), ms(60)), 0);
+        assert!(g.to_demote().is_empty());
+        assert!(!g.finish(1));
+        // a thread whose id is unknown is not demoted
+        g.slots.get_mut(&1).unwrap().tid = 0;
+        g.push(10, 10, false, t0, 1);
+        g.take(1, t0 + ms(200), 1, KICK).unwrap();
+        assert_eq!(g.check_stalls(t0 + ms(300), ms(60)), 1);
+        assert!(g.to_demote().is_empty());
+        assert!(!g.finish(1));
     }
 
     #[test]

@@ -95,6 +95,7 @@ pub static VARS: &[VarDef] = vars! {
     "default_storage_engine" Both Str "InnoDB";
     "default_tmp_storage_engine" Both Str "InnoDB";
     "default_week_format" Both Int "0";
+    "cte_max_recursion_depth" Both Int "1000";
     "div_precision_increment" Both Int "4";
     "explicit_defaults_for_timestamp" Both Bool "1";
     "foreign_key_checks" Both Bool "1";
@@ -178,6 +179,7 @@ pub static VARS: &[VarDef] = vars! {
     "thread_pool_prio_kickup_timer" Global Int "1000";
     "thread_pool_size" ReadOnly Int "0";
     "thread_pool_stall_limit" Global Int "6";
+    "thread_pool_stall_nice" Global Int "10";
     "time_zone" Both Str "SYSTEM";
     "timestamp" Session Str "0";
     "tls_version" ReadOnly Str "";

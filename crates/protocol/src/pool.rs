@@ -187,7 +187,7 @@ pub(crate) struct Slot {
     wait: Option<WaitType>,
     /// Declared stalled by the timer (no longer counted as active).
     stalled: bool,
-    /// The statement's thread runs at a lowered priority ([`GroupState::to_demote`]).
+    /// The statement's thread runs at a lowered priority ([`GroupState::demote_stalled`]).
     demoted: bool,
     /// The worker's OS thread id (0 = unknown); kept across statements.
     tid: i32,
@@ -354,7 +354,7 @@ impl<T> GroupState<T> {
     /// Marks as demoted every stalled statement whose thread is known and not demoted yet, and
     /// returns those threads' ids: the caller lowers their priority (while it holds the
     /// group's lock, so a worker's [`GroupState::finish`] sees the mark once it is true).
-    pub fn to_demote(&mut self) -> Vec<i32> {
+    pub fn demote_stalled(&mut self) -> Vec<i32> {
         self.slots
             .values_mut()
             .filter(|s| s.stalled && !s.demoted && s.tid != 0 && s.started.is_some())
@@ -1087,7 +1087,7 @@ impl<B: Backend> Pool<B> {
             let stalled = st.check_stalls(now, stall);
             let nice = self.params.stall_nice.load(Ordering::Relaxed);
             if stalled > 0 && nice > 0 {
-                for tid in st.to_demote() {
+                for tid in st.demote_stalled() {
                     priority::lower(tid, nice);
                 }
             }
@@ -1263,24 +1263,24 @@ mod tests {
         );
         g.push(10, 10, false, t0, 1);
         g.take(1, t0, 1, KICK).unwrap();
-        assert!(g.to_demote().is_empty(), "running, not stalled");
+        assert!(g.demote_stalled().is_empty(), "running, not stalled");
         assert_eq!(g.check_stalls(t0 + ms(60), ms(60)), 1);
-        assert_eq!(g.to_demote(), vec![4242]);
-        assert!(g.to_demote().is_empty(), "demoted once");
+        assert_eq!(g.demote_stalled(), vec![4242]);
+        assert!(g.demote_stalled().is_empty(), "demoted once");
         assert!(g.finish(1), "the worker must raise its priority again");
         assert_eq!(g.slots[&1].tid, 4242, "the thread id stays with the worker");
         // the next statement starts undemoted; one that finishes in time is never demoted
         g.push(10, 10, false, t0, 1);
         g.take(1, t0 + ms(100), 1, KICK).unwrap();
         assert_eq!(g.check_stalls(t0 + ms(120), ms(60)), 0);
-        assert!(g.to_demote().is_empty());
+        assert!(g.demote_stalled().is_empty());
         assert!(!g.finish(1));
         // a thread whose id is unknown is not demoted
         g.slots.get_mut(&1).unwrap().tid = 0;
         g.push(10, 10, false, t0, 1);
         g.take(1, t0 + ms(200), 1, KICK).unwrap();
         assert_eq!(g.check_stalls(t0 + ms(300), ms(60)), 1);
-        assert!(g.to_demote().is_empty());
+        assert!(g.demote_stalled().is_empty());
         assert!(!g.finish(1));
     }
 

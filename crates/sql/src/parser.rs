@@ -834,41 +834,35 @@ pub fn parse(sql: &str) -> Result<Vec<Parsed>> {
 pub fn parse_with(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parsed>> {
     let (tokens, _params, zerofill) = tokenize_with(sql, mode)?;
     check_depth(&tokens)?;
-    // Split on top-level semicolons so each statement gets its own placeholder count.
     let mut stmts = Vec::new();
-    let mut cur: Vec<TokenWithSpan> = Vec::new();
-    let mut flush = |cur: &mut Vec<TokenWithSpan>| -> Result<()> {
-        if cur.iter().all(|t| matches!(t.token, Token::Whitespace(_))) {
-            cur.clear();
-            return Ok(());
-        }
-        let params = cur
-            .iter()
-            .filter(|t| matches!(t.token, Token::Placeholder(_)))
-            .count();
-        // renumber placeholders from 1 within this statement
-        let mut n = 0;
-        for t in cur.iter_mut() {
-            if let Token::Placeholder(_) = t.token {
-                n += 1;
-                t.token = Token::Placeholder(format!("?{n}"));
-            }
-        }
-        let mut text = String::with_capacity(sql.len());
-        for t in cur.iter() {
-            use std::fmt::Write as _;
-            let _ = write!(text, "{}", t.token);
-        }
-        let toks = std::mem::take(cur);
+    for (idx, (toks, params)) in split_statements(tokens).into_iter().enumerate() {
+        // The statement's text, for error messages and the few statements parsed from text.
+        // Rendering every token costs as much as a tenth of a bulk INSERT's server time, so
+        // the common path renders it only for an error, from a second tokenization.
+        let text_of = || -> String {
+            tokenize_with(sql, mode)
+                .ok()
+                .and_then(|(t, _, _)| split_statements(t).into_iter().nth(idx))
+                .map(|(t, _)| render(&t))
+                .unwrap_or_default()
+        };
         let first = toks
             .iter()
             .find(|t| !matches!(t.token, Token::Whitespace(_)));
         let is_show =
             matches!(first.map(|t| &t.token), Some(Token::Word(w)) if w.keyword == Keyword::SHOW);
+        // The statements recognised from their token list (SHOW, account management,
+        // PREPARE, CHECK TABLE, LOAD DATA, ALTER/CREATE TABLE, EXPLAIN…) need all of it; plain
+        // DML only its first words (copying the tokens of a bulk INSERT is not free).
+        let dml = matches!(first.map(|t| &t.token), Some(Token::Word(w))
+            if w.quote_style.is_none()
+                && matches!(w.keyword, Keyword::INSERT | Keyword::REPLACE | Keyword::SELECT
+                    | Keyword::UPDATE | Keyword::DELETE | Keyword::WITH));
         let plain: Vec<Token> = toks
             .iter()
+            .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+            .take(if dml { 4 } else { usize::MAX })
             .map(|t| t.token.clone())
-            .filter(|t| !matches!(t, Token::Whitespace(_)))
             .collect();
         let is_do = matches!(first.map(|t| &t.token), Some(Token::Word(w)) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("DO"));
         let is_alter_table = matches!(
@@ -920,6 +914,11 @@ pub fn parse_with(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parsed>> {
                     _ => false,
                 }
         };
+        let text = if is_create_table || is_alter_table {
+            render(&toks)
+        } else {
+            String::new()
+        };
         let partitioned = if is_create_table {
             crate::partition::split_create_table(&toks, &text)?
         } else {
@@ -965,7 +964,7 @@ pub fn parse_with(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parsed>> {
             let mut toks = toks;
             update_modifiers(&mut toks);
             let check = strip_view_check_option(&mut toks);
-            let mut stmt = parse_tokens(toks, &text)?;
+            let mut stmt = parse_tokens_with(toks, &text_of)?;
             if let (Some(check), Statement::CreateView(cv)) = (check, &mut stmt) {
                 cv.options = sqlparser::ast::CreateTableOptions::With(vec![
                     sqlparser::ast::SqlOption::KeyValue {
@@ -984,20 +983,50 @@ pub fn parse_with(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parsed>> {
             params,
             zerofill_columns: zerofill.clone(),
         });
-        Ok(())
-    };
-    for t in tokens {
-        if t.token == Token::SemiColon {
-            flush(&mut cur)?;
-        } else {
-            cur.push(t);
-        }
     }
-    flush(&mut cur)?;
     if stmts.is_empty() {
         return Err(Error::new(common::codes::ER_EMPTY_QUERY, "Query was empty"));
     }
     Ok(stmts)
+}
+
+/// Splits a token list on its semicolons into statements (whitespace-only ones dropped), each
+/// with its placeholders renumbered `?1`, `?2`, … and their count.
+fn split_statements(tokens: Vec<TokenWithSpan>) -> Vec<(Vec<TokenWithSpan>, usize)> {
+    let mut out = Vec::new();
+    let mut cur: Vec<TokenWithSpan> = Vec::new();
+    let mut flush = |mut cur: Vec<TokenWithSpan>| {
+        if cur.iter().all(|t| matches!(t.token, Token::Whitespace(_))) {
+            return;
+        }
+        let mut n = 0;
+        for t in cur.iter_mut() {
+            if let Token::Placeholder(_) = t.token {
+                n += 1;
+                t.token = Token::Placeholder(format!("?{n}"));
+            }
+        }
+        out.push((cur, n));
+    };
+    for t in tokens {
+        if t.token == Token::SemiColon {
+            flush(std::mem::take(&mut cur));
+        } else {
+            cur.push(t);
+        }
+    }
+    flush(cur);
+    out
+}
+
+/// The text of a token list.
+fn render(toks: &[TokenWithSpan]) -> String {
+    use std::fmt::Write as _;
+    let mut text = String::new();
+    for t in toks {
+        let _ = write!(text, "{}", t.token);
+    }
+    text
 }
 
 /// Deepest expression / subquery nesting the parser accepts.
@@ -1206,6 +1235,11 @@ fn split_set_names(toks: &[TokenWithSpan]) -> Option<Vec<Vec<TokenWithSpan>>> {
 }
 
 fn parse_tokens(tokens: Vec<TokenWithSpan>, text: &str) -> Result<Statement> {
+    parse_tokens_with(tokens, &|| text.to_string())
+}
+
+/// [`parse_tokens`], with the text (for error messages) made only when needed.
+fn parse_tokens_with(tokens: Vec<TokenWithSpan>, text: &dyn Fn() -> String) -> Result<Statement> {
     let dialect = MySqlDialect {};
     // sqlparser's default nesting limit (50) rejects machine-generated WHERE clauses MySQL
     // accepts; deeper input still gets a clean syntax error instead of exhausting the stack
@@ -1218,7 +1252,7 @@ fn parse_tokens(tokens: Vec<TokenWithSpan>, text: &str) -> Result<Statement> {
             common::codes::ER_STACK_OVERRUN_NEED_MORE,
             format!("Thread stack overrun: expression nesting deeper than {MAX_NESTING} levels; simplify the statement"),
         ),
-        e => Error::parse(short_near(text, &e.to_string())),
+        e => Error::parse(short_near(&text(), &e.to_string())),
     })?;
     // anything left over is a syntax error
     loop {
@@ -1229,7 +1263,7 @@ fn parse_tokens(tokens: Vec<TokenWithSpan>, text: &str) -> Result<Statement> {
             }
             _ => {
                 let rest = parser.peek_token().to_string();
-                return Err(Error::parse(near_text(text, &rest)));
+                return Err(Error::parse(near_text(&text(), &rest)));
             }
         }
     }

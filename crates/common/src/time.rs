@@ -104,6 +104,9 @@ pub struct Time {
 }
 
 impl Time {
+    /// Largest TIME value in microseconds (838:59:59.000000); larger values are clamped to it.
+    pub const MAX_MICROS: i64 = ((838 * 60 + 59) * 60 + 59) * 1_000_000;
+
     /// Total microseconds, signed.
     pub fn to_micros(&self) -> i64 {
         let v = ((self.hour as i64 * 60 + self.minute as i64) * 60 + self.second as i64)

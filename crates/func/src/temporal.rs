@@ -9,7 +9,7 @@
 use common::time::{DateTime, Time};
 
 /// Largest TIME value in microseconds (838:59:59.000000).
-pub const TIME_MAX_MICROS: i64 = ((838 * 60 + 59) * 60 + 59) * 1_000_000;
+pub const TIME_MAX_MICROS: i64 = Time::MAX_MICROS;
 
 /// True for a Gregorian leap year.
 pub fn is_leap(year: u32) -> bool {

@@ -218,8 +218,6 @@ pub struct GroupStats {
     pub become_waiting_thread: u64,
     /// Threads woken or started by the stall checker.
     pub wake_thread_stall_checker: u64,
-    /// Workers that ended after a demoted statement, unable to raise their priority again.
-    pub threads_retired_after_demotion: u64,
     /// Reported waits, per [`WaitType`] (indexed by [`WaitType::index`]).
     pub waits: [u64; 11],
 }
@@ -357,7 +355,7 @@ impl<T> GroupState<T> {
     pub fn demote_stalled(&mut self) -> Vec<i32> {
         self.slots
             .values_mut()
-            .filter(|s| s.stalled && !s.demoted && s.tid != 0 && s.started.is_some())
+            .filter(|s| s.stalled && !s.demoted && s.tid != 0)
             .map(|s| {
                 s.demoted = true;
                 s.tid
@@ -706,7 +704,6 @@ impl<B: Backend> Group<B> {
                     // leaves, and the group starts a new one when it needs it.
                     self.wake(&mut st, false);
                     self.ensure_listener(&mut st);
-                    st.stats.threads_retired_after_demotion += 1;
                     break;
                 }
                 continue;

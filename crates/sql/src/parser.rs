@@ -925,7 +925,7 @@ pub fn parse_with(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parsed>> {
             None
         };
         let stmt = if let Some((head, spec)) = partitioned {
-            let head_text: String = head.iter().map(|t| t.token.to_string()).collect();
+            let head_text = render(&head);
             Stmt::CreatePartitioned(Box::new(parse_tokens(head, &head_text)?), Box::new(spec))
         } else if is_show {
             Stmt::Show(plain.into_iter().skip(1).collect())
@@ -938,7 +938,7 @@ pub fn parse_with(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parsed>> {
             {
                 t.token = Token::make_keyword("SELECT");
             }
-            let text: String = toks.iter().map(|t| t.token.to_string()).collect();
+            let text = render(&toks);
             Stmt::Do(Box::new(parse_tokens(toks, &text)?))
         } else if let Some(a) = crate::acl_stmt::parse(&plain) {
             Stmt::Acl(a?)
@@ -955,7 +955,7 @@ pub fn parse_with(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parsed>> {
                 parts
                     .into_iter()
                     .map(|p| {
-                        let t: String = p.iter().map(|t| t.token.to_string()).collect();
+                        let t = render(&p);
                         parse_tokens(p, &t)
                     })
                     .collect::<Result<_>>()?,
@@ -1305,6 +1305,16 @@ pub fn parse_expr_tokens(tokens: Vec<Token>) -> Result<sqlparser::ast::Expr> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_syntax_error_quotes_its_own_statement_of_several() {
+        // the text is rebuilt only for the error, from the statement it belongs to
+        let e = parse("SELECT 1; INSERT INTO t VALUES (?, 2) ORDER x").unwrap_err();
+        assert_eq!(e.code.num, 1064);
+        assert!(e.msg.contains("near 'ORDER x"), "{}", e.msg);
+        let e = parse("SELECT 1 FROM t WHERE a = ? ?").unwrap_err();
+        assert!(e.msg.contains("near '?2"), "{}", e.msg);
+    }
 
     #[test]
     fn deep_nesting_parses_up_to_the_limit() {

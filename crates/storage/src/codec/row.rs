@@ -233,11 +233,10 @@ fn decode_value(buf: &[u8], pos: &mut usize, ty: &DataType) -> Result<Value> {
             Value::DateTime(DateTime::from_packed(get_uvarint(buf, pos)?), *fsp)
         }
         DataType::Time { fsp } => {
-            // a stored TIME is within ±838:59:59.999999 (the store clamps); past it the bytes
-            // are corrupt (and i64::MIN would not even re-encode)
-            const MAX: u64 = ((838 * 60 + 59) * 60 + 59) * 1_000_000 + 999_999;
+            // a stored TIME is within ±838:59:59 (the store clamps; a fraction past it is
+            // tolerated); beyond that the bytes are corrupt (i64::MIN would not even re-encode)
             let v = get_ivarint(buf, pos)?;
-            if v.unsigned_abs() > MAX {
+            if v.unsigned_abs() > Time::MAX_MICROS as u64 + 999_999 {
                 return Err(corrupt("time out of range"));
             }
             Value::Time(Time::from_micros(v), *fsp)

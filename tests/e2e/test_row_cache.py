@@ -83,3 +83,38 @@ def test_row_cache_can_be_turned_off(tmp_path):
         assert status(cur, "Strata_row_cache_hits") == 0
     finally:
         srv.stop()
+
+
+def test_block_cache_counters_count_blocks_read_from_files(tmp_path):
+    # Without the row cache every read goes to RocksDB; after a restart the rows are in SST
+    # files (the recovered log is flushed), so the first read of a row brings its data block
+    # into the block cache and later reads hit it.
+    srv = Server(datadir=str(tmp_path / "data"), extra=("--row-cache-size", "0"))
+    srv.start()
+    try:
+        cur = srv.connect().cursor()
+        cur.execute("CREATE DATABASE d")
+        cur.execute("CREATE TABLE d.t (id INT PRIMARY KEY, v INT)")
+        cur.execute("INSERT INTO d.t VALUES " + ",".join(f"({i}, {i})" for i in range(1, 101)))
+    finally:
+        srv.stop()
+    srv.start()
+    try:
+        cur = srv.connect().cursor()
+        names = ("hits", "misses", "data_hits", "data_misses", "data_adds",
+                 "index_misses", "filter_misses")
+        before = {n: status(cur, f"Strata_block_cache_{n}") for n in names}
+        cur.execute("SELECT v FROM d.t WHERE id = 42")
+        assert cur.fetchall() == ((42,),)
+        mid = {n: status(cur, f"Strata_block_cache_{n}") for n in names}
+        assert mid["data_adds"] - before["data_adds"] >= 1
+        assert mid["data_misses"] - before["data_misses"] >= 1
+        for _ in range(5):
+            cur.execute("SELECT v FROM d.t WHERE id = 42")
+            assert cur.fetchall() == ((42,),)
+        after = {n: status(cur, f"Strata_block_cache_{n}") for n in names}
+        assert after["data_hits"] - mid["data_hits"] >= 5
+        assert after["data_adds"] == mid["data_adds"]
+        assert after["hits"] >= after["data_hits"]
+    finally:
+        srv.stop()

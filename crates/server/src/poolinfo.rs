@@ -85,6 +85,8 @@ pub struct PoolInfo {
     pub tls: Option<Arc<protocol::tls::TlsSetup>>,
     /// The storage engine's row cache (`Strata_row_cache_*` status), if enabled.
     pub row_cache: Option<Arc<storage_rocks::rowcache::RowCache>>,
+    /// The storage engine's counters (`Strata_block_cache_*` status).
+    pub engine_stats: storage_rocks::EngineStats,
 }
 
 fn u(n: u64) -> Value {
@@ -185,10 +187,27 @@ impl ServerInfo for PoolInfo {
             .as_ref()
             .map(|r| r.stats())
             .unwrap_or_default();
+        let bc = self.engine_stats.block_cache();
         vec![
             ("Strata_row_cache_hits".into(), rc.hits.to_string()),
             ("Strata_row_cache_misses".into(), rc.misses.to_string()),
             ("Strata_row_cache_bytes".into(), rc.bytes.to_string()),
+            ("Strata_block_cache_hits".into(), bc.hits.to_string()),
+            ("Strata_block_cache_misses".into(), bc.misses.to_string()),
+            ("Strata_block_cache_data_hits".into(), bc.data_hits.to_string()),
+            (
+                "Strata_block_cache_data_misses".into(),
+                bc.data_misses.to_string(),
+            ),
+            ("Strata_block_cache_data_adds".into(), bc.data_adds.to_string()),
+            (
+                "Strata_block_cache_index_misses".into(),
+                bc.index_misses.to_string(),
+            ),
+            (
+                "Strata_block_cache_filter_misses".into(),
+                bc.filter_misses.to_string(),
+            ),
             ("Threads_created".into(), c.threads_created.to_string()),
             ("Threads_cached".into(), cached.to_string()),
             (

@@ -223,6 +223,46 @@ def test_a_stalled_statement_runs_at_a_lower_priority_until_it_ends():
         s.stop()
 
 
+def test_a_report_connections_next_statement_starts_at_the_lower_priority():
+    """A connection whose last statement ran past thread_pool_stall_limit (a report running
+    long statements one after another) starts its next statement at nice 10 before the timer
+    declares it stalled; after a short statement it starts at nice 0 again."""
+    s = Server(extra=["--thread-pool-size", "1", "--set", "thread_pool_stall_limit=300"]).start()
+    try:
+        pid = s.proc.pid
+        obs, report = s.connect(), s.connect()
+        rid = report.thread_id()
+
+        def run_until(cond, what):
+            bg = Bg(report, f"SELECT BENCHMARK({HUGE}, MD5('x'))")
+            wait_for(lambda: running(obs, rid), what="the report running")
+            wait_for(cond, what=what)
+            stalled = group_state(obs, 0)["STALLED_THREAD_COUNT"]
+            q(obs, f"KILL QUERY {rid}")
+            bg.join(10)
+            assert not bg.is_alive()
+            return stalled
+
+        # a first long statement: lowered only once the timer declares it stalled (3 s)
+        run_until(lambda: group_state(obs, 0)["STALLED_THREAD_COUNT"] == 1, what="stalled")
+        wait_for(lambda: niced_workers(pid) == 0, what="no worker left at nice 10")
+        # the next one starts lowered, long before the stall limit
+        assert run_until(lambda: niced_workers(pid) == 1, what="lowered from the start") == 0
+        wait_for(lambda: niced_workers(pid) == 0, what="no worker left at nice 10")
+        # that one ended early (killed): the one after starts at nice 0
+        assert q(report, "SELECT 4") == ((4,),)
+        bg = Bg(report, f"SELECT BENCHMARK({HUGE}, MD5('x'))")
+        wait_for(lambda: running(obs, rid), what="the report running")
+        time.sleep(0.3)
+        assert group_state(obs, 0)["STALLED_THREAD_COUNT"] == 0
+        assert niced_workers(pid) == 0
+        q(obs, f"KILL QUERY {rid}")
+        bg.join(10)
+        assert not bg.is_alive()
+    finally:
+        s.stop()
+
+
 def test_transaction_statements_run_before_queued_autocommit_statements():
     """With the group's only slot taken, queued statements of a connection inside a transaction
     (and of one with thread_pool_high_priority_connection) run before the earlier-queued

@@ -57,6 +57,13 @@ def stats(c):
     return total
 
 
+def kill_query(obs, bg, conn_id):
+    """Kills the statement `bg` runs on connection `conn_id` and waits for it to end."""
+    q(obs, f"KILL QUERY {conn_id}")
+    bg.join(10)
+    assert not bg.is_alive()
+
+
 def running(c, conn_id):
     """True while connection `conn_id` is on a pool thread: its statement executes, or its worker
     lingers on it for a moment after the answer (see the lingering test)."""
@@ -166,9 +173,7 @@ def test_stall_limit_lets_another_statement_start():
         assert st["STALLED_QUERIES_EXECUTED"] - before >= 1
         state = group_state(obs, 0)
         assert state["STALLED_THREAD_COUNT"] == 1 and state["STALL_LIMIT"] == 10
-        q(obs, f"KILL QUERY {bid}")
-        bg.join(10)
-        assert not bg.is_alive()
+        kill_query(obs, bg, bid)
     finally:
         s.stop()
 
@@ -204,9 +209,7 @@ def test_a_stalled_statement_runs_at_a_lower_priority_until_it_ends():
         wait_for(lambda: niced_workers(pid) == 1, what="the stalled statement's worker at nice 10")
         assert group_state(obs, 0)["STALLED_THREAD_COUNT"] == 1
         assert q(obs, "SELECT 2") == ((2,),)
-        q(obs, f"KILL QUERY {bid}")
-        bg.join(10)
-        assert not bg.is_alive()
+        kill_query(obs, bg, bid)
         wait_for(lambda: niced_workers(pid) == 0, what="no worker left at nice 10")
         assert q(blocker, "SELECT 3") == ((3,),)
 
@@ -216,9 +219,7 @@ def test_a_stalled_statement_runs_at_a_lower_priority_until_it_ends():
         wait_for(lambda: group_state(obs, 0)["STALLED_THREAD_COUNT"] == 1, what="stalled again")
         time.sleep(0.1)
         assert niced_workers(pid) == 0
-        q(obs, f"KILL QUERY {bid}")
-        bg.join(10)
-        assert not bg.is_alive()
+        kill_query(obs, bg, bid)
     finally:
         s.stop()
 
@@ -238,9 +239,7 @@ def test_a_report_connections_next_statement_starts_at_the_lower_priority():
             wait_for(lambda: running(obs, rid), what="the report running")
             wait_for(cond, what=what)
             stalled = group_state(obs, 0)["STALLED_THREAD_COUNT"]
-            q(obs, f"KILL QUERY {rid}")
-            bg.join(10)
-            assert not bg.is_alive()
+            kill_query(obs, bg, rid)
             return stalled
 
         # a first long statement: lowered only once the timer declares it stalled (3 s)
@@ -256,9 +255,7 @@ def test_a_report_connections_next_statement_starts_at_the_lower_priority():
         time.sleep(0.3)
         assert group_state(obs, 0)["STALLED_THREAD_COUNT"] == 0
         assert niced_workers(pid) == 0
-        q(obs, f"KILL QUERY {rid}")
-        bg.join(10)
-        assert not bg.is_alive()
+        kill_query(obs, bg, rid)
     finally:
         s.stop()
 

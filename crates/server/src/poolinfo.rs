@@ -188,37 +188,31 @@ impl ServerInfo for PoolInfo {
             .map(|r| r.stats())
             .unwrap_or_default();
         let bc = self.engine_stats.block_cache();
-        vec![
-            ("Strata_row_cache_hits".into(), rc.hits.to_string()),
-            ("Strata_row_cache_misses".into(), rc.misses.to_string()),
-            ("Strata_row_cache_bytes".into(), rc.bytes.to_string()),
-            ("Strata_block_cache_hits".into(), bc.hits.to_string()),
-            ("Strata_block_cache_misses".into(), bc.misses.to_string()),
-            ("Strata_block_cache_data_hits".into(), bc.data_hits.to_string()),
+        let counters = [
+            ("Strata_row_cache_hits", rc.hits),
+            ("Strata_row_cache_misses", rc.misses),
+            ("Strata_row_cache_bytes", rc.bytes),
+            ("Strata_block_cache_hits", bc.hits),
+            ("Strata_block_cache_misses", bc.misses),
+            ("Strata_block_cache_data_hits", bc.data_hits),
+            ("Strata_block_cache_data_misses", bc.data_misses),
+            ("Strata_block_cache_data_adds", bc.data_adds),
+            ("Strata_block_cache_index_misses", bc.index_misses),
+            ("Strata_block_cache_filter_misses", bc.filter_misses),
+            ("Threads_created", c.threads_created),
+            ("Threads_cached", cached),
             (
-                "Strata_block_cache_data_misses".into(),
-                bc.data_misses.to_string(),
+                "Connection_errors_max_connections",
+                c.refused_max_connections,
             ),
-            ("Strata_block_cache_data_adds".into(), bc.data_adds.to_string()),
-            (
-                "Strata_block_cache_index_misses".into(),
-                bc.index_misses.to_string(),
-            ),
-            (
-                "Strata_block_cache_filter_misses".into(),
-                bc.filter_misses.to_string(),
-            ),
-            ("Threads_created".into(), c.threads_created.to_string()),
-            ("Threads_cached".into(), cached.to_string()),
-            (
-                "Connection_errors_max_connections".into(),
-                c.refused_max_connections.to_string(),
-            ),
-            ("Ssl_accepts".into(), c.ssl_accepts.to_string()),
-            (
-                "Ssl_finished_accepts".into(),
-                c.ssl_finished_accepts.to_string(),
-            ),
+            ("Ssl_accepts", c.ssl_accepts),
+            ("Ssl_finished_accepts", c.ssl_finished_accepts),
+        ];
+        let mut out: Vec<(String, String)> = counters
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        out.extend([
             (
                 "Ssl_server_not_before".into(),
                 self.tls
@@ -233,7 +227,8 @@ impl ServerInfo for PoolInfo {
                     .map(|t| t.not_after.clone())
                     .unwrap_or_default(),
             ),
-        ]
+        ]);
+        out
     }
 }
 

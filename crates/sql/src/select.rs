@@ -2288,7 +2288,16 @@ fn group_rows<E: KvEngine>(
             key.push(0xFE);
             keyvals.push(v);
         }
-        let gi = match index.get(&key) {
+        // Without GROUP BY every row joins the one group: no lookup of the empty key. (An
+        // empty Vec's pointer is dangling; glibc's AVX-512 memcmp still issues a masked load
+        // through it, and on this kind of CPU the suppressed fault costs a microcode assist:
+        // measured at a fifth of the server's CPU for sysbench's SUM ranges.)
+        let found = if nkeys == 0 && !groups.is_empty() {
+            Some(&0)
+        } else {
+            index.get(&key)
+        };
+        let gi = match found {
             Some(i) => *i,
             None => {
                 mem.add_bytes(key.len() + 64 + crate::limits::row_size(row) + p.aggs.len() * 64)?;

@@ -14,9 +14,9 @@ use std::sync::Arc;
 use common::wait::{self, WaitType};
 use common::{Error, Result};
 use rocksdb::{
-    AsColumnFamilyRef, BlockBasedIndexType, BlockBasedOptions, Cache, ColumnFamily, ColumnFamilyDescriptor,
-    DBCompressionType, DBRawIteratorWithThreadMode, Options, ReadOptions, ReadTier,
-    SnapshotWithThreadMode, WriteOptions, DB,
+    AsColumnFamilyRef, BlockBasedIndexType, BlockBasedOptions, Cache, ColumnFamily,
+    ColumnFamilyDescriptor, DBCompressionType, DBRawIteratorWithThreadMode, Options, ReadOptions,
+    ReadTier, SnapshotWithThreadMode, WriteOptions, DB,
 };
 use storage::engine::{Cf, KvEngine, KvIter, KvSnapshot, WriteBatch, WriteOp};
 

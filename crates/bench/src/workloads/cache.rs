@@ -72,8 +72,8 @@ pub fn largest_in_memory(points: &[(f64, f64)]) -> f64 {
 /// The status variable that counts a server's reads of row data from its files, found by what
 /// the server offers: the data blocks Strata and MyRocks read into their block caches (not
 /// their cache misses: Strata first tries every read against the cache alone, which counts a
-/// miss too; Strata's row cache hits read no block), else InnoDB's buffer pool reads (pages read from the tablespace: the B-tree's inner pages stay resident, so
-/// these are leaf pages).
+/// miss too; Strata's row cache hits read no block), else InnoDB's buffer pool reads (pages
+/// read from its tablespaces).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReadCounter {
     /// `Strata_block_cache_data_adds`.

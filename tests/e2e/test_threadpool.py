@@ -250,12 +250,30 @@ def test_a_report_connections_next_statement_starts_at_the_lower_priority():
         wait_for(lambda: niced_workers(pid) == 0, what="no worker left at nice 10")
         # that one ended early (killed): the one after starts at nice 0
         assert q(report, "SELECT 4") == ((4,),)
-        bg = Bg(report, f"SELECT BENCHMARK({HUGE}, MD5('x'))")
-        wait_for(lambda: running(obs, rid), what="the report running")
-        time.sleep(0.3)
-        assert group_state(obs, 0)["STALLED_THREAD_COUNT"] == 0
-        assert niced_workers(pid) == 0
-        kill_query(obs, bg, rid)
+
+        def starts_unlowered():
+            bg = Bg(report, f"SELECT BENCHMARK({HUGE}, MD5('x'))")
+            wait_for(lambda: running(obs, rid), what="the report running")
+            time.sleep(0.3)
+            assert group_state(obs, 0)["STALLED_THREAD_COUNT"] == 0
+            assert niced_workers(pid) == 0
+            kill_query(obs, bg, rid)
+
+        starts_unlowered()
+        # a statement that only waited past the limit (on a row lock) is no report
+        q(obs, "CREATE DATABASE tp_report")
+        q(obs, "CREATE TABLE tp_report.t (id INT PRIMARY KEY, v INT)")
+        q(obs, "INSERT INTO tp_report.t VALUES (1, 0)")
+        holder = s.connect()
+        q(holder, "BEGIN")
+        q(holder, "UPDATE tp_report.t SET v = 1 WHERE id = 1")
+        bg = Bg(report, "UPDATE tp_report.t SET v = 2 WHERE id = 1")
+        wait_for(lambda: running(obs, rid), what="the update waiting")
+        time.sleep(3.5)
+        q(holder, "COMMIT")
+        bg.join(10)
+        assert not bg.is_alive() and bg.error is None, bg.error
+        starts_unlowered()
     finally:
         s.stop()
 

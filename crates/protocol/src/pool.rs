@@ -598,8 +598,21 @@ struct WorkerWaits<B: Backend> {
     no: u32,
 }
 
+thread_local! {
+    /// The worker's time spent in reported waits (row locks, disk reads, fsyncs, sleeps…) and
+    /// the start of the current one: a statement's own running time leaves them out.
+    static WAITED: std::cell::Cell<(Duration, Option<Instant>)> =
+        const { std::cell::Cell::new((Duration::ZERO, None)) };
+}
+
+/// The calling worker's total time in reported waits so far.
+fn waited() -> Duration {
+    WAITED.with(|w| w.get().0)
+}
+
 impl<B: Backend> WaitHandler for WorkerWaits<B> {
     fn wait_begin(&self, t: WaitType) {
+        WAITED.with(|w| w.set((w.get().0, Some(Instant::now()))));
         let mut st = self.group.state.lock();
         st.wait_begin(self.no, t);
         self.group.wake(&mut st, false);
@@ -607,6 +620,10 @@ impl<B: Backend> WaitHandler for WorkerWaits<B> {
         self.group.ensure_listener(&mut st);
     }
     fn wait_end(&self) {
+        WAITED.with(|w| {
+            let (total, since) = w.get();
+            w.set((total + since.map_or(Duration::ZERO, |t| t.elapsed()), None));
+        });
         self.group.state.lock().wait_end(self.no);
     }
 }
@@ -777,9 +794,11 @@ impl<B: Backend> Group<B> {
                     lowered = true;
                     priority::lower(rustix::thread::gettid().as_raw_nonzero().get(), nice);
                 }
-                let started = Instant::now();
+                let (started, waited_before) = (Instant::now(), waited());
                 let flow = task.conn.handle_command(&payload);
-                task.long = started.elapsed() >= self.params.stall();
+                // Running time, not waits: a statement that waited on a row lock is no report.
+                let ran = started.elapsed().saturating_sub(waited() - waited_before);
+                task.long = ran >= self.params.stall();
                 let flushed = task.conn.flush();
                 if !matches!((flow, flushed), (Ok(Flow::Continue), Ok(()))) {
                     return lowered;
@@ -1119,7 +1138,7 @@ impl<B: Backend> Pool<B> {
 /// nice 10 weighs about a tenth of nice 0) leaves the short statements most of the CPU while
 /// both run, and costs the long one nothing when the CPU is otherwise idle. A report runs
 /// long statements one after another: a connection whose last statement ran past the limit
-/// starts its next one lowered, instead of spending the first stall limit of each at full
+/// (its running time, leaving out reported waits) starts its next one lowered, instead of spending the first stall limit of each at full
 /// priority (`strata-bench run mvcc`, a 0.27 s `SELECT AVG(k)` repeated against 16 updaters).
 /// This is Strata's own; MySQL's and MariaDB's pools do not change priorities.
 mod priority {

@@ -55,6 +55,10 @@ def test_bench_run_workloads(server, tmp_path):
     assert figure(md, "rows loaded") == 3000
     assert figure(md, "average insert rate") > 0
     assert figure(md, "lookups/s, hot set 100") > 0
+    # the server's own read counter: a warmed 10-row set is read from memory only, and the
+    # estimate of rows held lies between that set and the largest one
+    assert figure(md, "storage reads per lookup, hot set 10") == 0
+    assert 10 <= figure(md, "hot rows served from memory (best over the hot sets)") <= 1000
     assert figure(md, "drops/s") > 0
     assert figure(md, "DROP PARTITION of a partition holding 3000 rows") >= 0
     assert figure(md, "tables created") == 60

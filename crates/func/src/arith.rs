@@ -604,7 +604,7 @@ pub fn date_add(
         }
         let us = t.to_micros() as i128 + iv.micros;
         let fsp = (*fsp).max(frac_fsp);
-        if us.abs() > temporal::TIME_MAX_MICROS as i128 + 999_999 {
+        if us.abs() > common::time::Time::MAX_MICROS as i128 + 999_999 {
             w.push(overflow_warning());
             return Ok(Value::Null);
         }

@@ -8,9 +8,6 @@
 
 use common::time::{DateTime, Time};
 
-/// Largest TIME value in microseconds (838:59:59.000000).
-pub const TIME_MAX_MICROS: i64 = Time::MAX_MICROS;
-
 /// True for a Gregorian leap year.
 pub fn is_leap(year: u32) -> bool {
     (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400)
@@ -541,12 +538,12 @@ pub struct ParsedTime {
 
 /// Clamps signed microseconds to the TIME range; returns whether clamping happened.
 pub fn clamp_time_micros(us: i64) -> (i64, bool) {
-    if us > TIME_MAX_MICROS + 999_999 {
-        (TIME_MAX_MICROS, true)
-    } else if us < -(TIME_MAX_MICROS + 999_999) {
-        (-TIME_MAX_MICROS, true)
-    } else if us.abs() > TIME_MAX_MICROS {
-        (us.signum() * TIME_MAX_MICROS, true)
+    if us > Time::MAX_MICROS + 999_999 {
+        (Time::MAX_MICROS, true)
+    } else if us < -(Time::MAX_MICROS + 999_999) {
+        (-Time::MAX_MICROS, true)
+    } else if us.abs() > Time::MAX_MICROS {
+        (us.signum() * Time::MAX_MICROS, true)
     } else {
         (us, false)
     }

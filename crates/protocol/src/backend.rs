@@ -152,8 +152,8 @@ pub struct Tuning {
     pub oversubscribe: usize,
     /// `thread_pool_max_unused_threads`: idle threads kept per group (0 = no limit).
     pub max_unused_threads: usize,
-    /// `thread_pool_stall_nice`: the nice value a worker runs a statement declared stalled
-    /// with (0 = not lowered).
+    /// `thread_pool_stall_nice`: the nice value (0–19) a worker runs a statement declared
+    /// stalled with (0 = not lowered).
     pub stall_nice: i32,
     /// `require_secure_transport`: TCP connections without TLS are refused (3159).
     pub require_secure_transport: bool,

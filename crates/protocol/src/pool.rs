@@ -508,8 +508,7 @@ impl Params {
             .store(t.prio_kickup.as_millis() as u64, Ordering::Relaxed);
         self.max_unused
             .store(t.max_unused_threads, Ordering::Relaxed);
-        self.stall_nice
-            .store(t.stall_nice.clamp(0, 19), Ordering::Relaxed);
+        self.stall_nice.store(t.stall_nice, Ordering::Relaxed);
     }
     fn limit(&self) -> usize {
         1 + self.oversubscribe.load(Ordering::Relaxed)
@@ -1138,8 +1137,9 @@ impl<B: Backend> Pool<B> {
 /// nice 10 weighs about a tenth of nice 0) leaves the short statements most of the CPU while
 /// both run, and costs the long one nothing when the CPU is otherwise idle. A report runs
 /// long statements one after another: a connection whose last statement ran past the limit
-/// (its running time, leaving out reported waits) starts its next one lowered, instead of spending the first stall limit of each at full
-/// priority (`strata-bench run mvcc`, a 0.27 s `SELECT AVG(k)` repeated against 16 updaters).
+/// (its running time, leaving out reported waits) starts its next one lowered, instead of
+/// spending the first stall limit of each at full priority (`strata-bench run mvcc`, a 0.27 s
+/// `SELECT AVG(k)` repeated against 16 updaters).
 /// This is Strata's own; MySQL's and MariaDB's pools do not change priorities.
 mod priority {
     use rustix::process::{setpriority_process, Pid};

@@ -191,7 +191,7 @@ impl<E: KvEngine> protocol::Backend for Backend<E> {
             )),
             oversubscribe: int_of(g.get("thread_pool_oversubscribe"), 3).min(1000) as usize,
             max_unused_threads: int_of(g.get("thread_pool_max_unused_threads"), 0) as usize,
-            stall_nice: int_of(g.get("thread_pool_stall_nice"), 10).min(19) as i32,
+            stall_nice: int_of(g.get("thread_pool_stall_nice"), 10).clamp(0, 19) as i32,
             require_secure_transport: int_of(g.get("require_secure_transport"), 0) != 0,
         }
     }

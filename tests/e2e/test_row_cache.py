@@ -1,5 +1,6 @@
 """The row cache: hot rows are served from it, and every snapshot still reads what it must."""
 import pymysql
+import pytest
 
 from conftest import Server
 
@@ -116,5 +117,41 @@ def test_block_cache_counters_count_blocks_read_from_files(tmp_path):
         assert after["data_hits"] - mid["data_hits"] >= 5
         assert after["data_adds"] == mid["data_adds"]
         assert after["hits"] >= after["data_hits"]
+    finally:
+        srv.stop()
+
+
+def test_force_flush_memtable_now_writes_the_rows_to_sst_files(tmp_path):
+    # SET GLOBAL strata_force_flush_memtable_now = ON (MyRocks' rocksdb_force_flush_memtable_now):
+    # rows only in the memtable are read without touching a file; after the flush they are in
+    # a new SST file, so reading one brings a data block in from that file.
+    datadir = tmp_path / "data"
+    srv = Server(datadir=str(datadir), extra=("--row-cache-size", "0"))
+    srv.start()
+    try:
+        cur = srv.connect().cursor()
+        cur.execute("CREATE DATABASE d")
+        cur.execute("CREATE TABLE d.t (id INT PRIMARY KEY, v INT)")
+        cur.execute("INSERT INTO d.t VALUES " + ",".join(f"({i}, {i})" for i in range(1, 101)))
+        ssts = lambda: sorted(p.name for p in (datadir / "rocksdb").glob("*.sst"))
+        before = ssts()
+        adds = status(cur, "Strata_block_cache_data_adds")
+        cur.execute("SELECT v FROM d.t WHERE id = 7")
+        assert cur.fetchall() == ((7,),)
+        assert status(cur, "Strata_block_cache_data_adds") == adds
+
+        with pytest.raises(pymysql.err.OperationalError) as e:
+            cur.execute("SET strata_force_flush_memtable_now = ON")
+        assert e.value.args[0] == 1229
+        cur.execute("SET GLOBAL strata_force_flush_memtable_now = ON")
+        cur.execute("SELECT @@global.strata_force_flush_memtable_now")
+        assert cur.fetchall() == ((0,),)
+        assert set(ssts()) - set(before), "the flush wrote no SST file"
+
+        cur.execute("SELECT v FROM d.t WHERE id = 8")
+        assert cur.fetchall() == ((8,),)
+        assert status(cur, "Strata_block_cache_data_adds") > adds
+        cur.execute("SELECT COUNT(*), SUM(v) FROM d.t")
+        assert cur.fetchall() == ((100, 5050),)
     finally:
         srv.stop()

@@ -78,6 +78,16 @@ pub fn fresh_database(conn: &mut Conn, db: &str) -> Result<()> {
     Ok(())
 }
 
+/// Asks a RocksDB-based server to write its memtables to SST files, so that the rows only
+/// held in memory and in the write-ahead log reach their compressed, at-rest form (MyRocks'
+/// `rocksdb_force_flush_memtable_now`, Strata's `strata_force_flush_memtable_now`). Returns
+/// the variable that worked, `None` for a server with neither (InnoDB).
+pub fn flush_memtables(conn: &mut Conn) -> Option<&'static str> {
+    ["strata_force_flush_memtable_now", "rocksdb_force_flush_memtable_now"]
+        .into_iter()
+        .find(|var| conn.query_drop(format!("SET GLOBAL {var} = ON")).is_ok())
+}
+
 /// `DATA_LENGTH + INDEX_LENGTH` of the tables of a database per INFORMATION_SCHEMA (what the
 /// server reports; used when the data directory is not on this machine).
 pub fn schema_size(conn: &mut Conn, db: &str) -> Result<Option<u64>> {

@@ -1424,6 +1424,14 @@ impl<E: KvEngine> Session<E> {
             }
             return Ok(());
         }
+        if global && def.name == "strata_force_flush_memtable_now" {
+            // A trigger, like MyRocks' rocksdb_force_flush_memtable_now: ON writes every
+            // memtable to SST files (their log is then obsolete); the variable stays OFF.
+            if sysvars::normalise(def, &value)? == Value::Int(1) {
+                self.inst.storage.engine().flush()?;
+            }
+            return Ok(());
+        }
         if global {
             return self.inst.globals.set(def.name, &value);
         }

@@ -166,6 +166,7 @@ pub static VARS: &[VarDef] = vars! {
     "sql_warnings" Both Bool "0";
     "storage_engine" Both Str "InnoDB";
     "strata_crash_point" Session Str "";
+    "strata_force_flush_memtable_now" Global Bool "0";
     "strata_row_cache_size" ReadOnly Int "67108864";
     "system_time_zone" ReadOnly Str "UTC";
     "table_definition_cache" Global Int "2000";

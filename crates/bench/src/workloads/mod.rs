@@ -235,8 +235,7 @@ impl Ctx<'_> {
 
     /// Polls the data directory's size once a second until it is the same twice in a row
     /// (flushes and the compactions they trigger have finished), for at most a minute.
-    /// Returns the size and the time waited.
-    fn settled_disk(&self) -> (u64, Duration) {
+    fn settled_disk(&self) -> u64 {
         let start = Instant::now();
         let mut last = self.disk_now().unwrap_or(0);
         let mut same = 0;
@@ -246,7 +245,7 @@ impl Ctx<'_> {
             same = if now == last { same + 1 } else { 0 };
             last = now;
         }
-        (last, start.elapsed())
+        last
     }
 
     /// Adds the "size on disk" figures for database `db` loaded with `rows` rows.
@@ -281,16 +280,13 @@ impl Ctx<'_> {
         } else if let Some(loaded) = growth {
             match client::flush_memtables(conn) {
                 Some(var) => {
-                    let settled = self.settled_disk();
-                    growth = growth_since(Some(settled.0));
+                    growth = growth_since(Some(self.settled_disk()));
+                    // no per-run numbers in the note: rounds with the same note merge
                     out.notes.push(format!(
                         "size on disk = growth of the data directory during the load (all \
                          files) at rest: after `SET GLOBAL {var} = ON` wrote the memtables to \
-                         SST files and the directory stopped changing ({:.0} s); right after \
-                         the load, with recent rows in memtables and the write-ahead log, it \
-                         was {:.1} MiB",
-                        settled.1.as_secs_f64(),
-                        loaded / (1u64 << 20) as f64
+                         SST files and the directory's size held still; `size right after the \
+                         load` counts recent rows in memtables and the write-ahead log"
                     ));
                     out.fig(
                         "size right after the load",

@@ -6,6 +6,7 @@ Blocking statements that report no wait are `BENCHMARK(huge, MD5('x'))`, ended w
 no test depends on how fast the machine is."""
 import os
 import resource
+import struct
 import threading
 import time
 
@@ -566,5 +567,36 @@ def test_cold_scan_reports_disk_io_waits():
         quiet = stats(c)["DISK_IO_WAITS"]
         assert q(c, "SELECT SUM(id) FROM dio.small") == ((6,),)
         assert stats(c)["DISK_IO_WAITS"] == quiet
+    finally:
+        s.stop()
+
+
+def pipelined(c, sqls):
+    """Sends the COM_QUERY packets of `sqls` in one write, then reads each result in turn."""
+    c._sock.sendall(b"".join(struct.pack("<I", len(x) + 1)[:3] + b"\x00\x03" + x.encode()
+                             for x in sqls))
+    out = []
+    for _ in sqls:
+        c._next_seq_id = 1
+        r = pymysql.connections.MySQLResult(c)
+        r.read()
+        out.append(r.rows)
+    return out
+
+
+@pytest.mark.parametrize("handling", ["pool-of-threads", "one-thread-per-connection"])
+def test_pipelined_commands_in_one_segment_are_all_answered(handling):
+    # The server reads ahead: one read can bring several commands. The ones left in its buffer
+    # must run without waiting for the socket (which will not become readable for them).
+    s = Server(extra=["--thread-handling", handling, "--thread-pool-size", "1"]).start()
+    try:
+        c = s.connect(read_timeout=10)  # a command left unanswered fails the read
+        big = "x" * 40000  # a payload past the 16 KiB read-ahead buffer
+        got = pipelined(c, ["SELECT 1", "SELECT 2", f"SELECT LENGTH('{big}')", "SELECT 4"])
+        assert got == [((1,),), ((2,),), ((40000,),), ((4,),)]
+        for _ in range(3):
+            got = pipelined(c, [f"SELECT {i}" for i in range(50)])
+            assert got == [((i,),) for i in range(50)]
+        assert q(c, "SELECT 5") == ((5,),)
     finally:
         s.stop()

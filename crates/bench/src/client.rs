@@ -83,9 +83,12 @@ pub fn fresh_database(conn: &mut Conn, db: &str) -> Result<()> {
 /// `rocksdb_force_flush_memtable_now`, Strata's `strata_force_flush_memtable_now`). Returns
 /// the variable that worked, `None` for a server with neither (InnoDB).
 pub fn flush_memtables(conn: &mut Conn) -> Option<&'static str> {
-    ["strata_force_flush_memtable_now", "rocksdb_force_flush_memtable_now"]
-        .into_iter()
-        .find(|var| conn.query_drop(format!("SET GLOBAL {var} = ON")).is_ok())
+    [
+        "strata_force_flush_memtable_now",
+        "rocksdb_force_flush_memtable_now",
+    ]
+    .into_iter()
+    .find(|var| conn.query_drop(format!("SET GLOBAL {var} = ON")).is_ok())
 }
 
 /// `DATA_LENGTH + INDEX_LENGTH` of the tables of a database per INFORMATION_SCHEMA (what the

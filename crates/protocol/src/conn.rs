@@ -454,10 +454,10 @@ impl<B: Backend, S: Transport> Connection<B, S> {
         self.io.stream().close();
     }
 
-    /// True if a command is already buffered above the socket (TLS), so the socket may not
-    /// become readable for it.
+    /// True if a command is already buffered above the socket (read ahead, or decrypted TLS
+    /// records), so the socket may not become readable for it.
     pub fn has_buffered_input(&mut self) -> bool {
-        self.io.stream_mut().has_buffered_input()
+        self.io.has_buffered_input() || self.io.stream_mut().has_buffered_input()
     }
 
     /// Sends everything buffered (call after [`Connection::handle_command`]).
@@ -608,6 +608,7 @@ impl<B: Backend, S: Transport> Connection<B, S> {
         if ok {
             self.applied = None;
             self.apply_timeouts();
+            self.io.set_read_ahead();
         }
         Ok(ok)
     }

@@ -48,11 +48,20 @@ impl From<io::Error> for ReadError {
     }
 }
 
-/// A packet-framed byte stream with sequence-id tracking and a write buffer.
+/// Size of the read-ahead buffer (see [`PacketIo::set_read_ahead`]).
+const READ_AHEAD: usize = 16 * 1024;
+
+/// A packet-framed byte stream with sequence-id tracking, a write buffer and, once turned on,
+/// a read-ahead buffer.
 pub struct PacketIo<S> {
     stream: S,
     seq: u8,
     out: Vec<u8>,
+    /// Read ahead from the stream, not yet consumed: `ahead[pos..end]`. Empty (no allocation)
+    /// until [`PacketIo::set_read_ahead`].
+    ahead: Vec<u8>,
+    pos: usize,
+    end: usize,
 }
 
 impl<S: Read + Write> PacketIo<S> {
@@ -62,7 +71,69 @@ impl<S: Read + Write> PacketIo<S> {
             stream,
             seq: 0,
             out: Vec::with_capacity(16 * 1024),
+            ahead: Vec::new(),
+            pos: 0,
+            end: 0,
         }
+    }
+
+    /// Turns on reading ahead: each read of the stream asks for up to 16 KiB, so a command's
+    /// header and payload (and a pipelined command after it) arrive with one `recv` instead of
+    /// one for the header and one for the payload. Call it once the connection is
+    /// authenticated, not before: until then a read must not consume bytes past its packet
+    /// (the TLS handshake that follows an SSLRequest is read by the TLS layer).
+    ///
+    /// Hand-written rather than `std::io::BufReader`: the stream must stay reachable for TLS,
+    /// timeouts and polling, and callers must see whether input is buffered
+    /// ([`PacketIo::has_buffered_input`]).
+    pub fn set_read_ahead(&mut self) {
+        if self.ahead.is_empty() {
+            self.ahead = vec![0; READ_AHEAD];
+        }
+    }
+
+    /// True when bytes read ahead are waiting: the next packet may be here already, so the
+    /// socket may never become readable for it.
+    pub fn has_buffered_input(&self) -> bool {
+        self.pos < self.end
+    }
+
+    /// Reads at most `buf.len()` bytes: what was read ahead, else from the stream (through the
+    /// read-ahead buffer when it is on and `buf` is smaller than it).
+    fn read_some(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.pos == self.end {
+            if self.ahead.is_empty() || buf.len() >= self.ahead.len() {
+                return self.stream.read(buf);
+            }
+            let k = self.stream.read(&mut self.ahead)?;
+            (self.pos, self.end) = (0, k);
+        }
+        let n = buf.len().min(self.end - self.pos);
+        buf[..n].copy_from_slice(&self.ahead[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+
+    /// Fills `buf`, stopping early only at end of stream; returns the bytes read.
+    fn read_full(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut n = 0;
+        while n < buf.len() {
+            match self.read_some(&mut buf[n..]) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(n)
+    }
+
+    /// Fills `buf`; end of stream first is `UnexpectedEof`.
+    fn read_exact(&mut self, buf: &mut [u8]) -> io::Result<()> {
+        if self.read_full(buf)? < buf.len() {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        Ok(())
     }
 
     /// The underlying stream.
@@ -110,7 +181,7 @@ impl<S: Read + Write> PacketIo<S> {
             let mut header = [0u8; 4];
             if first {
                 // Distinguish a clean close (EOF before any byte) from a truncated packet.
-                let n = read_full(&mut self.stream, &mut header)?;
+                let n = self.read_full(&mut header)?;
                 if n == 0 {
                     return Err(ReadError::Closed);
                 }
@@ -118,7 +189,7 @@ impl<S: Read + Write> PacketIo<S> {
                     return Err(ReadError::Io(io::ErrorKind::UnexpectedEof.into()));
                 }
             } else {
-                self.stream.read_exact(&mut header)?;
+                self.read_exact(&mut header)?;
             }
             let len = header[0] as usize | (header[1] as usize) << 8 | (header[2] as usize) << 16;
             if let Some(e) = expect {
@@ -138,7 +209,7 @@ impl<S: Read + Write> PacketIo<S> {
             }
             let start = payload.len();
             payload.resize(start + len, 0);
-            self.stream.read_exact(&mut payload[start..])?;
+            self.read_exact(&mut payload[start..])?;
             if len < MAX_CHUNK {
                 return Ok(payload);
             }
@@ -155,7 +226,7 @@ impl<S: Read + Write> PacketIo<S> {
             let chunk_len = len;
             while len > 0 && budget > 0 {
                 let n = len.min(buf.len()).min(budget);
-                if self.stream.read_exact(&mut buf[..n]).is_err() {
+                if self.read_exact(&mut buf[..n]).is_err() {
                     return;
                 }
                 len -= n;
@@ -165,7 +236,7 @@ impl<S: Read + Write> PacketIo<S> {
                 return;
             }
             let mut header = [0u8; 4];
-            if self.stream.read_exact(&mut header).is_err() {
+            if self.read_exact(&mut header).is_err() {
                 return;
             }
             len = header[0] as usize | (header[1] as usize) << 8 | (header[2] as usize) << 16;
@@ -207,20 +278,6 @@ impl<S: Read + Write> PacketIo<S> {
     pub fn discard_output(&mut self) {
         self.out.clear();
     }
-}
-
-/// Reads until `buf` is full or EOF; returns the number of bytes read.
-fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match r.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
 }
 
 /// Appends a length-encoded integer.
@@ -453,6 +510,59 @@ mod tests {
         io.flush().ok();
         assert_eq!(io.stream.output, vec![2, 0, 0, 8, b'x', b'y']);
         assert!(matches!(io.read_packet(100), Err(ReadError::Closed)));
+    }
+
+    #[test]
+    fn read_ahead_takes_pipelined_packets_in_one_read() {
+        /// Counts reads; serves at most `step` bytes per read.
+        struct Counting {
+            input: Cursor<Vec<u8>>,
+            step: usize,
+            reads: usize,
+        }
+        impl Read for Counting {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                self.reads += 1;
+                let n = buf.len().min(self.step);
+                self.input.read(&mut buf[..n])
+            }
+        }
+        impl Write for Counting {
+            fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> io::Result<()> {
+                Ok(())
+            }
+        }
+        let big = vec![7u8; READ_AHEAD + 10];
+        let mut input = vec![3, 0, 0, 0, b'a', b'b', b'c', 1, 0, 0, 0, b'd'];
+        input.extend_from_slice(&[(big.len() & 0xFF) as u8, (big.len() >> 8) as u8, 0, 0]);
+        input.extend_from_slice(&big);
+        for step in [usize::MAX, 1, 5] {
+            let mut io = PacketIo::new(Counting {
+                input: Cursor::new(input.clone()),
+                step,
+                reads: 0,
+            });
+            // off: a read never takes bytes past its packet
+            assert_eq!(io.read_packet(100).ok(), Some(b"abc".to_vec()));
+            assert!(!io.has_buffered_input());
+            io.set_read_ahead();
+            assert_eq!(io.read_packet(100).ok(), Some(b"d".to_vec()));
+            if step == usize::MAX {
+                // one read brought the second packet and the start of the third
+                assert_eq!(io.stream.reads, 3);
+                assert!(io.has_buffered_input());
+            }
+            assert_eq!(io.read_packet(1 << 20).ok(), Some(big.clone()));
+            assert!(!io.has_buffered_input());
+            assert!(matches!(io.read_packet(100), Err(ReadError::Closed)));
+        }
+        // a packet cut short by the end of the stream is an error, not a clean close
+        let mut io = io_with(vec![5, 0, 0, 0, b'a', b'b']);
+        io.set_read_ahead();
+        assert!(matches!(io.read_packet(100), Err(ReadError::Io(_))));
     }
 
     #[test]

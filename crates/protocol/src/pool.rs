@@ -802,8 +802,8 @@ impl<B: Backend> Group<B> {
                 if !matches!((flow, flushed), (Ok(Flow::Continue), Ok(()))) {
                     return lowered;
                 }
-                // A pipelined command already decrypted above the socket would not wake the
-                // poller: run it now.
+                // A pipelined command already read ahead or decrypted above the socket would
+                // not wake the poller: run it now.
                 if task.conn.has_buffered_input() {
                     continue;
                 }

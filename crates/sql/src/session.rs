@@ -1021,13 +1021,12 @@ impl<E: KvEngine> Session<E> {
             }
         }
         if let Err(e) = &r {
-            if e.code.num != codes::ER_QUERY_INTERRUPTED.num || true {
-                self.warnings.push(Warning {
-                    level: common::Level::Error,
-                    code: e.code.num,
-                    msg: e.msg.clone(),
-                });
-            }
+            // every error, an interrupted statement's too, is in SHOW ERRORS / SHOW WARNINGS
+            self.warnings.push(Warning {
+                level: common::Level::Error,
+                code: e.code.num,
+                msg: e.msg.clone(),
+            });
             self.row_count = -1;
         } else {
             self.row_count = match &r {

@@ -86,6 +86,15 @@ def test_row_cache_can_be_turned_off(tmp_path):
         srv.stop()
 
 
+def hundred_rows(srv):
+    """Creates d.t (id, v) with rows 1..100 (v = id); returns a cursor."""
+    cur = srv.connect().cursor()
+    cur.execute("CREATE DATABASE d")
+    cur.execute("CREATE TABLE d.t (id INT PRIMARY KEY, v INT)")
+    cur.execute("INSERT INTO d.t VALUES " + ",".join(f"({i}, {i})" for i in range(1, 101)))
+    return cur
+
+
 def test_block_cache_counters_count_blocks_read_from_files(tmp_path):
     # Without the row cache every read goes to RocksDB; after a restart the rows are in SST
     # files (the recovered log is flushed), so the first read of a row brings its data block
@@ -93,10 +102,7 @@ def test_block_cache_counters_count_blocks_read_from_files(tmp_path):
     srv = Server(datadir=str(tmp_path / "data"), extra=("--row-cache-size", "0"))
     srv.start()
     try:
-        cur = srv.connect().cursor()
-        cur.execute("CREATE DATABASE d")
-        cur.execute("CREATE TABLE d.t (id INT PRIMARY KEY, v INT)")
-        cur.execute("INSERT INTO d.t VALUES " + ",".join(f"({i}, {i})" for i in range(1, 101)))
+        hundred_rows(srv)
     finally:
         srv.stop()
     srv.start()
@@ -129,10 +135,7 @@ def test_force_flush_memtable_now_writes_the_rows_to_sst_files(tmp_path):
     srv = Server(datadir=str(datadir), extra=("--row-cache-size", "0"))
     srv.start()
     try:
-        cur = srv.connect().cursor()
-        cur.execute("CREATE DATABASE d")
-        cur.execute("CREATE TABLE d.t (id INT PRIMARY KEY, v INT)")
-        cur.execute("INSERT INTO d.t VALUES " + ",".join(f"({i}, {i})" for i in range(1, 101)))
+        cur = hundred_rows(srv)
         ssts = lambda: sorted(p.name for p in (datadir / "rocksdb").glob("*.sst"))
         before = ssts()
         adds = status(cur, "Strata_block_cache_data_adds")

@@ -54,6 +54,10 @@ def test_bench_run_workloads(server, tmp_path):
         assert title in md, title
     assert figure(md, "rows loaded") == 3000
     assert figure(md, "average insert rate") > 0
+    # sizes at rest: the bench flushed Strata's memtables before measuring
+    assert "after `SET GLOBAL strata_force_flush_memtable_now = ON` wrote the memtables" in md
+    assert figure(md, "size right after the load") > 0
+    assert figure(md, "size on disk") > 0
     assert figure(md, "lookups/s, hot set 100") > 0
     # the server's own read counter: a warmed 10-row set is read from memory only, and the
     # estimate of rows held lies between that set and the largest one

@@ -591,7 +591,7 @@ def test_pipelined_commands_in_one_segment_are_all_answered(handling):
     s = Server(extra=["--thread-handling", handling, "--thread-pool-size", "1"]).start()
     try:
         c = s.connect(read_timeout=10)  # a command left unanswered fails the read
-        big = "x" * 40000  # a payload past the 16 KiB read-ahead buffer
+        big = "x" * 40000  # a payload far past the 4 KiB read-ahead buffer
         got = pipelined(c, ["SELECT 1", "SELECT 2", f"SELECT LENGTH('{big}')", "SELECT 4"])
         assert got == [((1,),), ((2,),), ((40000,),), ((4,),)]
         for _ in range(3):

@@ -91,6 +91,14 @@ pub fn flush_memtables(conn: &mut Conn) -> Option<&'static str> {
     .find(|var| conn.query_drop(format!("SET GLOBAL {var} = ON")).is_ok())
 }
 
+/// The `SHOW GLOBAL STATUS` value of `name` as a number; `None` when the server has no such
+/// variable (or its value is not a number).
+pub fn global_status(conn: &mut Conn, name: &str) -> Result<Option<u64>> {
+    let row: Option<(String, String)> =
+        conn.query_first(format!("SHOW GLOBAL STATUS LIKE '{name}'"))?;
+    Ok(row.and_then(|(_, v)| v.parse().ok()))
+}
+
 /// `DATA_LENGTH + INDEX_LENGTH` of the tables of a database per INFORMATION_SCHEMA (what the
 /// server reports; used when the data directory is not on this machine).
 pub fn schema_size(conn: &mut Conn, db: &str) -> Result<Option<u64>> {

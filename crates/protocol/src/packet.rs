@@ -48,8 +48,10 @@ impl From<io::Error> for ReadError {
     }
 }
 
-/// Size of the read-ahead buffer (see [`PacketIo::set_read_ahead`]).
-const READ_AHEAD: usize = 16 * 1024;
+/// Size of the read-ahead buffer (see [`PacketIo::set_read_ahead`]): room for the usual
+/// command and then some, small enough not to weigh on thousands of connections; longer
+/// payloads are read straight into their own buffer.
+const READ_AHEAD: usize = 4 * 1024;
 
 /// A packet-framed byte stream with sequence-id tracking, a write buffer and, once turned on,
 /// a read-ahead buffer.
@@ -77,7 +79,7 @@ impl<S: Read + Write> PacketIo<S> {
         }
     }
 
-    /// Turns on reading ahead: each read of the stream asks for up to 16 KiB, so a command's
+    /// Turns on reading ahead: each read of the stream asks for up to 4 KiB, so a command's
     /// header and payload (and a pipelined command after it) arrive with one `recv` instead of
     /// one for the header and one for the payload. Call it once the connection is
     /// authenticated, not before: until then a read must not consume bytes past its packet

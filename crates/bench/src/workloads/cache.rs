@@ -97,7 +97,7 @@ impl ReadCounter {
     /// The counter for table `db`.`table` on the server behind `conn` (None when the server
     /// offers none of them).
     pub fn detect(conn: &mut mysql::Conn, db: &str, table: &str) -> Result<Option<Self>> {
-        if status_value(conn, ReadCounter::Strata.variable())?.is_some() {
+        if client::global_status(conn, ReadCounter::Strata.variable())?.is_some() {
             return Ok(Some(ReadCounter::Strata));
         }
         let engine: Option<String> = conn.exec_first(
@@ -109,20 +109,14 @@ impl ReadCounter {
         } else {
             ReadCounter::InnoDb
         };
-        Ok(status_value(conn, kind.variable())?.map(|_| kind))
+        Ok(client::global_status(conn, kind.variable())?.map(|_| kind))
     }
 
     /// The counter's value now.
     pub fn read(self, conn: &mut mysql::Conn) -> Result<u64> {
-        status_value(conn, self.variable())?
+        client::global_status(conn, self.variable())?
             .ok_or_else(|| anyhow::anyhow!("status variable {} is gone", self.variable()))
     }
-}
-
-fn status_value(conn: &mut mysql::Conn, name: &str) -> Result<Option<u64>> {
-    let row: Option<(String, String)> =
-        conn.query_first(format!("SHOW GLOBAL STATUS LIKE '{name}'"))?;
-    Ok(row.and_then(|(_, v)| v.parse().ok()))
 }
 
 /// Of a hot set of `size` rows looked up uniformly, how many the server served from memory,

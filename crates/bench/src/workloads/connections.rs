@@ -19,7 +19,7 @@ use mysql::prelude::Queryable;
 
 use super::{Ctx, Params, Unit};
 use crate::chart::ChartSpec;
-use crate::client::fresh_database;
+use crate::client::{self, fresh_database};
 use crate::machine;
 use crate::report::{Better, Outcome};
 use crate::stats::percentile;
@@ -432,11 +432,10 @@ impl Storm {
 
 /// `SHOW GLOBAL STATUS` value of `name` as a number (NaN when missing).
 fn status(conn: &mut mysql::Conn, name: &str) -> f64 {
-    conn.query_first::<(String, String), _>(format!("SHOW GLOBAL STATUS LIKE '{name}'"))
+    client::global_status(conn, name)
         .ok()
         .flatten()
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or(f64::NAN)
+        .map_or(f64::NAN, |v| v as f64)
 }
 
 impl Unit for Storm {

@@ -304,6 +304,9 @@ pub struct Session<E: KvEngine> {
     executing: Option<u32>,
     /// Bumped by every change of a session variable (plans fold some variable values).
     vars_gen: u64,
+    /// The global values as of the statement's start, read without the shared lock while no
+    /// SET GLOBAL came since (see [`Session::global_value`]).
+    globals: crate::sysvars::GlobalsSnapshot,
     /// What planning touched (see [`PlanRecord`]).
     pub(crate) plan_rec: std::cell::RefCell<PlanRecord>,
 }
@@ -371,6 +374,7 @@ impl<E: KvEngine> Session<E> {
             plans: Default::default(),
             executing: None,
             vars_gen: 0,
+            globals: inst.globals.snapshot(),
             plan_rec: Default::default(),
         };
         if let Some(d) = db {
@@ -400,10 +404,16 @@ impl<E: KvEngine> Session<E> {
 
     /// Session value of a system variable (session override or global).
     pub fn var(&self, name: &str) -> Option<Value> {
-        let def = sysvars::lookup(name)?;
-        match self.vars.get(def.name) {
-            Some(v) => Some(v.clone()),
-            None => self.inst.globals.get_def(def),
+        self.with_var(name, |v| v.cloned())
+    }
+
+    /// Runs `f` on the global value of `def`: from the session's snapshot while it is
+    /// current, else from the shared values (a SET GLOBAL since the statement began).
+    fn global_value<R>(&self, def: &sysvars::VarDef, f: impl FnOnce(Option<&Value>) -> R) -> R {
+        if self.globals.generation() == self.inst.globals.generation() {
+            f(self.globals.get(def))
+        } else {
+            self.inst.globals.with_def(def, f)
         }
     }
 
@@ -419,7 +429,7 @@ impl<E: KvEngine> Session<E> {
             None => f(None),
             Some(def) => match self.vars.get(def.name) {
                 Some(v) => f(Some(v)),
-                None => self.inst.globals.with_def(def, f),
+                None => self.global_value(def, f),
             },
         }
     }
@@ -925,6 +935,9 @@ impl<E: KvEngine> Session<E> {
         }
         self.killed.store(false, Ordering::SeqCst);
         self.stmt_now = None;
+        if self.globals.generation() != self.inst.globals.generation() {
+            self.globals = self.inst.globals.snapshot();
+        }
         let is_diag = matches!(&p.stmt, Stmt::Show(t) if crate::show::is_show_warnings(t));
         if !is_diag {
             self.prev_warnings = (

@@ -39,6 +39,14 @@ pub struct RocksOptions {
     pub max_background_jobs: i32,
     /// Memtable size per column family in bytes (default 64 MiB).
     pub write_buffer_size: usize,
+    /// Size of a data block before compression, in bytes (default 16 KiB).
+    ///
+    /// A range read pays a block cache lookup and a new block iterator for every block it
+    /// enters; with 4 KiB blocks (about 20 sysbench rows) that was a tenth of the range reads'
+    /// CPU. Sysbench oltp_read_write, 8 threads, 30 s on fresh data, 5 runs each, alternating:
+    /// median 1,030 µs of server CPU per transaction with 16 KiB against 1,125 with 4 KiB, and
+    /// 1,429 against 1,278 tps. Hot single rows are kept by the row cache, not by the blocks.
+    pub block_size: usize,
     /// Incremental fsync of SST/WAL files every N bytes (default 1 MiB).
     pub bytes_per_sync: u64,
     /// Create the directory and column families if missing (default true).
@@ -54,6 +62,7 @@ impl Default for RocksOptions {
             block_cache_bytes: 256 << 20,
             max_background_jobs: cpus.clamp(2, 4),
             write_buffer_size: 64 << 20,
+            block_size: 16 << 10,
             bytes_per_sync: 1 << 20,
             create_if_missing: true,
             row_cache_bytes: 0,
@@ -172,6 +181,7 @@ impl RocksEngine {
         let cf_opts = |cache: &Cache| {
             let mut bb = BlockBasedOptions::default();
             bb.set_block_cache(cache);
+            bb.set_block_size(opts.block_size);
             bb.set_bloom_filter(10.0, false);
             bb.set_whole_key_filtering(true);
             bb.set_cache_index_and_filter_blocks(true);

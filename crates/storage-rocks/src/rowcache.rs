@@ -23,9 +23,7 @@
 //! Keys embed the index id, and ids are never reused: after a DROP / TRUNCATE the dead entries
 //! can't be hit again and age out of the LRU, so a range delete needs no cache walk.
 
-use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use lru::LruCache;
 use parking_lot::Mutex;
@@ -39,12 +37,17 @@ struct Entry {
 }
 
 struct Shard {
-    lru: LruCache<Vec<u8>, Entry>,
+    lru: LruCache<Vec<u8>, Entry, rustc_hash::FxBuildHasher>,
     bytes: usize,
     /// Writes to this shard between `begin_write` and `end_write`.
     pending: u32,
     /// Fills must come from snapshots at least this recent.
     min_seq: u64,
+    /// Reads served from this shard, and reads that missed it. Counted under the shard's lock:
+    /// cache-wide atomic counters were written by every read from every core, and the cache
+    /// line they shared with `shards` moved between the cores on each point select.
+    hits: u64,
+    misses: u64,
 }
 
 /// Counters for SHOW STATUS.
@@ -65,8 +68,6 @@ pub struct RowCache {
     shards: Vec<Mutex<Shard>>,
     per_shard: usize,
     capacity: usize,
-    hits: AtomicU64,
-    misses: AtomicU64,
 }
 
 impl RowCache {
@@ -81,24 +82,27 @@ impl RowCache {
             shards: (0..n)
                 .map(|_| {
                     Mutex::new(Shard {
-                        lru: LruCache::unbounded(),
+                        lru: LruCache::unbounded_with_hasher(rustc_hash::FxBuildHasher),
                         bytes: 0,
                         pending: 0,
                         min_seq: 0,
+                        hits: 0,
+                        misses: 0,
                     })
                 })
                 .collect(),
             per_shard,
             capacity,
-            hits: AtomicU64::new(0),
-            misses: AtomicU64::new(0),
         })
     }
 
     fn shard_no(&self, key: &[u8]) -> usize {
-        let mut h = DefaultHasher::new();
+        // Fx, not SipHash (here and in the shards' maps): every point read hashes its key;
+        // the keys are our own. The shard comes from middle bits, which the maps' bucket
+        // (low bits) and tag (top 7 bits) do not use, so a shard's keys still spread.
+        let mut h = rustc_hash::FxHasher::default();
         key.hash(&mut h);
-        (h.finish() as usize) % self.shards.len()
+        ((h.finish() >> 40) as usize) % self.shards.len()
     }
 
     /// The cached value of `key` for a reader whose snapshot was taken at or after `reader_seq`.
@@ -108,11 +112,10 @@ impl RowCache {
             Some(e) if e.w_bound <= reader_seq => Some(e.value.clone()),
             _ => None,
         };
-        drop(s);
         match hit {
-            Some(_) => self.hits.fetch_add(1, Ordering::Relaxed),
-            None => self.misses.fetch_add(1, Ordering::Relaxed),
-        };
+            Some(_) => s.hits += 1,
+            None => s.misses += 1,
+        }
         hit
     }
 
@@ -173,12 +176,17 @@ impl RowCache {
 
     /// Counters.
     pub fn stats(&self) -> RowCacheStats {
-        RowCacheStats {
-            hits: self.hits.load(Ordering::Relaxed),
-            misses: self.misses.load(Ordering::Relaxed),
-            bytes: self.shards.iter().map(|s| s.lock().bytes as u64).sum(),
+        let mut st = RowCacheStats {
             capacity: self.capacity as u64,
+            ..Default::default()
+        };
+        for s in &self.shards {
+            let s = s.lock();
+            st.hits += s.hits;
+            st.misses += s.misses;
+            st.bytes += s.bytes as u64;
         }
+        st
     }
 }
 
@@ -193,6 +201,8 @@ mod tests {
         c.fill(b"k", b"v1", 10, 12);
         assert_eq!(c.get(b"k", 12).as_deref(), Some(&b"v1"[..]));
         assert_eq!(c.get(b"k", 11), None, "an older snapshot reads RocksDB");
+        let st = c.stats();
+        assert_eq!((st.hits, st.misses), (1, 2), "{st:?}");
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! [`RowCache`]: Strata's own row cache — whole rows (primary-key records of the data column
-//! family) kept by key, so a hot row costs its own bytes in memory instead of a whole 4 KiB block
+//! family) kept by key, so a hot row costs its own bytes in memory instead of a whole 16 KiB block
 //! (or InnoDB's 16 KiB page) of mostly cold neighbours.
 //!
 //! Written by hand because RocksDB's built-in `row_cache` refuses `DeleteRange`, which DROP /

@@ -296,6 +296,22 @@ def test_session_variables_and_show(server):
     assert err(c, "SET GLOBAL version = 'x'") == 1238
 
 
+def test_set_global_is_seen_by_sessions_already_running(server):
+    # Sessions read global values from a copy taken when a statement starts; a SET GLOBAL
+    # from another connection must show in their next statement.
+    a, b = server.connect(), server.connect()
+    assert q(b, "SELECT @@max_connections, @@GLOBAL.max_connections") == ((151, 151),)
+    try:
+        q(a, "SET GLOBAL max_connections = 321")
+        assert q(b, "SELECT @@max_connections, @@GLOBAL.max_connections") == ((321, 321),)
+        assert dict(q(b, "SHOW VARIABLES LIKE 'max_connections'")) == {"max_connections": "321"}
+        q(a, "SET GLOBAL max_connections = 322")
+        assert q(b, "SELECT @@max_connections") == ((322,),)
+    finally:
+        q(a, "SET GLOBAL max_connections = 151")
+    assert q(b, "SELECT @@max_connections") == ((151,),)
+
+
 def test_information_schema(db):
     c, name = db
     q(c, "CREATE TABLE t1 (id INT PRIMARY KEY, v VARCHAR(3))")

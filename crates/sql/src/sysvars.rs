@@ -235,8 +235,9 @@ pub struct GlobalVars {
 #[repr(align(128))]
 struct Generation(std::sync::atomic::AtomicU64);
 
-/// The global values as of one generation (see [`GlobalVars::snapshot`]).
-#[derive(Debug, Clone, Default)]
+/// The global values as of one generation (see [`GlobalVars::snapshot`]). A session that
+/// stays idle keeps its copy alive until its next statement.
+#[derive(Debug, Clone)]
 pub struct GlobalsSnapshot {
     generation: u64,
     values: Arc<FxHashMap<&'static str, Value>>,

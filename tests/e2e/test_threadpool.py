@@ -531,6 +531,30 @@ def test_connect_timeout_and_net_read_timeout(pool2):
     assert q(c, "SELECT 1") == ((1,),)
 
 
+def test_a_command_arriving_in_pieces_slower_than_the_linger_still_runs(pool2):
+    """A pooled connection waits for its next command with the socket's own read timeout set to
+    the linger (50 ms), and the packet reader enforces net_read_timeout itself by retrying: a
+    command whose bytes arrive in pieces, each pause longer than the linger but well within
+    net_read_timeout, is still read whole and answered, on a connection that lingered before."""
+    s = pool2
+    a, b = s.connect(), s.connect()
+    for _ in range(3):
+        assert q(a, "SELECT 1") == ((1,),)
+        assert q(b, "SELECT 2") == ((2,),)
+    sql = b"SELECT 7 + 1"
+    pkt = bytes([len(sql) + 1, 0, 0, 0, 3]) + sql
+    sock = a._sock
+    for part in (pkt[:2], pkt[2:7], pkt[7:]):
+        sock.sendall(part)
+        time.sleep(0.3)
+    a._next_seq_id = 1
+    r = pymysql.connections.MySQLResult(a)
+    r.read()
+    assert r.rows == ((8,),)
+    assert q(a, "SELECT 3") == ((3,),)
+    assert q(b, "SELECT 4") == ((4,),)
+
+
 def test_cold_scan_reports_disk_io_waits():
     """A scan of a table several times larger than a tiny block cache, read right after a restart
     (its data in SST files, nothing cached), reports disk-read waits (block-cache misses) that

@@ -494,10 +494,10 @@ pub fn put_binary_value(out: &mut Vec<u8>, c: &ColumnMeta, v: &Value) {
     }
 }
 
-/// A binary-protocol result row: 0x00, NULL bitmap (offset 2), then the non-NULL values.
-pub fn binary_row(columns: &[ColumnMeta], row: &[Value]) -> Vec<u8> {
+/// Appends a binary-protocol result row to `p`: 0x00, NULL bitmap (offset 2), then the
+/// non-NULL values.
+pub fn put_binary_row(p: &mut Vec<u8>, columns: &[ColumnMeta], row: &[Value]) {
     let n = columns.len();
-    let mut p = Vec::with_capacity(1 + (n + 9) / 8 + n * 8);
     p.push(0x00);
     let bitmap_at = p.len();
     p.resize(bitmap_at + (n + 9) / 8, 0);
@@ -507,9 +507,16 @@ pub fn binary_row(columns: &[ColumnMeta], row: &[Value]) -> Vec<u8> {
                 let bit = i + 2;
                 p[bitmap_at + bit / 8] |= 1 << (bit % 8);
             }
-            Some(v) => put_binary_value(&mut p, c, v),
+            Some(v) => put_binary_value(p, c, v),
         }
     }
+}
+
+/// A binary-protocol result row (see [`put_binary_row`]).
+pub fn binary_row(columns: &[ColumnMeta], row: &[Value]) -> Vec<u8> {
+    let n = columns.len();
+    let mut p = Vec::with_capacity(1 + (n + 9) / 8 + n * 8);
+    put_binary_row(&mut p, columns, row);
     p
 }
 

@@ -234,6 +234,9 @@ impl Transport for Socket {
             _ => false,
         }
     }
+    fn retryable_timeouts(&self) -> bool {
+        matches!(self, Socket::Tcp(_) | Socket::Unix(_))
+    }
 }
 
 impl AsFd for Socket {

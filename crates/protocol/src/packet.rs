@@ -11,6 +11,7 @@
 //! The `put_*` functions append the same encodings to a `Vec<u8>`.
 
 use std::io::{self, Read, Write};
+use std::time::{Duration, Instant};
 
 /// Largest payload carried by a single physical packet.
 pub const MAX_CHUNK: usize = 0xFF_FFFF;
@@ -53,6 +54,14 @@ impl From<io::Error> for ReadError {
 /// payloads are read straight into their own buffer.
 const READ_AHEAD: usize = 4 * 1024;
 
+/// A read that ended because the stream's read timeout passed (`EAGAIN` on a socket).
+fn is_timeout(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+    )
+}
+
 /// A packet-framed byte stream with sequence-id tracking, a write buffer and, once turned on,
 /// a read-ahead buffer.
 pub struct PacketIo<S> {
@@ -64,6 +73,9 @@ pub struct PacketIo<S> {
     ahead: Vec<u8>,
     pos: usize,
     end: usize,
+    /// Set when the stream's own read timeout is short (see [`PacketIo::fill_ahead`]): how long
+    /// a read in the middle of a packet keeps retrying after timeouts before it fails.
+    patience: Option<Duration>,
 }
 
 impl<S: Read + Write> PacketIo<S> {
@@ -76,6 +88,7 @@ impl<S: Read + Write> PacketIo<S> {
             ahead: Vec::new(),
             pos: 0,
             end: 0,
+            patience: None,
         }
     }
 
@@ -116,14 +129,52 @@ impl<S: Read + Write> PacketIo<S> {
         Ok(n)
     }
 
+    /// For a stream whose own read timeout is set short, for [`PacketIo::fill_ahead`]: reads
+    /// that time out are retried until `patience` (the session's net_read_timeout) has passed.
+    /// `None`: the stream's timeout is the real one.
+    pub fn set_patience(&mut self, patience: Option<Duration>) {
+        self.patience = patience;
+    }
+
+    /// Waits for input for up to the stream's own read timeout and reads it ahead, with one
+    /// `recv` (a `poll` followed by a `recv` costs a second system call per command). True when
+    /// input is buffered, or at end of stream (the next read reports either); false when the
+    /// timeout passed first. Needs the read-ahead buffer ([`PacketIo::set_read_ahead`]).
+    pub fn fill_ahead(&mut self) -> io::Result<bool> {
+        if self.pos < self.end {
+            return Ok(true);
+        }
+        if self.ahead.is_empty() {
+            return Err(io::Error::other("read ahead is off"));
+        }
+        loop {
+            match self.stream.read(&mut self.ahead) {
+                Ok(k) => {
+                    (self.pos, self.end) = (0, k);
+                    return Ok(true);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if is_timeout(&e) => return Ok(false),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
     /// Fills `buf`, stopping early only at end of stream; returns the bytes read.
     fn read_full(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let mut n = 0;
+        let mut waiting: Option<Instant> = None;
         while n < buf.len() {
             match self.read_some(&mut buf[n..]) {
                 Ok(0) => break,
                 Ok(k) => n += k,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if is_timeout(&e) && self.patience.is_some() => {
+                    let since = *waiting.get_or_insert_with(Instant::now);
+                    if self.patience.is_some_and(|p| since.elapsed() >= p) {
+                        return Err(e);
+                    }
+                }
                 Err(e) => return Err(e),
             }
         }
@@ -604,5 +655,70 @@ mod tests {
             matches!(io.read_packet(1000), Err(ReadError::Io(_))),
             "truncated header"
         );
+    }
+
+    /// A socket pair whose reading end times out after `ms` milliseconds, read ahead.
+    fn short_socket(
+        ms: u64,
+    ) -> (
+        PacketIo<std::os::unix::net::UnixStream>,
+        std::os::unix::net::UnixStream,
+    ) {
+        let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+        a.set_read_timeout(Some(Duration::from_millis(ms))).unwrap();
+        let mut io = PacketIo::new(a);
+        io.set_read_ahead();
+        (io, b)
+    }
+
+    #[test]
+    fn fill_ahead_waits_one_timeout_and_keeps_what_came() {
+        let (mut io, mut peer) = short_socket(20);
+        assert!(
+            !io.fill_ahead().unwrap(),
+            "nothing sent: the timeout passes"
+        );
+        peer.write_all(&[1, 0, 0, 0, 0x0e]).unwrap();
+        assert!(io.fill_ahead().unwrap());
+        assert!(io.has_buffered_input());
+        assert_eq!(io.read_packet_seq(100, 0).unwrap(), vec![0x0e]);
+        drop(peer);
+        assert!(
+            io.fill_ahead().unwrap(),
+            "end of stream: the next read reports it"
+        );
+        assert!(matches!(io.read_packet(100), Err(ReadError::Closed)));
+    }
+
+    #[test]
+    fn with_patience_a_packet_may_pause_longer_than_the_socket_timeout() {
+        let (mut io, mut peer) = short_socket(10);
+        io.set_patience(Some(Duration::from_secs(30)));
+        let writer = std::thread::spawn(move || {
+            for part in [&[3u8, 0][..], &[0, 0, 0x03, b'h'], b"i"] {
+                peer.write_all(part).unwrap();
+                std::thread::sleep(Duration::from_millis(60));
+            }
+            peer
+        });
+        assert_eq!(io.read_packet(100).unwrap(), b"\x03hi");
+        drop(writer.join().unwrap());
+    }
+
+    #[test]
+    fn a_pause_longer_than_the_patience_fails_the_read() {
+        let (mut io, mut peer) = short_socket(10);
+        io.set_patience(Some(Duration::from_millis(30)));
+        peer.write_all(&[3, 0]).unwrap();
+        // the rest would come much later: the read gives up first
+        match io.read_packet(100) {
+            Err(ReadError::Io(e)) => assert!(is_timeout(&e), "{e}"),
+            other => panic!("expected a timeout, got {other:?}"),
+        }
+        // without patience the first timeout already fails it
+        let (mut io, mut peer2) = short_socket(10);
+        peer2.write_all(&[3, 0]).unwrap();
+        assert!(matches!(io.read_packet(100), Err(ReadError::Io(_))));
+        drop((peer, peer2));
     }
 }

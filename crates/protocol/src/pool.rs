@@ -808,7 +808,7 @@ impl<B: Backend> Group<B> {
                     continue;
                 }
                 let t = task.conn.apply_timeouts();
-                if self.linger(&task, no) {
+                if self.linger(&mut task, no) {
                     continue;
                 }
                 task.high = task.conn.high_priority();
@@ -821,8 +821,7 @@ impl<B: Backend> Group<B> {
 
     /// Keeps the connection on worker `no` for up to [`LINGER`] while the group allows it;
     /// true when its next command arrived in that time.
-    fn linger(self: &Arc<Self>, task: &Task<B>, no: u32) -> bool {
-        use crate::conn::Transport;
+    fn linger(self: &Arc<Self>, task: &mut Task<B>, no: u32) -> bool {
         let connections = self.counters.current.load(Ordering::Relaxed) as usize;
         let limit = self.params.limit();
         if connections > limit
@@ -841,7 +840,7 @@ impl<B: Backend> Group<B> {
             // the timer's next tick).
             self.ensure_listener(&mut st);
         }
-        matches!(task.conn.stream().wait_readable(Some(LINGER)), Ok(true))
+        task.conn.await_command(LINGER)
     }
 
     /// Hands a connection to the listener until its socket is readable or `timeout` passes.

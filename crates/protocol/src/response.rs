@@ -1,6 +1,8 @@
 //! Encoders for the server's response packets: OK, ERR, EOF, ColumnDefinition41 and text rows.
 //! Each returns one packet payload; the connection frames and sends it.
 
+use std::borrow::Cow;
+
 use common::types::{column_flags, field_type};
 use common::{ColumnMeta, Error, ErrorCode, Value};
 
@@ -102,28 +104,37 @@ pub fn bit_bytes(v: u64, bits: u32) -> Vec<u8> {
 }
 
 /// The text-protocol bytes of one value in column `c` (`None` = NULL). BIT columns get their
-/// raw big-endian bytes, as MySQL sends them; everything else uses [`Value::to_text`].
-pub fn text_value(c: &ColumnMeta, v: &Value) -> Option<Vec<u8>> {
-    if c.field_type == field_type::BIT {
-        match v {
-            Value::UInt(u) => return Some(bit_bytes(*u, c.length)),
-            Value::Int(i) => return Some(bit_bytes(*i as u64, c.length)),
-            _ => {}
+/// raw big-endian bytes, as MySQL sends them; strings are borrowed as they are; everything else
+/// uses [`Value::to_text`].
+pub fn text_value<'v>(c: &ColumnMeta, v: &'v Value) -> Option<Cow<'v, [u8]>> {
+    match v {
+        Value::UInt(u) if c.field_type == field_type::BIT => {
+            Some(Cow::Owned(bit_bytes(*u, c.length)))
         }
+        Value::Int(i) if c.field_type == field_type::BIT => {
+            Some(Cow::Owned(bit_bytes(*i as u64, c.length)))
+        }
+        Value::Str(s) => Some(Cow::Borrowed(s.as_bytes())),
+        Value::Bytes(b) => Some(Cow::Borrowed(b)),
+        other => other.to_text().map(Cow::Owned),
     }
-    v.to_text()
 }
 
-/// A text-protocol row. Missing values are sent as NULL and extra values are dropped, so the
-/// row always matches the column count announced.
-pub fn text_row(columns: &[ColumnMeta], row: &[Value]) -> Vec<u8> {
-    let mut p = Vec::with_capacity(row.len() * 8);
+/// Appends a text-protocol row to `p`. Missing values are sent as NULL and extra values are
+/// dropped, so the row always matches the column count announced.
+pub fn put_text_row(p: &mut Vec<u8>, columns: &[ColumnMeta], row: &[Value]) {
     for (i, c) in columns.iter().enumerate() {
         match row.get(i).and_then(|v| text_value(c, v)) {
             None => p.push(0xFB),
-            Some(b) => put_lenenc_bytes(&mut p, &b),
+            Some(b) => put_lenenc_bytes(p, &b),
         }
     }
+}
+
+/// A text-protocol row (see [`put_text_row`]).
+pub fn text_row(columns: &[ColumnMeta], row: &[Value]) -> Vec<u8> {
+    let mut p = Vec::with_capacity(row.len() * 8);
+    put_text_row(&mut p, columns, row);
     p
 }
 

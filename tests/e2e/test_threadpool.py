@@ -72,6 +72,11 @@ def running(c, conn_id):
              (conn_id,))[0][0] > 0
 
 
+def executing(c, conn_id, text):
+    """True while connection `conn_id`'s statement containing `text` shows in the process list."""
+    return any(r[0] == conn_id and r[7] and text in r[7] for r in q(c, "SHOW FULL PROCESSLIST"))
+
+
 class Bg(threading.Thread):
     """Runs one statement on a connection in the background; keeps the result or the error."""
 
@@ -238,6 +243,9 @@ def test_a_report_connections_next_statement_starts_at_the_lower_priority():
         def run_until(cond, what):
             bg = Bg(report, f"SELECT BENCHMARK({HUGE}, MD5('x'))")
             wait_for(lambda: running(obs, rid), what="the report running")
+            # its statement started (TP_THREAD_STATE also shows a worker lingering before it):
+            # from then on a KILL QUERY applies to it
+            wait_for(lambda: executing(obs, rid, "BENCHMARK"), what="the report's statement")
             wait_for(cond, what=what)
             stalled = group_state(obs, 0)["STALLED_THREAD_COUNT"]
             kill_query(obs, bg, rid)

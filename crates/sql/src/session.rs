@@ -597,6 +597,9 @@ impl<E: KvEngine> Session<E> {
             ))];
         }
         let mut out = Vec::with_capacity(parsed.len());
+        // A KILL QUERY from here on applies to this command: the flag is cleared before the
+        // statement shows in the process list, not after (a KILL that saw it there was lost).
+        self.killed.store(false, Ordering::SeqCst);
         self.set_process("Query", Some(sql));
         self.inst
             .status
@@ -665,13 +668,14 @@ impl<E: KvEngine> Session<E> {
                 "Incorrect arguments to mysqld_stmt_execute",
             ));
         }
+        self.killed.store(false, Ordering::SeqCst);
         self.set_process("Execute", Some(&p.parsed.sql));
         self.inst
             .status
             .threads_running
             .fetch_add(1, Ordering::Relaxed);
         self.executing = Some(id);
-        let r = self.run(&p.parsed, params);
+        let r = self.run_with_files(&p.parsed, params, &mut common::infile::NoLocalFiles);
         self.executing = None;
         self.inst
             .status
@@ -917,8 +921,10 @@ impl<E: KvEngine> Session<E> {
         }
     }
 
-    /// Runs one parsed statement with MySQL transaction rules.
+    /// Runs one parsed statement with MySQL transaction rules (a KILL QUERY that came before
+    /// does not apply to it).
     pub fn run(&mut self, p: &Parsed, params: &[Value]) -> Result<Output> {
+        self.killed.store(false, Ordering::SeqCst);
         self.run_with_files(p, params, &mut common::infile::NoLocalFiles)
     }
 
@@ -933,7 +939,7 @@ impl<E: KvEngine> Session<E> {
             // KILL CONNECTION arrived while the command was queued: run nothing more.
             return Err(Error::interrupted());
         }
-        self.killed.store(false, Ordering::SeqCst);
+        // (the KILL QUERY flag was cleared when the command started: see `query_with_files`)
         self.stmt_now = None;
         if self.globals.generation() != self.inst.globals.generation() {
             self.globals = self.inst.globals.snapshot();
@@ -1001,6 +1007,11 @@ impl<E: KvEngine> Session<E> {
             }
             r => r,
         };
+        if deadline.as_ref().is_some_and(|d| d.fired()) {
+            // this statement's own timeout: it must not interrupt the next statement of the
+            // command (the flag is otherwise cleared only when a command starts)
+            self.killed.store(false, Ordering::SeqCst);
+        }
         drop(deadline);
         if self.txn.is_none() {
             // outside a transaction, metadata locks last for the statement

@@ -512,17 +512,15 @@ pub fn put_binary_row(p: &mut Vec<u8>, columns: &[ColumnMeta], row: &[Value]) {
     }
 }
 
-/// A binary-protocol result row (see [`put_binary_row`]).
-pub fn binary_row(columns: &[ColumnMeta], row: &[Value]) -> Vec<u8> {
-    let n = columns.len();
-    let mut p = Vec::with_capacity(1 + (n + 9) / 8 + n * 8);
-    put_binary_row(&mut p, columns, row);
-    p
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn binary_row(columns: &[ColumnMeta], row: &[Value]) -> Vec<u8> {
+        let mut p = Vec::new();
+        put_binary_row(&mut p, columns, row);
+        p
+    }
     use crate::packet::put_lenenc_int;
 
     fn col(t: u8) -> ColumnMeta {

@@ -131,13 +131,6 @@ pub fn put_text_row(p: &mut Vec<u8>, columns: &[ColumnMeta], row: &[Value]) {
     }
 }
 
-/// A text-protocol row (see [`put_text_row`]).
-pub fn text_row(columns: &[ColumnMeta], row: &[Value]) -> Vec<u8> {
-    let mut p = Vec::with_capacity(row.len() * 8);
-    put_text_row(&mut p, columns, row);
-    p
-}
-
 /// A column for parameter definitions of COM_STMT_PREPARE (what MySQL 8 sends: `?`, binary
 /// VAR_STRING) for sessions that leave [`crate::backend::PreparedInfo::params`] entries default.
 pub fn param_placeholder() -> ColumnMeta {
@@ -153,6 +146,12 @@ pub fn param_placeholder() -> ColumnMeta {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn text_row(columns: &[ColumnMeta], row: &[Value]) -> Vec<u8> {
+        let mut p = Vec::new();
+        put_text_row(&mut p, columns, row);
+        p
+    }
     use common::codes;
 
     #[test]

@@ -67,8 +67,13 @@ impl Collation {
 
     /// Looks a collation up by name (also accepts utf8/utf8mb3 aliases).
     pub fn from_name(name: &str) -> Option<Collation> {
-        let n = name.to_ascii_lowercase();
-        Some(match n.as_str() {
+        // (every statement looks up its connection's collation: no copy for a lower-case name)
+        let n: std::borrow::Cow<'_, str> = if name.bytes().any(|b| b.is_ascii_uppercase()) {
+            name.to_ascii_lowercase().into()
+        } else {
+            name.into()
+        };
+        Some(match n.as_ref() {
             "utf8mb4_0900_ai_ci" | "utf8mb4_0900_as_ci" | "utf8mb4_unicode_520_ci" => {
                 Collation::Utf8mb4_0900AiCi
             }

@@ -275,21 +275,16 @@ impl<E: KvEngine> protocol::Session for Session<E> {
     }
 
     fn high_priority(&self) -> bool {
-        int_of(self.inner.var("thread_pool_high_priority_connection"), 0) != 0
+        self.inner.high_priority()
     }
 
     fn timeouts(&self) -> Timeouts {
         let d = Timeouts::default();
+        let [wait, read, write] = self.inner.net_timeouts();
         Timeouts {
-            wait: secs(int_of(self.inner.var("wait_timeout"), d.wait.as_secs())),
-            net_read: secs(int_of(
-                self.inner.var("net_read_timeout"),
-                d.net_read.as_secs(),
-            )),
-            net_write: secs(int_of(
-                self.inner.var("net_write_timeout"),
-                d.net_write.as_secs(),
-            )),
+            wait: secs(wait.unwrap_or(d.wait.as_secs())),
+            net_read: secs(read.unwrap_or(d.net_read.as_secs())),
+            net_write: secs(write.unwrap_or(d.net_write.as_secs())),
         }
     }
 }

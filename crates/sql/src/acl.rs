@@ -5,7 +5,7 @@
 //! … is in [`crate::acl_stmt`]; the per-statement privilege check in [`crate::acl_check`].
 
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use common::{codes, DataType, Error, Result, Value};
@@ -312,6 +312,8 @@ pub fn quoted(user: &str, host: &str) -> String {
 /// the storage account store. Changes are serialised by [`Acl::change`].
 pub struct Acl {
     accounts: RwLock<Arc<Vec<AccountDef>>>,
+    /// Bumped by every change of `accounts` (sessions cache what they derive from them).
+    generation: AtomicU64,
     write: Mutex<()>,
     skip_grant_tables: AtomicBool,
     hasher: RwLock<Option<PasswordHasher>>,
@@ -321,6 +323,7 @@ impl Default for Acl {
     fn default() -> Self {
         Acl {
             accounts: RwLock::new(Arc::new(Vec::new())),
+            generation: AtomicU64::new(0),
             write: Mutex::new(()),
             skip_grant_tables: AtomicBool::new(false),
             hasher: RwLock::new(None),
@@ -361,7 +364,7 @@ impl Acl {
         }
         let mut v = storage.list_accounts()?;
         sort_accounts(&mut v);
-        *self.accounts.write() = Arc::new(v);
+        self.publish(v);
         Ok(created)
     }
 
@@ -387,6 +390,18 @@ impl Acl {
     /// `--skip-grant-tables`: every local login is accepted and everything is allowed.
     pub fn set_skip_grant_tables(&self, on: bool) {
         self.skip_grant_tables.store(on, Ordering::SeqCst);
+    }
+
+    /// Replaces the account list (sorted) and moves the generation on.
+    fn publish(&self, accounts: Vec<AccountDef>) {
+        let mut a = self.accounts.write();
+        *a = Arc::new(accounts);
+        self.generation.fetch_add(1, Ordering::Release);
+    }
+
+    /// Changes with every change of the accounts.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
     }
 
     /// True under `--skip-grant-tables`.
@@ -449,7 +464,7 @@ impl Acl {
             storage.write_accounts(&change)?;
         }
         sort_accounts(&mut list);
-        *self.accounts.write() = Arc::new(list);
+        self.publish(list);
         Ok(r)
     }
 }
@@ -578,6 +593,24 @@ pub fn is_public_db(db: &str) -> bool {
 }
 
 impl<E: KvEngine> Session<E> {
+    /// Whether the session's account holds every global privilege (checked for every
+    /// statement: the answer is kept until the accounts change).
+    pub fn is_superuser(&self) -> bool {
+        let acl = &self.inst.acl;
+        if acl.skip_grant_tables() {
+            return true;
+        }
+        let g = acl.generation();
+        if let Some((cg, user, host, v)) = &*self.superuser.borrow() {
+            if *cg == g && *user == self.user && *host == self.account_host {
+                return *v;
+            }
+        }
+        let v = acl.is_superuser(&self.user, &self.account_host);
+        *self.superuser.borrow_mut() = Some((g, self.user.clone(), self.account_host.clone(), v));
+        v
+    }
+
     /// The session's current privileges.
     pub fn privs(&self) -> Privs {
         let acl = &self.inst.acl;

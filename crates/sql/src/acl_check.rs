@@ -89,7 +89,7 @@ pub enum Need {
 /// # Errors
 /// The MySQL access error of the first unmet requirement.
 pub fn check<E: KvEngine>(sess: &Session<E>, p: &Parsed) -> Result<()> {
-    if sess.inst.acl.is_superuser(&sess.user, &sess.account_host) {
+    if sess.is_superuser() {
         return Ok(());
     }
     let pv = sess.privs();

@@ -20,12 +20,14 @@
 //! The lock manager is hand-written: it is part of the product's SQL semantics, and no crate
 //! offers MySQL's lock modes with deadlock detection across connections.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::{Error, Result};
 use parking_lot::{Condvar, Mutex};
+use rustc_hash::FxHashMap;
 
 /// A lock mode, weakest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -53,29 +55,38 @@ impl MdlMode {
     }
 }
 
-/// A locked name: (database, table), both lower-cased.
-pub type MdlKey = (String, String);
+/// A locked name: database and table, lower-cased, joined by a NUL (which no identifier
+/// contains), so keys sort by database, then table. Shared, because every statement takes
+/// and releases one per table: the lock table and the holder's list share one allocation.
+pub type MdlKey = Arc<str>;
 
 /// The key for `db`.`table`.
 pub fn key(db: &str, table: &str) -> MdlKey {
-    (db.to_lowercase(), table.to_lowercase())
+    let mut k = String::with_capacity(db.len() + table.len() + 1);
+    k.push_str(db);
+    k.push('\0');
+    k.push_str(table);
+    if k.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
+        k = k.to_lowercase();
+    }
+    Arc::from(k)
 }
 
 #[derive(Default)]
 struct Entry {
     /// Granted locks: connection → strongest mode it holds.
-    granted: HashMap<u32, MdlMode>,
+    granted: FxHashMap<u32, MdlMode>,
     /// Queued requests in arrival order.
     queue: Vec<(u32, MdlMode)>,
 }
 
 #[derive(Default)]
 struct State {
-    locks: HashMap<MdlKey, Entry>,
-    /// Names each connection holds.
-    held: HashMap<u32, HashSet<MdlKey>>,
+    locks: FxHashMap<MdlKey, Entry>,
+    /// Names each connection holds (each once).
+    held: FxHashMap<u32, Vec<MdlKey>>,
     /// The request each waiting connection is blocked on.
-    waiting: HashMap<u32, (MdlKey, MdlMode)>,
+    waiting: FxHashMap<u32, (MdlKey, MdlMode)>,
 }
 
 impl State {
@@ -124,9 +135,13 @@ impl State {
 
     fn grant(&mut self, conn: u32, key: &MdlKey, mode: MdlMode) {
         let e = self.locks.entry(key.clone()).or_default();
-        let m = e.granted.entry(conn).or_insert(mode);
-        *m = (*m).max(mode);
-        self.held.entry(conn).or_default().insert(key.clone());
+        match e.granted.get_mut(&conn) {
+            Some(m) => *m = (*m).max(mode),
+            None => {
+                e.granted.insert(conn, mode);
+                self.held.entry(conn).or_default().push(key.clone());
+            }
+        }
     }
 
     fn dequeue(&mut self, conn: u32, key: &MdlKey) {
@@ -157,21 +172,21 @@ pub struct MdlWait<'a> {
 
 impl MdlManager {
     /// Takes (or strengthens to) `mode` on `key` for `conn`, waiting as needed.
-    pub fn acquire(&self, conn: u32, key: MdlKey, mode: MdlMode, w: &MdlWait<'_>) -> Result<()> {
+    pub fn acquire(&self, conn: u32, key: &MdlKey, mode: MdlMode, w: &MdlWait<'_>) -> Result<()> {
         let mut st = self.state.lock();
         if st
             .locks
-            .get(&key)
+            .get(key)
             .and_then(|e| e.granted.get(&conn))
             .is_some_and(|m| *m >= mode)
         {
             return Ok(());
         }
-        if st.blockers(conn, &key, mode).is_empty() {
-            st.grant(conn, &key, mode);
+        if st.blockers(conn, key, mode).is_empty() {
+            st.grant(conn, key, mode);
             return Ok(());
         }
-        if st.closes_cycle(conn, &key, mode) {
+        if st.closes_cycle(conn, key, mode) {
             return Err(Error::deadlock());
         }
         st.locks
@@ -189,23 +204,23 @@ impl MdlManager {
                 .saturating_duration_since(Instant::now())
                 .min(Duration::from_millis(100));
             self.changed.wait_for(&mut st, slice);
-            if st.blockers(conn, &key, mode).is_empty() {
-                st.dequeue(conn, &key);
-                st.grant(conn, &key, mode);
+            if st.blockers(conn, key, mode).is_empty() {
+                st.dequeue(conn, key);
+                st.grant(conn, key, mode);
                 return Ok(());
             }
             let err = if w.killed.load(Ordering::SeqCst) {
                 Some(Error::interrupted())
             } else if Instant::now() >= deadline {
                 Some(Error::lock_wait_timeout())
-            } else if st.closes_cycle(conn, &key, mode) {
+            } else if st.closes_cycle(conn, key, mode) {
                 // a request queued after ours closed a cycle through us
                 Some(Error::deadlock())
             } else {
                 None
             };
             if let Some(e) = err {
-                st.dequeue(conn, &key);
+                st.dequeue(conn, key);
                 drop(st);
                 // requests queued behind ours may go now
                 self.changed.notify_all();
@@ -266,6 +281,35 @@ mod tests {
     }
 
     #[test]
+    fn keys_ignore_case_and_sort_by_database_then_table() {
+        assert_eq!(key("Db", "T1"), key("db", "t1"));
+        assert_eq!(key("ÄB", "Ö"), key("äb", "ö"));
+        let mut k = vec![key("ab", "a"), key("a", "z"), key("b", ""), key("a", "b")];
+        k.sort();
+        let want = [key("a", "b"), key("a", "z"), key("ab", "a"), key("b", "")];
+        assert_eq!(k, want);
+    }
+
+    #[test]
+    fn a_name_taken_twice_is_held_once_and_released_once() {
+        let m = MdlManager::default();
+        let k = AtomicBool::new(false);
+        let t = key("d", "t");
+        for mode in [
+            MdlMode::SharedRead,
+            MdlMode::SharedWrite,
+            MdlMode::SharedRead,
+        ] {
+            m.acquire(1, &t, mode, &wait(10, &k)).unwrap();
+        }
+        assert_eq!(m.holds(1, &t), Some(MdlMode::SharedWrite));
+        assert_eq!(m.state.lock().held[&1].len(), 1);
+        m.release_all(1);
+        let st = m.state.lock();
+        assert!(st.locks.is_empty() && st.held.is_empty());
+    }
+
+    #[test]
     fn compatibility_matrix() {
         use MdlMode::*;
         assert!(SharedRead.compatible(SharedWrite));
@@ -283,22 +327,21 @@ mod tests {
         let m = MdlManager::default();
         let k = AtomicBool::new(false);
         let t = key("D", "T");
-        m.acquire(1, t.clone(), MdlMode::SharedRead, &wait(10, &k))
+        m.acquire(1, &t, MdlMode::SharedRead, &wait(10, &k))
             .unwrap();
-        m.acquire(2, t.clone(), MdlMode::SharedWrite, &wait(10, &k))
+        m.acquire(2, &t, MdlMode::SharedWrite, &wait(10, &k))
             .unwrap();
         let e = m
-            .acquire(3, t.clone(), MdlMode::Exclusive, &wait(50, &k))
+            .acquire(3, &t, MdlMode::Exclusive, &wait(50, &k))
             .unwrap_err();
         assert_eq!(e.num(), 1205);
         // the timed-out request no longer blocks newcomers
-        m.acquire(4, t.clone(), MdlMode::SharedRead, &wait(10, &k))
+        m.acquire(4, &t, MdlMode::SharedRead, &wait(10, &k))
             .unwrap();
         m.release_all(1);
         m.release_all(2);
         m.release_all(4);
-        m.acquire(3, t.clone(), MdlMode::Exclusive, &wait(10, &k))
-            .unwrap();
+        m.acquire(3, &t, MdlMode::Exclusive, &wait(10, &k)).unwrap();
         assert_eq!(m.holds(3, &t), Some(MdlMode::Exclusive));
     }
 
@@ -307,24 +350,24 @@ mod tests {
         let m = Arc::new(MdlManager::default());
         let t = key("d", "t");
         let k = AtomicBool::new(false);
-        m.acquire(1, t.clone(), MdlMode::SharedRead, &wait(10, &k))
+        m.acquire(1, &t, MdlMode::SharedRead, &wait(10, &k))
             .unwrap();
         let m2 = m.clone();
         let t2 = t.clone();
         let ddl = std::thread::spawn(move || {
             let k = AtomicBool::new(false);
-            m2.acquire(2, t2, MdlMode::Exclusive, &wait(5000, &k))
+            m2.acquire(2, &t2, MdlMode::Exclusive, &wait(5000, &k))
         });
         while m.state.lock().waiting.is_empty() {
             std::thread::yield_now();
         }
         // a newcomer waits behind the queued DDL
         let e = m
-            .acquire(3, t.clone(), MdlMode::SharedRead, &wait(50, &k))
+            .acquire(3, &t, MdlMode::SharedRead, &wait(50, &k))
             .unwrap_err();
         assert_eq!(e.num(), 1205);
         // the holder may re-enter
-        m.acquire(1, t.clone(), MdlMode::SharedWrite, &wait(10, &k))
+        m.acquire(1, &t, MdlMode::SharedWrite, &wait(10, &k))
             .unwrap();
         m.release_all(1);
         ddl.join().unwrap().unwrap();
@@ -336,12 +379,11 @@ mod tests {
         let m = MdlManager::default();
         let k = AtomicBool::new(false);
         let t = key("d", "t");
-        m.acquire(1, t.clone(), MdlMode::NoWrite, &wait(10, &k))
-            .unwrap();
-        m.acquire(2, t.clone(), MdlMode::SharedRead, &wait(10, &k))
+        m.acquire(1, &t, MdlMode::NoWrite, &wait(10, &k)).unwrap();
+        m.acquire(2, &t, MdlMode::SharedRead, &wait(10, &k))
             .unwrap();
         let e = m
-            .acquire(3, t.clone(), MdlMode::SharedWrite, &wait(30, &k))
+            .acquire(3, &t, MdlMode::SharedWrite, &wait(30, &k))
             .unwrap_err();
         assert_eq!(e.num(), 1205);
     }
@@ -351,21 +393,21 @@ mod tests {
         let m = Arc::new(MdlManager::default());
         let k = AtomicBool::new(false);
         let (a, b) = (key("d", "a"), key("d", "b"));
-        m.acquire(1, a.clone(), MdlMode::SharedRead, &wait(10, &k))
+        m.acquire(1, &a, MdlMode::SharedRead, &wait(10, &k))
             .unwrap();
-        m.acquire(2, b.clone(), MdlMode::SharedRead, &wait(10, &k))
+        m.acquire(2, &b, MdlMode::SharedRead, &wait(10, &k))
             .unwrap();
         let m2 = m.clone();
         let b2 = b.clone();
         let first = std::thread::spawn(move || {
             let k = AtomicBool::new(false);
-            m2.acquire(1, b2, MdlMode::Exclusive, &wait(5000, &k))
+            m2.acquire(1, &b2, MdlMode::Exclusive, &wait(5000, &k))
         });
         while m.state.lock().waiting.is_empty() {
             std::thread::yield_now();
         }
         let e = m
-            .acquire(2, a.clone(), MdlMode::Exclusive, &wait(5000, &k))
+            .acquire(2, &a, MdlMode::Exclusive, &wait(5000, &k))
             .unwrap_err();
         assert_eq!(e.num(), 1213);
         m.release_all(2);
@@ -377,11 +419,10 @@ mod tests {
         let m = MdlManager::default();
         let t = key("d", "t");
         let k = AtomicBool::new(false);
-        m.acquire(1, t.clone(), MdlMode::Exclusive, &wait(10, &k))
-            .unwrap();
+        m.acquire(1, &t, MdlMode::Exclusive, &wait(10, &k)).unwrap();
         let killed = AtomicBool::new(true);
         let e = m
-            .acquire(2, t, MdlMode::SharedRead, &wait(60_000, &killed))
+            .acquire(2, &t, MdlMode::SharedRead, &wait(60_000, &killed))
             .unwrap_err();
         assert_eq!(e.num(), 1317);
     }

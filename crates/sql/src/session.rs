@@ -62,8 +62,8 @@ pub struct Process {
     pub db: Option<String>,
     /// "Query", "Sleep", ...
     pub command: &'static str,
-    /// Statement text while running.
-    pub info: Option<String>,
+    /// Statement text while running (its first [`PROCESS_INFO_CHARS`] characters).
+    pub info: Option<Arc<str>>,
     /// When the current command started.
     pub since: Instant,
     /// Set by KILL QUERY.
@@ -211,6 +211,41 @@ pub struct Prepared {
     pub parsed: Arc<Parsed>,
     /// Result columns (as known at prepare time).
     pub columns: Vec<ColumnMeta>,
+    /// The text the process list shows while it executes (made once, see [`process_info`]).
+    info: Arc<str>,
+}
+
+/// How much of a statement's text the process list keeps.
+pub const PROCESS_INFO_CHARS: usize = 1024;
+
+/// The process list's copy of a statement's text: its first [`PROCESS_INFO_CHARS`] characters.
+fn process_info(sql: &str) -> Arc<str> {
+    match sql.char_indices().nth(PROCESS_INFO_CHARS) {
+        Some((end, _)) => Arc::from(&sql[..end]),
+        None => Arc::from(sql),
+    }
+}
+
+/// The variables every command reads (the protocol's timeouts and status flags, the
+/// statement's limits, the transaction's options), read once per change of any variable
+/// rather than by name several times per command (see [`Session::hot`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct HotVars {
+    autocommit: bool,
+    strict: bool,
+    ansi_quotes: bool,
+    pipes_as_concat: bool,
+    no_backslash_escapes: bool,
+    no_zero_date: bool,
+    no_zero_in_date: bool,
+    div_precision: u8,
+    lock_wait_timeout: u64,
+    max_session_mem_used: u64,
+    max_execution_time: u64,
+    /// wait_timeout, net_read_timeout, net_write_timeout in seconds (None: not a number).
+    timeouts: [Option<u64>; 3],
+    max_allowed_packet: usize,
+    high_priority: bool,
 }
 
 /// A prepared SELECT's plan, reused by later executions while its key holds.
@@ -218,7 +253,7 @@ struct CachedPlan {
     key: PlanKey,
     query: Arc<crate::query::Query>,
     /// Tables the plan resolved: each execution takes their metadata locks again.
-    tables: Vec<(String, String)>,
+    tables: Vec<crate::mdl::MdlKey>,
 }
 
 /// What a plan depends on besides the statement text: the dictionary (any DDL moves the schema
@@ -236,8 +271,8 @@ struct PlanKey {
 pub(crate) struct PlanRecord {
     /// Recording (only while planning a prepared statement).
     pub active: bool,
-    /// Tables resolved, as (db, table).
-    pub tables: Vec<(String, String)>,
+    /// Metadata lock keys of the tables resolved.
+    pub tables: Vec<crate::mdl::MdlKey>,
     /// The plan folded a value that may differ at the next execution (a user variable,
     /// `@@var`, LAST_INSERT_ID(), FOUND_ROWS(), ROW_COUNT(), an INFORMATION_SCHEMA table):
     /// it must not be reused.
@@ -300,10 +335,16 @@ pub struct Session<E: KvEngine> {
     pub(crate) shared_mdl: crate::mdl::MdlMode,
     /// The plan cache: a SELECT's plan kept per prepared statement id (see `plan_select`).
     plans: rustc_hash::FxHashMap<u32, CachedPlan>,
+    /// The connection may hold metadata locks (set before each request, cleared on release).
+    mdl_held: std::cell::Cell<bool>,
     /// The prepared statement being executed, whose plan may come from `plans`.
     executing: Option<u32>,
     /// Bumped by every change of a session variable (plans fold some variable values).
     vars_gen: u64,
+    /// Whether the account is a superuser, as of (accounts generation, user, account host).
+    pub(crate) superuser: std::cell::RefCell<Option<(u64, String, String, bool)>>,
+    /// [`HotVars`] as of (session generation, global generation).
+    hot: std::cell::Cell<Option<(u64, u64, HotVars)>>,
     /// The global values as of the statement's start, read without the shared lock while no
     /// SET GLOBAL came since (see [`Session::global_value`]).
     globals: crate::sysvars::GlobalsSnapshot,
@@ -372,6 +413,9 @@ impl<E: KvEngine> Session<E> {
             sql_prepared: HashMap::new(),
             shared_mdl: crate::mdl::MdlMode::SharedRead,
             plans: Default::default(),
+            mdl_held: Default::default(),
+            hot: Default::default(),
+            superuser: Default::default(),
             executing: None,
             vars_gen: 0,
             globals: inst.globals.snapshot(),
@@ -434,6 +478,49 @@ impl<E: KvEngine> Session<E> {
         }
     }
 
+    /// The [`HotVars`], read again after any SET (session or global) or a reset.
+    pub(crate) fn hot(&self) -> HotVars {
+        let gens = (self.vars_gen, self.inst.globals.generation());
+        if let Some((s, g, h)) = self.hot.get() {
+            if (s, g) == gens {
+                return h;
+            }
+        }
+        let int = |name: &str, default: i64| self.var_int(name, default);
+        let h = HotVars {
+            autocommit: self.with_var("autocommit", |v| match v {
+                Some(Value::Int(i)) => *i != 0,
+                Some(Value::UInt(u)) => *u != 0,
+                _ => true,
+            }),
+            strict: self.mode("STRICT_TRANS_TABLES") || self.mode("STRICT_ALL_TABLES"),
+            ansi_quotes: self.mode("ANSI_QUOTES"),
+            pipes_as_concat: self.mode("PIPES_AS_CONCAT"),
+            no_backslash_escapes: self.mode("NO_BACKSLASH_ESCAPES"),
+            no_zero_date: self.mode("NO_ZERO_DATE"),
+            no_zero_in_date: self.mode("NO_ZERO_IN_DATE"),
+            div_precision: int("div_precision_increment", 4).clamp(0, 30) as u8,
+            lock_wait_timeout: int("lock_wait_timeout", 31_536_000).max(0) as u64,
+            max_session_mem_used: int(
+                "max_session_mem_used",
+                crate::limits::DEFAULT_MEM_LIMIT as i64,
+            )
+            .max(0) as u64,
+            max_execution_time: int("max_execution_time", 0).max(0) as u64,
+            timeouts: ["wait_timeout", "net_read_timeout", "net_write_timeout"].map(|n| match self
+                .var(n)
+            {
+                Some(Value::Int(i)) => Some(i.max(0) as u64),
+                Some(Value::UInt(u)) => Some(u),
+                _ => None,
+            }),
+            max_allowed_packet: int("max_allowed_packet", 64 << 20) as usize,
+            high_priority: int("thread_pool_high_priority_connection", 0) != 0,
+        };
+        self.hot.set(Some((gens.0, gens.1, h)));
+        h
+    }
+
     /// Sets the session value of a system variable directly (the server uses it at connect
     /// time: `wait_timeout` = `interactive_timeout` for interactive clients).
     pub fn set_session_value(&mut self, name: &str, value: Value) -> Result<()> {
@@ -470,16 +557,12 @@ impl<E: KvEngine> Session<E> {
 
     /// Strict mode (STRICT_TRANS_TABLES or STRICT_ALL_TABLES).
     pub fn strict(&self) -> bool {
-        self.mode("STRICT_TRANS_TABLES") || self.mode("STRICT_ALL_TABLES")
+        self.hot().strict
     }
 
     /// autocommit.
     pub fn autocommit(&self) -> bool {
-        self.with_var("autocommit", |v| match v {
-            Some(Value::Int(i)) => *i != 0,
-            Some(Value::UInt(u)) => *u != 0,
-            _ => true,
-        })
+        self.hot().autocommit
     }
 
     /// SERVER_STATUS_* bits.
@@ -493,7 +576,7 @@ impl<E: KvEngine> Session<E> {
         {
             f |= status_flags::IN_TRANS;
         }
-        if self.mode("NO_BACKSLASH_ESCAPES") {
+        if self.hot().no_backslash_escapes {
             f |= status_flags::NO_BACKSLASH_ESCAPES;
         }
         f
@@ -501,14 +584,27 @@ impl<E: KvEngine> Session<E> {
 
     /// max_allowed_packet.
     pub fn max_allowed_packet(&self) -> usize {
-        self.var_int("max_allowed_packet", 64 << 20) as usize
+        self.hot().max_allowed_packet
+    }
+
+    /// wait_timeout, net_read_timeout and net_write_timeout in seconds (None: not a number).
+    pub fn net_timeouts(&self) -> [Option<u64>; 3] {
+        self.hot().timeouts
+    }
+
+    /// thread_pool_high_priority_connection.
+    pub fn high_priority(&self) -> bool {
+        self.hot().high_priority
     }
 
     /// The connection collation.
     pub fn collation(&self) -> Collation {
-        self.var("collation_connection")
-            .and_then(|v| Collation::from_name(&v.to_string()))
-            .unwrap_or_default()
+        self.with_var("collation_connection", |v| match v {
+            Some(Value::Str(n)) => Collation::from_name(n),
+            Some(v) => Collation::from_name(&v.to_string()),
+            None => None,
+        })
+        .unwrap_or_default()
     }
 
     /// Number of warnings of the last statement.
@@ -553,12 +649,12 @@ impl<E: KvEngine> Session<E> {
         Ok(())
     }
 
-    fn set_process(&self, command: &'static str, info: Option<&str>) {
+    fn set_process(&self, command: &'static str, info: Option<Arc<str>>) {
         // waits reported while a statement runs show up as its processlist State
         common::wait::set_state_cell((command != "Sleep").then(|| self.wait_state.clone()));
         if let Some(p) = self.inst.processes.lock().get_mut(&self.conn_id) {
             p.command = command;
-            p.info = info.map(|s| s.chars().take(1024).collect());
+            p.info = info;
             p.since = Instant::now();
         }
     }
@@ -566,8 +662,8 @@ impl<E: KvEngine> Session<E> {
     /// The sql_mode flags the tokenizer needs.
     fn parse_mode(&self) -> parser::SqlModeFlags {
         parser::SqlModeFlags {
-            ansi_quotes: self.mode("ANSI_QUOTES"),
-            pipes_as_concat: self.mode("PIPES_AS_CONCAT"),
+            ansi_quotes: self.hot().ansi_quotes,
+            pipes_as_concat: self.hot().pipes_as_concat,
         }
     }
 
@@ -600,7 +696,7 @@ impl<E: KvEngine> Session<E> {
         // A KILL QUERY from here on applies to this command: the flag is cleared before the
         // statement shows in the process list, not after (a KILL that saw it there was lost).
         self.killed.store(false, Ordering::SeqCst);
-        self.set_process("Query", Some(sql));
+        self.set_process("Query", Some(process_info(sql)));
         self.inst
             .status
             .threads_running
@@ -646,6 +742,7 @@ impl<E: KvEngine> Session<E> {
         self.prepared.insert(
             id,
             Prepared {
+                info: process_info(&p.sql),
                 parsed: Arc::new(p),
                 columns: columns.clone(),
             },
@@ -669,7 +766,7 @@ impl<E: KvEngine> Session<E> {
             ));
         }
         self.killed.store(false, Ordering::SeqCst);
-        self.set_process("Execute", Some(&p.parsed.sql));
+        self.set_process("Execute", Some(p.info.clone()));
         self.inst
             .status
             .threads_running
@@ -711,8 +808,8 @@ impl<E: KvEngine> Session<E> {
         };
         if let Some(c) = self.plans.get(&id).filter(|c| c.key == key) {
             let (query, tables) = (c.query.clone(), c.tables.clone());
-            for (db, t) in &tables {
-                self.mdl_lock(db, t, self.shared_mdl)?;
+            for k in tables.iter() {
+                self.mdl_lock_key(k, self.shared_mdl)?;
             }
             // no DDL can have slipped in between: its exclusive lock would have kept ours out
             if self.inst.storage.schema_epoch() == key.epoch {
@@ -756,8 +853,9 @@ impl<E: KvEngine> Session<E> {
     /// Records a table a plan resolved (after its metadata lock was taken).
     pub(crate) fn note_plan_table(&self, db: &str, table: &str) {
         if let Ok(mut r) = self.plan_rec.try_borrow_mut() {
-            if r.active {
-                r.tables.push((db.to_string(), table.to_string()));
+            // (system tables take no metadata lock)
+            if r.active && !crate::show::is_system_db(db) {
+                r.tables.push(crate::mdl::key(db, table));
             }
         }
     }
@@ -778,14 +876,12 @@ impl<E: KvEngine> Session<E> {
     /// Begins a transaction if none is open.
     pub(crate) fn ensure_txn(&mut self) -> &mut Txn<E> {
         if self.txn.is_none() {
-            let iso = match self
-                .var("transaction_isolation")
-                .map(|v| v.to_string())
-                .as_deref()
-            {
-                Some("READ-COMMITTED") | Some("READ-UNCOMMITTED") => Isolation::ReadCommitted,
+            let iso = self.with_var("transaction_isolation", |v| match v {
+                Some(Value::Str(s)) if s == "READ-COMMITTED" || s == "READ-UNCOMMITTED" => {
+                    Isolation::ReadCommitted
+                }
                 _ => Isolation::RepeatableRead,
-            };
+            });
             let timeout = std::time::Duration::from_secs(
                 self.var_int("innodb_lock_wait_timeout", 50).max(0) as u64,
             );
@@ -806,18 +902,16 @@ impl<E: KvEngine> Session<E> {
     pub(crate) fn commit(&mut self) -> Result<()> {
         self.explicit_txn = false;
         if let Some(t) = self.txn.take() {
-            let sync = self
-                .inst
-                .globals
-                .get("innodb_flush_log_at_trx_commit")
-                .map(|v| v != Value::Int(0) && v != Value::Int(2))
-                .unwrap_or(true);
+            // (a global-only variable: read from the statement's snapshot of the globals)
+            let sync = self.with_var("innodb_flush_log_at_trx_commit", |v| {
+                !matches!(v, Some(Value::Int(0 | 2)))
+            });
             // (the engine reports its fsync to the thread pool as a wait)
             let r = t.commit(sync);
-            self.inst.mdl.release_all(self.conn_id);
+            self.mdl_release();
             r?;
         }
-        self.inst.mdl.release_all(self.conn_id);
+        self.mdl_release();
         Ok(())
     }
 
@@ -827,7 +921,7 @@ impl<E: KvEngine> Session<E> {
         if let Some(t) = self.txn.take() {
             t.rollback();
         }
-        self.inst.mdl.release_all(self.conn_id);
+        self.mdl_release();
     }
 
     /// Takes a metadata lock on `db`.`table` for this connection, held until the transaction
@@ -836,18 +930,29 @@ impl<E: KvEngine> Session<E> {
         if crate::show::is_system_db(db) {
             return Ok(());
         }
-        let timeout = std::time::Duration::from_secs(
-            self.var_int("lock_wait_timeout", 31_536_000).max(0) as u64,
-        );
+        self.mdl_lock_key(&crate::mdl::key(db, table), mode)
+    }
+
+    /// [`Session::mdl_lock`] by key (a cached plan keeps its tables' keys).
+    fn mdl_lock_key(&self, key: &crate::mdl::MdlKey, mode: crate::mdl::MdlMode) -> Result<()> {
+        let timeout = std::time::Duration::from_secs(self.hot().lock_wait_timeout);
+        self.mdl_held.set(true);
         self.inst.mdl.acquire(
             self.conn_id,
-            crate::mdl::key(db, table),
+            key,
             mode,
             &crate::mdl::MdlWait {
                 timeout,
                 killed: &self.killed,
             },
         )
+    }
+
+    /// Releases the connection's metadata locks (a call when it holds none costs nothing).
+    fn mdl_release(&self) {
+        if self.mdl_held.replace(false) {
+            self.inst.mdl.release_all(self.conn_id);
+        }
     }
 
     /// Takes metadata locks on several names in one order (so two DDL statements locking the
@@ -872,12 +977,14 @@ impl<E: KvEngine> Session<E> {
         }
         let utc = chrono::Utc::now();
         let micros = utc.timestamp_micros();
-        let ts = self
-            .var("timestamp")
-            .map(|v| v.to_string())
-            .unwrap_or_default();
-        let micros = match ts.parse::<f64>() {
-            Ok(t) if t > 0.0 => (t * 1e6) as i64,
+        // SET timestamp = N fixes the statement time (0 / DEFAULT: the clock)
+        let fixed = self.with_var("timestamp", |v| match v {
+            Some(Value::Str(t)) => t.parse::<f64>().ok(),
+            Some(v) => v.to_string().parse::<f64>().ok(),
+            None => None,
+        });
+        let micros = match fixed {
+            Some(t) if t > 0.0 => (t * 1e6) as i64,
             _ => micros,
         };
         let off = self.tz_offset_secs();
@@ -900,11 +1007,12 @@ impl<E: KvEngine> Session<E> {
 
     /// Session time zone offset from UTC in seconds ('SYSTEM' = UTC, '+hh:mm' offsets).
     pub fn tz_offset_secs(&self) -> i32 {
-        let tz = self
-            .var("time_zone")
-            .map(|v| v.to_string())
-            .unwrap_or_default();
-        parse_tz_offset(&tz).unwrap_or(0)
+        self.with_var("time_zone", |v| match v {
+            Some(Value::Str(tz)) => parse_tz_offset(tz),
+            Some(v) => parse_tz_offset(&v.to_string()),
+            None => None,
+        })
+        .unwrap_or(0)
     }
 
     /// Builds the evaluation context pieces for a statement.
@@ -980,16 +1088,12 @@ impl<E: KvEngine> Session<E> {
             self.ensure_txn().stmt_begin();
         }
         // resource limits of this statement (see crate::limits)
-        let _limits = crate::limits::StatementLimits::new(
-            self.var_int(
-                "max_session_mem_used",
-                crate::limits::DEFAULT_MEM_LIMIT as i64,
-            )
-            .max(0) as u64,
-        );
+        let hot = self.hot();
+        let _limits = crate::limits::StatementLimits::new(hot.max_session_mem_used);
         let timeout_ms = match &p.stmt {
-            Stmt::Ast(Statement::Query(_)) => crate::limits::hint_max_execution_time(&p.sql)
-                .unwrap_or_else(|| self.var_int("max_execution_time", 0).max(0) as u64),
+            Stmt::Ast(Statement::Query(_)) => {
+                crate::limits::hint_max_execution_time(&p.sql).unwrap_or(hot.max_execution_time)
+            }
             _ => 0,
         };
         let deadline = (timeout_ms > 0).then(|| {
@@ -1015,7 +1119,7 @@ impl<E: KvEngine> Session<E> {
         drop(deadline);
         if self.txn.is_none() {
             // outside a transaction, metadata locks last for the statement
-            self.inst.mdl.release_all(self.conn_id);
+            self.mdl_release();
         }
         if transactional {
             match &r {
@@ -1628,20 +1732,17 @@ impl<E: KvEngine> Session<E> {
         let mut fnctx = self.fn_ctx();
         let killed = self.killed.clone();
         let mut warnings = std::mem::take(&mut self.warnings);
-        let div = match self.var("div_precision_increment") {
-            Some(Value::Int(i)) => i.clamp(0, 30) as u8,
-            _ => 4,
-        };
+        let hot = self.hot();
         let mut ctx = EvalCtx {
             params,
             warnings: &mut warnings,
             fnctx: &mut fnctx,
             killed: &killed,
-            div_precision: div,
+            div_precision: hot.div_precision,
             strict_div_zero,
             set_last_insert_id: None,
-            no_zero_date: self.mode("NO_ZERO_DATE"),
-            no_zero_in_date: self.mode("NO_ZERO_IN_DATE"),
+            no_zero_date: hot.no_zero_date,
+            no_zero_in_date: hot.no_zero_in_date,
             strict_cmp: false,
         };
         let r = f(self, &mut ctx);
@@ -1737,6 +1838,58 @@ mod tests {
             Err(e) => e.num(),
             other => panic!("{sql}: expected an error, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn hot_variables_follow_session_and_global_changes() {
+        let mut s = session();
+        let mut other = Session::new(s.inst.clone(), 2, "root", "localhost", None).unwrap();
+        // (MySQL's default sql_mode is strict)
+        assert!(s.autocommit() && s.strict());
+        ok(&mut s, "SET sql_mode = ''");
+        assert!(!s.strict());
+        assert_eq!(s.status_flags() & status_flags::NO_BACKSLASH_ESCAPES, 0);
+        ok(
+            &mut s,
+            "SET autocommit = 0, sql_mode = 'STRICT_ALL_TABLES,NO_BACKSLASH_ESCAPES'",
+        );
+        assert!(!s.autocommit() && s.strict());
+        assert_ne!(s.status_flags() & status_flags::NO_BACKSLASH_ESCAPES, 0);
+        // a SET GLOBAL in another session reaches the values this session falls back to
+        assert_eq!(s.net_timeouts()[0], Some(28_800));
+        ok(
+            &mut other,
+            "SET GLOBAL wait_timeout = 77, GLOBAL max_allowed_packet = 4096",
+        );
+        assert_eq!(s.net_timeouts()[0], Some(77));
+        assert_eq!(s.max_allowed_packet(), 4096);
+        // SET DEFAULT drops the session value; a reset drops them all
+        ok(&mut s, "SET sql_mode = DEFAULT");
+        assert!(s.strict() && s.status_flags() & status_flags::NO_BACKSLASH_ESCAPES == 0);
+        s.reset().unwrap();
+        assert!(s.autocommit());
+    }
+
+    #[test]
+    fn superuser_check_follows_grants() {
+        let mut root = session();
+        ok(&mut root, "CREATE USER 'u'@'localhost'");
+        let mut u = Session::new(root.inst.clone(), 2, "u", "localhost", None).unwrap();
+        assert!(root.is_superuser());
+        assert!(!u.is_superuser());
+        assert_eq!(err(&mut u, "CREATE DATABASE x"), 1044);
+        ok(
+            &mut root,
+            "GRANT ALL ON *.* TO 'u'@'localhost' WITH GRANT OPTION",
+        );
+        assert!(u.is_superuser());
+        ok(&mut u, "CREATE DATABASE x");
+        ok(
+            &mut root,
+            "REVOKE ALL PRIVILEGES, GRANT OPTION FROM 'u'@'localhost'",
+        );
+        assert!(!u.is_superuser());
+        assert_eq!(err(&mut u, "DROP DATABASE x"), 1044);
     }
 
     #[test]

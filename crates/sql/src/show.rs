@@ -1105,7 +1105,7 @@ fn processlist_rows<E: KvEngine>(
             let p = &procs[&id];
             let info = p.info.as_ref().map(|i| {
                 if full {
-                    i.clone()
+                    i.to_string()
                 } else {
                     i.chars().take(100).collect()
                 }

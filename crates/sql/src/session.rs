@@ -521,6 +521,16 @@ impl<E: KvEngine> Session<E> {
         h
     }
 
+    /// Runs `f` on a system variable's value as text (a string value is not copied); None for
+    /// an unknown variable.
+    fn with_var_text<R>(&self, name: &str, f: impl FnOnce(&str) -> R) -> Option<R> {
+        self.with_var(name, |v| match v {
+            Some(Value::Str(s)) => Some(f(s)),
+            Some(v) => Some(f(&v.to_string())),
+            None => None,
+        })
+    }
+
     /// Sets the session value of a system variable directly (the server uses it at connect
     /// time: `wait_timeout` = `interactive_timeout` for interactive clients).
     pub fn set_session_value(&mut self, name: &str, value: Value) -> Result<()> {
@@ -548,11 +558,8 @@ impl<E: KvEngine> Session<E> {
 
     /// True if a sql_mode flag is on.
     pub fn mode(&self, flag: &str) -> bool {
-        self.with_var("sql_mode", |v| match v {
-            Some(Value::Str(m)) => m.split(',').any(|m| m == flag),
-            Some(other) => other.to_string().split(',').any(|m| m == flag),
-            None => false,
-        })
+        self.with_var_text("sql_mode", |m| m.split(',').any(|m| m == flag))
+            .unwrap_or(false)
     }
 
     /// Strict mode (STRICT_TRANS_TABLES or STRICT_ALL_TABLES).
@@ -599,12 +606,9 @@ impl<E: KvEngine> Session<E> {
 
     /// The connection collation.
     pub fn collation(&self) -> Collation {
-        self.with_var("collation_connection", |v| match v {
-            Some(Value::Str(n)) => Collation::from_name(n),
-            Some(v) => Collation::from_name(&v.to_string()),
-            None => None,
-        })
-        .unwrap_or_default()
+        self.with_var_text("collation_connection", Collation::from_name)
+            .flatten()
+            .unwrap_or_default()
     }
 
     /// Number of warnings of the last statement.
@@ -876,12 +880,12 @@ impl<E: KvEngine> Session<E> {
     /// Begins a transaction if none is open.
     pub(crate) fn ensure_txn(&mut self) -> &mut Txn<E> {
         if self.txn.is_none() {
-            let iso = self.with_var("transaction_isolation", |v| match v {
-                Some(Value::Str(s)) if s == "READ-COMMITTED" || s == "READ-UNCOMMITTED" => {
-                    Isolation::ReadCommitted
-                }
+            let iso = match self.with_var_text("transaction_isolation", |s| {
+                s == "READ-COMMITTED" || s == "READ-UNCOMMITTED"
+            }) {
+                Some(true) => Isolation::ReadCommitted,
                 _ => Isolation::RepeatableRead,
-            });
+            };
             let timeout = std::time::Duration::from_secs(
                 self.var_int("innodb_lock_wait_timeout", 50).max(0) as u64,
             );
@@ -978,11 +982,9 @@ impl<E: KvEngine> Session<E> {
         let utc = chrono::Utc::now();
         let micros = utc.timestamp_micros();
         // SET timestamp = N fixes the statement time (0 / DEFAULT: the clock)
-        let fixed = self.with_var("timestamp", |v| match v {
-            Some(Value::Str(t)) => t.parse::<f64>().ok(),
-            Some(v) => v.to_string().parse::<f64>().ok(),
-            None => None,
-        });
+        let fixed = self
+            .with_var_text("timestamp", |t| t.parse::<f64>().ok())
+            .flatten();
         let micros = match fixed {
             Some(t) if t > 0.0 => (t * 1e6) as i64,
             _ => micros,
@@ -1007,12 +1009,9 @@ impl<E: KvEngine> Session<E> {
 
     /// Session time zone offset from UTC in seconds ('SYSTEM' = UTC, '+hh:mm' offsets).
     pub fn tz_offset_secs(&self) -> i32 {
-        self.with_var("time_zone", |v| match v {
-            Some(Value::Str(tz)) => parse_tz_offset(tz),
-            Some(v) => parse_tz_offset(&v.to_string()),
-            None => None,
-        })
-        .unwrap_or(0)
+        self.with_var_text("time_zone", parse_tz_offset)
+            .flatten()
+            .unwrap_or(0)
     }
 
     /// Builds the evaluation context pieces for a statement.

@@ -47,6 +47,9 @@ fn range_is_exact(ty: &common::DataType) -> bool {
     matches!(ty, common::DataType::Int { .. })
 }
 
+/// One end of a range on an index column: the bounding expression and whether it is inclusive.
+pub type RangeEnd = (Expr, bool);
+
 /// The chosen way to read a table.
 #[derive(Debug, Clone)]
 pub struct AccessPath {
@@ -55,7 +58,7 @@ pub struct AccessPath {
     /// Equality prefix alternatives (cartesian product of IN lists), each a list of constant exprs.
     pub eq_prefixes: Vec<Vec<Expr>>,
     /// Optional range on the column after the prefix: (low, inclusive), (high, inclusive).
-    pub range: (Option<(Expr, bool)>, Option<(Expr, bool)>),
+    pub range: (Option<RangeEnd>, Option<RangeEnd>),
     /// True if every prefix is a full unique key (at most one row per prefix).
     pub unique_point: bool,
     /// Numbers (in [`conjuncts`] order) of the WHERE conjuncts every row of the path's key

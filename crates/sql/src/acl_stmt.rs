@@ -1293,7 +1293,12 @@ mod tests {
             columns: vec![],
         };
         let db = PrivLevel::Db(Some("d".into()));
-        assert_eq!(level_bits(&[sup.clone()], &db).unwrap_err().num(), 1221);
+        assert_eq!(
+            level_bits(std::slice::from_ref(&sup), &db)
+                .unwrap_err()
+                .num(),
+            1221
+        );
         let t = PrivLevel::Table(Some("d".into()), "t".into());
         assert_eq!(level_bits(&[sup], &t).unwrap_err().num(), 1144);
         assert_eq!(level_bits(&[sel(vec!["a"])], &db).unwrap_err().num(), 1144);

@@ -511,7 +511,7 @@ pub fn map_type(dt: &ast::DataType, coll: Collation, col: &str) -> Result<DataTy
                 }
             }
         }
-        _ => return Err(Error::parse(format!("{text}"))),
+        _ => return Err(Error::parse(text.to_string())),
     })
 }
 
@@ -760,12 +760,11 @@ pub(crate) fn create_table_with<E: KvEngine>(
                     _ => opts.extra.push((k, v)),
                 }
             }
-            ast::SqlOption::NamedParenthesizedList(l) => {
-                if l.key.value.eq_ignore_ascii_case("ENGINE") {
-                    opts.engine = canonical_engine(
-                        &l.name.as_ref().map(|n| n.value.clone()).unwrap_or_default(),
-                    );
-                }
+            ast::SqlOption::NamedParenthesizedList(l)
+                if l.key.value.eq_ignore_ascii_case("ENGINE") =>
+            {
+                opts.engine =
+                    canonical_engine(&l.name.as_ref().map(|n| n.value.clone()).unwrap_or_default());
             }
             ast::SqlOption::Comment(c) => {
                 opts.comment = match c {

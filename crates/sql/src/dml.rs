@@ -753,13 +753,16 @@ fn single_table<E: KvEngine>(
     }
 }
 
+/// ORDER BY expressions, each with its direction (true: DESC).
+type SortKeys = Vec<(Expr, bool)>;
+
 /// Binds ORDER BY and LIMIT of single-table UPDATE/DELETE.
 fn order_limit<E: KvEngine>(
     s: &Session<E>,
     scope: &Scope,
     order_by: &[ast::OrderByExpr],
     limit: &Option<ast::Expr>,
-) -> Result<(Vec<(Expr, bool)>, Option<Expr>)> {
+) -> Result<(SortKeys, Option<Expr>)> {
     let mut order = Vec::new();
     for o in order_by {
         let e = Binder {

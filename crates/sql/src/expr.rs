@@ -602,7 +602,7 @@ impl Expr {
                 let e = e.as_ref().map(|x| b(x, f));
                 Expr::Case(o, w, e, *c)
             }
-            Expr::Cast(x, t) => Expr::Cast(b(x, f), t.clone()),
+            Expr::Cast(x, t) => Expr::Cast(b(x, f), *t),
             Expr::Func(n, args) => Expr::Func(n.clone(), v(args, f)),
             Expr::DateAdd(x, y, u, n) => Expr::DateAdd(b(x, f), b(y, f), *u, *n),
             Expr::Sleep(x) => Expr::Sleep(b(x, f)),
@@ -864,7 +864,7 @@ impl Expr {
             }
             Expr::Cast(a, target) => {
                 let v = a.eval(row, ctx)?;
-                func::convert::cast(&v, target.clone(), ctx.warnings)?
+                func::convert::cast(&v, *target, ctx.warnings)?
             }
             Expr::Func(name, args) if name == "BENCHMARK" => benchmark(args, row, ctx)?,
             Expr::Func(name, args) => {
@@ -2757,7 +2757,7 @@ pub fn expr_type(e: &Expr, scope: &Scope, aggs: &[AggCall], agg_base: usize) -> 
         Expr::Lit(v) => func::types::type_of_value(v),
         Expr::Col(i) => match scope.cols.get(*i) {
             Some(ScopeCol { ty: Some(t), .. }) => func::types::type_of_column(t),
-            Some(ScopeCol { ety: Some(t), .. }) => t.clone(),
+            Some(ScopeCol { ety: Some(t), .. }) => *t,
             _ => ExprType::Str { max_chars: 255 },
         },
         Expr::Outer(depth, i) => {
@@ -2770,7 +2770,7 @@ pub fn expr_type(e: &Expr, scope: &Scope, aggs: &[AggCall], agg_base: usize) -> 
                 None => ExprType::Str { max_chars: 255 },
             }
         }
-        Expr::Subquery(q) => q.first_type.clone(),
+        Expr::Subquery(q) => q.first_type,
         Expr::RowSub(q, i) => q.query.types().get(*i).cloned().unwrap_or(ExprType::Null),
         Expr::Exists(_) | Expr::InSubquery(..) | Expr::Quantified(..) => ExprType::Int,
         Expr::Param(_) => ExprType::Str { max_chars: 255 },

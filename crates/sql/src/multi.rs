@@ -64,7 +64,10 @@ fn target_of(i: usize, jt: &JoinTable) -> Result<Target> {
     }
 }
 
-/// The primary-key values of target `t` within a joined row (None when null-extended).
+/// A target's row read again under its lock: the definition (leaf) it lives in, its handle and
+/// its current values.
+type LeafRow = (Arc<TableDef>, storage::Handle, Vec<Value>);
+
 /// Locks target `t`'s row of the joined `row` by primary key and reads its current version,
 /// in the partition the row was read from; returns the definition (leaf view) it lives in.
 fn lock_current<E: KvEngine>(
@@ -74,7 +77,7 @@ fn lock_current<E: KvEngine>(
     row: &[Value],
     pk: &[Value],
     ctx: &mut EvalCtx<'_>,
-) -> Result<Option<(Arc<TableDef>, storage::Handle, Vec<Value>)>> {
+) -> Result<Option<LeafRow>> {
     let off = p.from[t.from_index].offset;
     let read = &row[off..off + t.def.columns.len()];
     let def = match crate::partition::leaf_for(s, &t.def, read, ctx)? {

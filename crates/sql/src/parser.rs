@@ -21,6 +21,9 @@ pub const MYSQL_VERSION_ID: u32 = 80036;
 /// A statement: sqlparser's AST, or a SHOW statement kept as tokens for our own SHOW parser
 /// (sqlparser drops the literals of many MySQL SHOW forms).
 #[derive(Debug, Clone)]
+// One `Stmt` is built per statement and kept by prepared statements; boxing sqlparser's
+// `Statement` would only add an allocation, and every match on it would need a second level.
+#[allow(clippy::large_enum_variant)]
 pub enum Stmt {
     /// Parsed by sqlparser.
     Ast(Statement),

@@ -1887,7 +1887,7 @@ impl PartRt {
                 let key = self.main_key(row, ctx)?;
                 self.main_part_of(&key).ok_or_else(|| {
                     if self.main.expr.is_some() {
-                        no_partition(&key[0].to_string().replace("NULL", "NULL"))
+                        no_partition(&key[0].to_string())
                     } else {
                         no_partition("from column_list")
                     }
@@ -2702,7 +2702,7 @@ pub fn info_schema_rows<E: KvEngine>(s: &Session<E>, t: &TableDef) -> Result<Vec
         let (r, data, idx) = s.storage().table_stats(d)?;
         Ok(vec![
             Value::UInt(r),
-            Value::UInt(if r > 0 { data / r } else { 0 }),
+            Value::UInt(data.checked_div(r).unwrap_or(0)),
             Value::UInt(data),
             Value::Null,
             Value::UInt(idx),

@@ -497,7 +497,7 @@ fn finish_setop<E: KvEngine>(
                 ty: None,
                 nullable: true,
                 flags: 0,
-                ety: Some(t.clone()),
+                ety: Some(*t),
             })
             .collect(),
         outer: env.outer.clone(),

@@ -1642,7 +1642,7 @@ pub fn fetch<E: KvEngine>(
         for r in iter {
             let (h, row) = r?;
             n += 1;
-            if n % 1024 == 0 && ctx.killed.load(AtOrd::Relaxed) {
+            if n.is_multiple_of(1024) && ctx.killed.load(AtOrd::Relaxed) {
                 return Err(Error::interrupted());
             }
             if match filter {
@@ -2157,10 +2157,10 @@ pub fn run_plan<E: KvEngine>(
                 .map(|g| expr_collation(g, &p.scope, default))
                 .collect();
             all.sort_by(|a, b| {
-                for i in 0..n {
+                for (i, &coll) in colls.iter().enumerate() {
                     match (i < a.1, i < b.1) {
                         (true, true) => {
-                            let o = compare_sort_keys(&a.0[i..=i], &b.0[i..=i], &[false], colls[i]);
+                            let o = compare_sort_keys(&a.0[i..=i], &b.0[i..=i], &[false], coll);
                             if o != Ordering::Equal {
                                 return o;
                             }
@@ -2867,7 +2867,7 @@ pub fn sort_rows<E: KvEngine>(
     }
     let desc: Vec<bool> = keys.iter().map(|(_, d)| *d).collect();
     let cmp = |a: &Keyed, b: &Keyed| {
-        for i in 0..desc.len() {
+        for (i, &d) in desc.iter().enumerate() {
             let o = match (&a.1[i], &b.1[i]) {
                 (Some(x), Some(y)) => x.cmp(y),
                 _ => compare_keys_with(
@@ -2877,7 +2877,7 @@ pub fn sort_rows<E: KvEngine>(
                     &|_| coll_of(i),
                 ),
             };
-            let o = if desc[i] { o.reverse() } else { o };
+            let o = if d { o.reverse() } else { o };
             if o != Ordering::Equal {
                 return o;
             }
@@ -2919,9 +2919,9 @@ fn key_part_len(c: &storage::catalog::ColumnDef, prefix: Option<u32>) -> u32 {
         } => dec_bytes((*precision - *scale) as u32) + dec_bytes(*scale as u32),
         T::Float { .. } => 4,
         T::Double { .. } => 8,
-        T::Char { len, collation } => prefix.unwrap_or(*len) * collation.max_len() as u32,
-        T::VarChar { len, collation } => prefix.unwrap_or(*len) * collation.max_len() as u32 + 2,
-        T::Text { collation, .. } => prefix.unwrap_or(0) * collation.max_len() as u32 + 2,
+        T::Char { len, collation } => prefix.unwrap_or(*len) * collation.max_len(),
+        T::VarChar { len, collation } => prefix.unwrap_or(*len) * collation.max_len() + 2,
+        T::Text { collation, .. } => prefix.unwrap_or(0) * collation.max_len() + 2,
         T::Binary { len } => prefix.unwrap_or(*len),
         T::VarBinary { len } => prefix.unwrap_or(*len) + 2,
         T::Blob { .. } => prefix.unwrap_or(0) + 2,

@@ -111,6 +111,9 @@ pub struct Status {
     pub plan_cache_misses: AtomicU64,
 }
 
+/// Closes the client connection with the given id (KILL CONNECTION).
+pub type Disconnect = Box<dyn Fn(u32) + Send + Sync>;
+
 /// What every session shares: storage, global variables, counters, the process list.
 pub struct Instance<E: KvEngine> {
     /// The storage layer.
@@ -124,7 +127,7 @@ pub struct Instance<E: KvEngine> {
     /// Server start time (for Uptime).
     pub started: Instant,
     /// Closes a client connection (installed by the server once it listens; KILL CONNECTION).
-    pub disconnect: parking_lot::RwLock<Option<Box<dyn Fn(u32) + Send + Sync>>>,
+    pub disconnect: parking_lot::RwLock<Option<Disconnect>>,
     /// Index statistics from ANALYZE TABLE.
     pub stats: crate::stats::StatsCache,
     /// Bound partitioning functions of partitioned tables.
@@ -1568,25 +1571,21 @@ impl<E: KvEngine> Session<E> {
         }
         let v = sysvars::normalise(def, &value)?;
         match def.name {
-            "autocommit" => {
-                if v == Value::Int(1) && !self.autocommit() {
-                    // switching autocommit on commits the open transaction
-                    self.commit()?;
-                }
+            "autocommit" if v == Value::Int(1) && !self.autocommit() => {
+                // switching autocommit on commits the open transaction
+                self.commit()?;
             }
             "transaction_isolation" | "tx_isolation" => {
                 self.vars_mut().insert("transaction_isolation", v.clone());
                 self.vars_mut().insert("tx_isolation", v);
                 return Ok(());
             }
-            "last_insert_id" | "insert_id" => {
-                if def.name == "last_insert_id" {
-                    self.last_insert_id = match v {
-                        Value::Int(i) => i as u64,
-                        Value::UInt(u) => u,
-                        _ => 0,
-                    };
-                }
+            "last_insert_id" | "insert_id" if def.name == "last_insert_id" => {
+                self.last_insert_id = match v {
+                    Value::Int(i) => i as u64,
+                    Value::UInt(u) => u,
+                    _ => 0,
+                };
             }
             "character_set_results" => {}
             _ => {}

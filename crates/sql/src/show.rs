@@ -86,7 +86,7 @@ impl<'a> Toks<'a> {
         Ok((None, a))
     }
     /// `{FROM | IN} [db.]t [{FROM | IN} db]`, resolved to the table.
-    fn from_table<E: KvEngine>(&mut self, sess: &Session<E>) -> Result<Arc<TableDef>> {
+    fn parse_from_table<E: KvEngine>(&mut self, sess: &Session<E>) -> Result<Arc<TableDef>> {
         if !(self.eat("FROM") || self.eat("IN")) {
             return Err(Error::parse("SHOW: expected FROM"));
         }
@@ -109,7 +109,7 @@ impl<'a> Toks<'a> {
 enum Filter {
     None,
     Like(String),
-    Where(ast::Expr),
+    Where(Box<ast::Expr>),
 }
 
 fn parse_filter(t: &mut Toks<'_>) -> Result<Filter> {
@@ -124,7 +124,7 @@ fn parse_filter(t: &mut Toks<'_>) -> Result<Filter> {
     if t.eat("WHERE") {
         let e = crate::parser::parse_expr_tokens(t.rest())?;
         t.i = t.t.len();
-        return Ok(Filter::Where(e));
+        return Ok(Filter::Where(Box::new(e)));
     }
     if !t.done() {
         return Err(Error::parse(
@@ -465,12 +465,12 @@ fn show_inner<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Ou
             Err(Error::parse("SHOW COUNT"))
         }
         "COLUMNS" | "FIELDS" => {
-            let tb = t.from_table(sess)?;
+            let tb = t.parse_from_table(sess)?;
             let filter = parse_filter(&mut t)?;
             describe_rows(sess, &tb, full, filter)
         }
         "INDEX" | "INDEXES" | "KEYS" => {
-            let tb = t.from_table(sess)?;
+            let tb = t.parse_from_table(sess)?;
             let filter = parse_filter(&mut t)?;
             let (cols, rows) = index_rows(sess, &tb);
             result(sess, cols, rows, filter)
@@ -1201,7 +1201,7 @@ fn table_status_rows<E: KvEngine>(
             Value::Int(10),
             s("Dynamic"),
             Value::Int(r as i64),
-            Value::Int(if r > 0 { (d / r) as i64 } else { 0 }),
+            Value::Int(d.checked_div(r).unwrap_or(0) as i64),
             Value::Int(d as i64),
             Value::Int(0),
             Value::Int(i as i64),
@@ -1797,7 +1797,7 @@ pub fn system_table<E: KvEngine>(
 }
 
 fn opt_int(v: Option<u64>) -> Value {
-    v.map(|x| Value::UInt(x)).unwrap_or(Value::Null)
+    v.map(Value::UInt).unwrap_or(Value::Null)
 }
 
 /// Rows of a virtual system table (None if `t` is a real table).
@@ -1942,7 +1942,7 @@ pub fn system_rows<E: KvEngine>(
                     Value::UInt(10),
                     s("Dynamic"),
                     Value::UInt(r),
-                    Value::UInt(if r > 0 { d / r } else { 0 }),
+                    Value::UInt(d.checked_div(r).unwrap_or(0)),
                     Value::UInt(d),
                     Value::UInt(0),
                     Value::UInt(i),

@@ -65,7 +65,6 @@ use std::collections::HashMap;
 
 use common::{codes, DataType, Error, Result, Value, Warning};
 use sqlparser::ast::{self, ColumnOption, TableConstraint};
-use sqlparser::dialect::MySqlDialect;
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
 use sqlparser::tokenizer::{Token, TokenWithSpan};
@@ -320,7 +319,7 @@ fn ident_text(n: &ast::Ident) -> String {
 /// # Errors
 /// 1064 for syntax errors; 1235 for operations Strata does not support.
 pub fn parse(tokens: Vec<TokenWithSpan>, text: &str) -> Result<AlterStmt> {
-    let dialect = MySqlDialect {};
+    let dialect = crate::dialect::StrataDialect::default();
     let mut p = Parser::new(&dialect).with_tokens_with_locations(tokens);
     let perr = |e: ParserError| Error::parse(crate::parser::short_near(text, &e.to_string()));
     p.expect_keyword_is(Keyword::ALTER).map_err(perr)?;

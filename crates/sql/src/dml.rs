@@ -18,7 +18,7 @@ pub fn default_expr<E: KvEngine>(s: &Session<E>, col: &ColumnDef) -> Result<Opti
     let Some(text) = &col.default else {
         return Ok(None);
     };
-    let dialect = sqlparser::dialect::MySqlDialect {};
+    let dialect = crate::dialect::StrataDialect::default();
     let e = sqlparser::parser::Parser::new(&dialect)
         .try_with_sql(text)
         .and_then(|mut p| p.parse_expr())

@@ -16,6 +16,7 @@ pub mod acl_stmt;
 pub mod alter;
 pub mod checktable;
 pub mod ddl;
+pub mod dialect;
 pub mod dml;
 pub mod expr;
 pub mod info;

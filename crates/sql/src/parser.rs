@@ -6,7 +6,6 @@
 
 use common::{Error, Result};
 use sqlparser::ast::Statement;
-use sqlparser::dialect::MySqlDialect;
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserOptions};
 use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace, Word};
@@ -178,7 +177,7 @@ pub fn tokenize_with(
     sql: &str,
     mode: SqlModeFlags,
 ) -> Result<(Vec<TokenWithSpan>, usize, Vec<String>)> {
-    let dialect = MySqlDialect {};
+    let dialect = crate::dialect::StrataDialect::default();
     let text = strip_versioned(sql);
     let out: Vec<TokenWithSpan> = Tokenizer::new(&dialect, &text)
         .tokenize_with_location()
@@ -1243,7 +1242,7 @@ fn parse_tokens(tokens: Vec<TokenWithSpan>, text: &str) -> Result<Statement> {
 
 /// [`parse_tokens`], with the text (for error messages) made only when needed.
 fn parse_tokens_with(tokens: Vec<TokenWithSpan>, text: &dyn Fn() -> String) -> Result<Statement> {
-    let dialect = MySqlDialect {};
+    let dialect = crate::dialect::StrataDialect::default();
     // sqlparser's default nesting limit (50) rejects machine-generated WHERE clauses MySQL
     // accepts; deeper input still gets a clean syntax error instead of exhausting the stack
     let mut parser = Parser::new(&dialect)
@@ -1294,7 +1293,7 @@ pub(crate) fn short_near(text: &str, msg: &str) -> String {
 
 /// Parses an expression from tokens (used by SHOW ... WHERE).
 pub fn parse_expr_tokens(tokens: Vec<Token>) -> Result<sqlparser::ast::Expr> {
-    let dialect = MySqlDialect {};
+    let dialect = crate::dialect::StrataDialect::default();
     let text: String = tokens
         .iter()
         .map(|t| t.to_string())

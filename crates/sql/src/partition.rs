@@ -409,7 +409,7 @@ pub fn split_create_table(
                 }
                 let head = tokens[..i].to_vec();
                 let rest: Vec<_> = tokens[sig[k + 1] + 1..].to_vec();
-                let dialect = sqlparser::dialect::MySqlDialect {};
+                let dialect = crate::dialect::StrataDialect::default();
                 let mut p = Parser::new(&dialect).with_tokens_with_locations(rest);
                 let perr =
                     |e: ParserError| Error::parse(crate::parser::short_near(text, &e.to_string()));
@@ -943,7 +943,7 @@ fn func_columns(def: &TableDef, f: &PartFunc) -> Vec<usize> {
 }
 
 fn parse_expr_text(text: &str) -> Result<ast::Expr> {
-    let dialect = sqlparser::dialect::MySqlDialect {};
+    let dialect = crate::dialect::StrataDialect::default();
     let mut p = Parser::new(&dialect)
         .try_with_sql(text)
         .map_err(|e| Error::parse(e.to_string()))?;

@@ -656,10 +656,21 @@ impl KvSnapshot for RocksSnapshot {
 impl KvEngine for RocksEngine {
     type Snapshot = RocksSnapshot;
 
+    /// A read of the latest committed value (locking reads: UPDATE and DELETE read the rows
+    /// they change this way). Served by the row cache as a snapshot taken now would be.
     fn get(&self, cf: Cf, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let rows = self.rows.as_ref().filter(|_| cf == Cf::Data);
+        let reader_seq = self.db.latest_sequence_number();
+        if let Some(v) = rows.and_then(|r| r.get(key, reader_seq)) {
+            return Ok(Some(v));
+        }
         let h = cf_handle(&self.db, cf)?;
-        read_through(ReadOptions::default, |ro| self.db.get_cf_opt(h, key, ro))
-            .map_err(|e| engine_err("get", e))
+        let v = read_through(ReadOptions::default, |ro| self.db.get_cf_opt(h, key, ro))
+            .map_err(|e| engine_err("get", e))?;
+        if let (Some(r), Some(v)) = (rows, &v) {
+            r.fill(key, v, reader_seq, self.db.latest_sequence_number());
+        }
+        Ok(v)
     }
 
     fn multi_get(&self, cf: Cf, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
@@ -722,19 +733,30 @@ impl KvEngine for RocksEngine {
                 .write_opt(b, &wo)
                 .map_err(|e| engine_err("write", e));
         };
-        // the row cache drops the written keys around the write (see `rowcache`)
-        let keys = || {
+        // the row cache drops the written keys around the write, and refreshes the ones it
+        // held (see `rowcache`)
+        let ops = || {
             batch.ops().iter().filter_map(|op| match op {
                 WriteOp::Put {
-                    cf: Cf::Data, key, ..
-                }
-                | WriteOp::Delete { cf: Cf::Data, key } => Some(key.as_slice()),
+                    cf: Cf::Data,
+                    key,
+                    value,
+                } => Some((key.as_slice(), Some(value.as_slice()))),
+                WriteOp::Delete { cf: Cf::Data, key } => Some((key.as_slice(), None)),
                 _ => None,
             })
         };
-        rows.begin_write(keys());
+        let mut cached = rows.begin_write(ops().map(|(k, _)| k));
+        // a range delete may cover a key written before it in the batch: refresh nothing
+        if batch
+            .ops()
+            .iter()
+            .any(|op| matches!(op, WriteOp::DeleteRange { cf: Cf::Data, .. }))
+        {
+            cached.clear();
+        }
         let r = self.db.write_opt(b, &wo);
-        rows.end_write(keys(), self.db.latest_sequence_number());
+        rows.end_write(ops(), self.db.latest_sequence_number(), &cached, r.is_ok());
         r.map_err(|e| engine_err("write", e))
     }
 

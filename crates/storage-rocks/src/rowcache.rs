@@ -18,7 +18,15 @@
 //!   bound of the sequence number that wrote the value.
 //! * A hit is served only to a reader with `reader_seq >= w_bound`: that reader's snapshot
 //!   includes the value's write, and no later write exists (it would have dropped the entry).
-//!   Older snapshots (long transactions) simply read RocksDB.
+//!   Older snapshots (long transactions) simply read RocksDB. A read of the latest state (a
+//!   locking read) passes RocksDB's latest sequence number as its `reader_seq`.
+//! * **Write-through for cached rows.** A key that was cached when its write began gets the
+//!   written value back at [`RowCache::end_write`], with `w_bound` = `seq` read after the
+//!   write, as a fill from a snapshot that includes the write would. This is refused when
+//!   another write of the same key is in flight (each shard keeps the hashes of the keys being
+//!   written), since that write may land after ours. Keys not cached stay out: a bulk load does
+//!   not push the hot rows out. Without this, a hot row that is updated over and over was never
+//!   in the cache when the next UPDATE read it.
 //!
 //! Keys embed the index id, and ids are never reused: after a DROP / TRUNCATE the dead entries
 //! can't be hit again and age out of the LRU, so a range delete needs no cache walk.
@@ -41,6 +49,8 @@ struct Shard {
     bytes: usize,
     /// Writes to this shard between `begin_write` and `end_write`.
     pending: u32,
+    /// Hashes of the keys those writes are writing (one per key per write).
+    inflight: Vec<u64>,
     /// Fills must come from snapshots at least this recent.
     min_seq: u64,
     /// Reads served from this shard, and reads that missed it. Counted under the shard's lock:
@@ -48,6 +58,14 @@ struct Shard {
     /// line they shared with `shards` moved between the cores on each point select.
     hits: u64,
     misses: u64,
+}
+
+/// Fx, not SipHash (here and in the shards' maps): every point read hashes its key; the keys
+/// are our own.
+fn key_hash(key: &[u8]) -> u64 {
+    let mut h = rustc_hash::FxHasher::default();
+    key.hash(&mut h);
+    h.finish()
 }
 
 /// Counters for SHOW STATUS.
@@ -85,6 +103,7 @@ impl RowCache {
                         lru: LruCache::unbounded_with_hasher(rustc_hash::FxBuildHasher),
                         bytes: 0,
                         pending: 0,
+                        inflight: Vec::new(),
                         min_seq: 0,
                         hits: 0,
                         misses: 0,
@@ -97,12 +116,13 @@ impl RowCache {
     }
 
     fn shard_no(&self, key: &[u8]) -> usize {
-        // Fx, not SipHash (here and in the shards' maps): every point read hashes its key;
-        // the keys are our own. The shard comes from middle bits, which the maps' bucket
-        // (low bits) and tag (top 7 bits) do not use, so a shard's keys still spread.
-        let mut h = rustc_hash::FxHasher::default();
-        key.hash(&mut h);
-        ((h.finish() >> 40) as usize) % self.shards.len()
+        self.shard_of(key_hash(key))
+    }
+
+    /// The shard comes from middle bits of the key's hash, which the maps' bucket (low bits)
+    /// and tag (top 7 bits) do not use, so a shard's keys still spread.
+    fn shard_of(&self, hash: u64) -> usize {
+        ((hash >> 40) as usize) % self.shards.len()
     }
 
     /// The cached value of `key` for a reader whose snapshot was taken at or after `reader_seq`.
@@ -146,32 +166,83 @@ impl RowCache {
         }
     }
 
-    fn drop_keys<'a>(&self, keys: impl Iterator<Item = &'a [u8]>, f: impl Fn(&mut Shard)) {
+    /// Before a batch writing `keys` goes to RocksDB: drops them, holds off fills in their
+    /// shards and notes them as in flight. Returns the positions (ascending) of the keys that
+    /// were cached, for [`RowCache::end_write`] to refresh.
+    pub fn begin_write<'a>(&self, keys: impl Iterator<Item = &'a [u8]>) -> Vec<usize> {
         let mut touched: Vec<usize> = Vec::new();
-        for k in keys {
-            let no = self.shard_no(k);
+        let mut cached = Vec::new();
+        for (i, k) in keys.enumerate() {
+            let hash = key_hash(k);
+            let no = self.shard_of(hash);
+            let mut s = self.shards[no].lock();
+            if let Some(e) = s.lru.pop(k) {
+                s.bytes -= k.len() + e.value.len() + ENTRY_OVERHEAD;
+                cached.push(i);
+            }
+            s.inflight.push(hash);
+            if !touched.contains(&no) {
+                touched.push(no);
+                s.pending += 1;
+            }
+        }
+        cached
+    }
+
+    /// After that batch was written (`written`) or failed; `now_seq` read after the write.
+    /// `ops` are the same keys in the same order, each with its new value (None: deleted);
+    /// `cached` is what [`RowCache::begin_write`] returned.
+    pub fn end_write<'a>(
+        &self,
+        ops: impl Iterator<Item = (&'a [u8], Option<&'a [u8]>)>,
+        now_seq: u64,
+        cached: &[usize],
+        written: bool,
+    ) {
+        let mut touched: Vec<usize> = Vec::new();
+        let mut refresh = cached.iter().peekable();
+        for (i, (k, v)) in ops.enumerate() {
+            let hash = key_hash(k);
+            let no = self.shard_of(hash);
             let mut s = self.shards[no].lock();
             if let Some(e) = s.lru.pop(k) {
                 s.bytes -= k.len() + e.value.len() + ENTRY_OVERHEAD;
             }
+            if let Some(p) = s.inflight.iter().position(|h| *h == hash) {
+                s.inflight.swap_remove(p);
+            }
             if !touched.contains(&no) {
                 touched.push(no);
-                f(&mut s);
+                s.pending -= 1;
+                s.min_seq = s.min_seq.max(now_seq);
+            }
+            if refresh.next_if_eq(&&i).is_none() || !written {
+                continue;
+            }
+            let Some(v) = v else { continue };
+            // another write of this key (or of one with the same hash) may land after ours
+            if s.inflight.contains(&hash) {
+                continue;
+            }
+            let cost = k.len() + v.len() + ENTRY_OVERHEAD;
+            if cost > self.per_shard / 4 {
+                continue;
+            }
+            s.lru.put(
+                k.to_vec(),
+                Entry {
+                    value: v.to_vec(),
+                    w_bound: now_seq,
+                },
+            );
+            s.bytes += cost;
+            while s.bytes > self.per_shard {
+                match s.lru.pop_lru() {
+                    Some((k, e)) => s.bytes -= k.len() + e.value.len() + ENTRY_OVERHEAD,
+                    None => break,
+                }
             }
         }
-    }
-
-    /// Before a batch writing `keys` goes to RocksDB.
-    pub fn begin_write<'a>(&self, keys: impl Iterator<Item = &'a [u8]>) {
-        self.drop_keys(keys, |s| s.pending += 1);
-    }
-
-    /// After that batch was written (or failed); `now_seq` read after the write.
-    pub fn end_write<'a>(&self, keys: impl Iterator<Item = &'a [u8]>, now_seq: u64) {
-        self.drop_keys(keys, |s| {
-            s.pending -= 1;
-            s.min_seq = s.min_seq.max(now_seq);
-        });
     }
 
     /// Counters.
@@ -210,18 +281,54 @@ mod tests {
         let c = RowCache::new(1 << 20).unwrap();
         c.fill(b"k", b"v1", 10, 10);
         let keys = [b"k".to_vec()];
-        c.begin_write(keys.iter().map(|k| k.as_slice()));
+        let cached = c.begin_write(keys.iter().map(|k| k.as_slice()));
+        assert_eq!(cached, vec![0]);
         assert_eq!(c.get(b"k", 100), None);
         // a reader that read the old value while the write was in flight may not fill
         c.fill(b"k", b"old", 10, 20);
         assert_eq!(c.get(b"k", 100), None);
-        c.end_write(keys.iter().map(|k| k.as_slice()), 21);
+        // a delete leaves nothing to refresh
+        c.end_write(keys.iter().map(|k| (k.as_slice(), None)), 21, &cached, true);
         // nor after it, from a snapshot older than the write
         c.fill(b"k", b"old", 15, 22);
         assert_eq!(c.get(b"k", 100), None);
         // a snapshot that includes the write may
         c.fill(b"k", b"v2", 21, 22);
         assert_eq!(c.get(b"k", 22).as_deref(), Some(&b"v2"[..]));
+    }
+
+    /// A cached key gets its written value back, for snapshots that include the write; a key
+    /// that was not cached stays out; a failed write and a concurrent write of the same key
+    /// refresh nothing.
+    #[test]
+    fn writes_refresh_cached_keys_only() {
+        let c = RowCache::new(1 << 20).unwrap();
+        c.fill(b"hot", b"v1", 10, 10);
+        let ops = |v: &'static [u8]| [(&b"hot"[..], Some(v)), (&b"cold"[..], Some(&b"c1"[..]))];
+        let cached = c.begin_write(ops(b"v2").iter().map(|o| o.0));
+        assert_eq!(cached, vec![0]);
+        c.end_write(ops(b"v2").into_iter(), 30, &cached, true);
+        assert_eq!(c.get(b"hot", 30).as_deref(), Some(&b"v2"[..]));
+        assert_eq!(c.get(b"hot", 29), None, "a snapshot before the write");
+        assert_eq!(c.get(b"cold", 100), None, "not cached before: not added");
+
+        // failed write: dropped, not refreshed
+        let cached = c.begin_write(ops(b"v3").iter().map(|o| o.0));
+        c.end_write(ops(b"v3").into_iter(), 31, &cached, false);
+        assert_eq!(c.get(b"hot", 100), None);
+
+        // two writes of one key in flight: the first to finish may not install its value
+        c.fill(b"hot", b"v3", 31, 31);
+        let a = c.begin_write([&b"hot"[..]].into_iter());
+        let b = c.begin_write([&b"hot"[..]].into_iter());
+        assert_eq!((a.as_slice(), b.as_slice()), (&[0][..], &[][..]));
+        c.end_write([(&b"hot"[..], Some(&b"va"[..]))].into_iter(), 40, &a, true);
+        assert_eq!(c.get(b"hot", 100), None);
+        c.end_write([(&b"hot"[..], Some(&b"vb"[..]))].into_iter(), 41, &b, true);
+        assert_eq!(c.get(b"hot", 100), None, "b did not see it cached");
+        // fills work again once no write is in flight
+        c.fill(b"hot", b"vb", 41, 41);
+        assert_eq!(c.get(b"hot", 41).as_deref(), Some(&b"vb"[..]));
     }
 
     #[test]

@@ -68,6 +68,27 @@ fn key_hash(key: &[u8]) -> u64 {
     h.finish()
 }
 
+impl Shard {
+    /// Caches `value` for `key` with `w_bound`, evicting the least recently used entries
+    /// beyond `capacity` bytes.
+    fn put(&mut self, key: &[u8], value: &[u8], w_bound: u64, capacity: usize) {
+        let entry = Entry {
+            value: value.to_vec(),
+            w_bound,
+        };
+        if let Some(old) = self.lru.put(key.to_vec(), entry) {
+            self.bytes -= key.len() + old.value.len() + ENTRY_OVERHEAD;
+        }
+        self.bytes += key.len() + value.len() + ENTRY_OVERHEAD;
+        while self.bytes > capacity {
+            match self.lru.pop_lru() {
+                Some((k, e)) => self.bytes -= k.len() + e.value.len() + ENTRY_OVERHEAD,
+                None => break,
+            }
+        }
+    }
+}
+
 /// Counters for SHOW STATUS.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct RowCacheStats {
@@ -150,20 +171,7 @@ impl RowCache {
         if s.pending > 0 || reader_seq < s.min_seq {
             return;
         }
-        let entry = Entry {
-            value: value.to_vec(),
-            w_bound: now_seq,
-        };
-        if let Some(old) = s.lru.put(key.to_vec(), entry) {
-            s.bytes -= key.len() + old.value.len() + ENTRY_OVERHEAD;
-        }
-        s.bytes += cost;
-        while s.bytes > self.per_shard {
-            match s.lru.pop_lru() {
-                Some((k, e)) => s.bytes -= k.len() + e.value.len() + ENTRY_OVERHEAD,
-                None => break,
-            }
-        }
+        s.put(key, value, now_seq, self.per_shard);
     }
 
     /// Before a batch writing `keys` goes to RocksDB: drops them, holds off fills in their
@@ -224,23 +232,8 @@ impl RowCache {
             if s.inflight.contains(&hash) {
                 continue;
             }
-            let cost = k.len() + v.len() + ENTRY_OVERHEAD;
-            if cost > self.per_shard / 4 {
-                continue;
-            }
-            s.lru.put(
-                k.to_vec(),
-                Entry {
-                    value: v.to_vec(),
-                    w_bound: now_seq,
-                },
-            );
-            s.bytes += cost;
-            while s.bytes > self.per_shard {
-                match s.lru.pop_lru() {
-                    Some((k, e)) => s.bytes -= k.len() + e.value.len() + ENTRY_OVERHEAD,
-                    None => break,
-                }
+            if k.len() + v.len() + ENTRY_OVERHEAD <= self.per_shard / 4 {
+                s.put(k, v, now_seq, self.per_shard);
             }
         }
     }

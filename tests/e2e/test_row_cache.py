@@ -86,9 +86,16 @@ def test_writes_refresh_cached_rows(server, db):
     hits, misses = status(cur, "Strata_row_cache_hits"), status(cur, "Strata_row_cache_misses")
     cur.execute("UPDATE wt SET n = 5 WHERE id = 2")
     cur.execute("UPDATE wt SET n = n + 1 WHERE id = 2")
-    assert status(cur, "Strata_row_cache_misses") - misses == 1, "the first write added row 2"
+    # the first UPDATE's read cached row 2, its write refreshed it, the second UPDATE hit it
+    assert status(cur, "Strata_row_cache_misses") - misses == 1
     cur.execute("SELECT n FROM wt WHERE id = 2")
     assert cur.fetchall() == ((6,),)
+    # a row that was never read is not added by its write
+    cur.execute("INSERT INTO wt VALUES (3, 7)")
+    misses = status(cur, "Strata_row_cache_misses")
+    cur.execute("SELECT n FROM wt WHERE id = 3")
+    assert cur.fetchall() == ((7,),)
+    assert status(cur, "Strata_row_cache_misses") - misses == 1
     # a deleted cached row is gone, a re-inserted one is read again
     cur.execute("DELETE FROM wt WHERE id = 1")
     cur.execute("SELECT n FROM wt WHERE id = 1")

@@ -288,6 +288,29 @@ fn cache_only(mut ro: ReadOptions) -> ReadOptions {
     ro
 }
 
+/// A point read of the data column family through the row cache, for a reader at `reader_seq`
+/// (see `rowcache`): a hit is returned as is, a miss reads RocksDB with `opts` and offers the
+/// value to the cache. The dictionary column family bypasses the cache.
+fn get_cached(
+    db: &DB,
+    rows: Option<&RowCache>,
+    cf: Cf,
+    key: &[u8],
+    reader_seq: u64,
+    opts: impl Fn() -> ReadOptions,
+) -> Result<Option<Vec<u8>>> {
+    let rows = rows.filter(|_| cf == Cf::Data);
+    if let Some(v) = rows.and_then(|r| r.get(key, reader_seq)) {
+        return Ok(Some(v));
+    }
+    let h = cf_handle(db, cf)?;
+    let v = read_through(opts, |ro| db.get_cf_opt(h, key, ro)).map_err(|e| engine_err("get", e))?;
+    if let (Some(r), Some(v)) = (rows, &v) {
+        r.fill(key, v, reader_seq, db.latest_sequence_number());
+    }
+    Ok(v)
+}
+
 /// Runs a read with block-cache-only options first; only when RocksDB answers `Incomplete`
 /// (a block is not in the cache, so the read goes to the files) does it report a
 /// [`WaitType::DiskIo`] wait to the thread pool and redo the read with normal options. A
@@ -614,17 +637,10 @@ impl RocksSnapshot {
 
 impl KvSnapshot for RocksSnapshot {
     fn get(&self, cf: Cf, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        let rows = self.rows.as_ref().filter(|_| cf == Cf::Data);
-        if let Some(v) = rows.and_then(|r| r.get(key, self.reader_seq)) {
-            return Ok(Some(v));
-        }
-        let h = cf_handle(&self.db, cf)?;
-        let v = read_through(|| self.read_opts(), |ro| self.db.get_cf_opt(h, key, ro))
-            .map_err(|e| engine_err("get", e))?;
-        if let (Some(r), Some(v)) = (rows, &v) {
-            r.fill(key, v, self.reader_seq, self.db.latest_sequence_number());
-        }
-        Ok(v)
+        let rows = self.rows.as_deref();
+        get_cached(&self.db, rows, cf, key, self.reader_seq, || {
+            self.read_opts()
+        })
     }
 
     fn multi_get(&self, cf: Cf, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
@@ -659,18 +675,9 @@ impl KvEngine for RocksEngine {
     /// A read of the latest committed value (locking reads: UPDATE and DELETE read the rows
     /// they change this way). Served by the row cache as a snapshot taken now would be.
     fn get(&self, cf: Cf, key: &[u8]) -> Result<Option<Vec<u8>>> {
-        let rows = self.rows.as_ref().filter(|_| cf == Cf::Data);
         let reader_seq = self.db.latest_sequence_number();
-        if let Some(v) = rows.and_then(|r| r.get(key, reader_seq)) {
-            return Ok(Some(v));
-        }
-        let h = cf_handle(&self.db, cf)?;
-        let v = read_through(ReadOptions::default, |ro| self.db.get_cf_opt(h, key, ro))
-            .map_err(|e| engine_err("get", e))?;
-        if let (Some(r), Some(v)) = (rows, &v) {
-            r.fill(key, v, reader_seq, self.db.latest_sequence_number());
-        }
-        Ok(v)
+        let rows = self.rows.as_deref();
+        get_cached(&self.db, rows, cf, key, reader_seq, ReadOptions::default)
     }
 
     fn multi_get(&self, cf: Cf, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {

@@ -71,7 +71,11 @@ fn key_hash(key: &[u8]) -> u64 {
 impl Shard {
     /// Caches `value` for `key` with `w_bound`, evicting the least recently used entries
     /// beyond `capacity` bytes.
+    /// A value bigger than a quarter of the shard is not cached.
     fn put(&mut self, key: &[u8], value: &[u8], w_bound: u64, capacity: usize) {
+        if key.len() + value.len() + ENTRY_OVERHEAD > capacity / 4 {
+            return;
+        }
         let entry = Entry {
             value: value.to_vec(),
             w_bound,
@@ -163,10 +167,6 @@ impl RowCache {
     /// Offers `value`, read for `key` at a snapshot taken at or after `reader_seq`; `now_seq`
     /// is the latest sequence number read after that read.
     pub fn fill(&self, key: &[u8], value: &[u8], reader_seq: u64, now_seq: u64) {
-        let cost = key.len() + value.len() + ENTRY_OVERHEAD;
-        if cost > self.per_shard / 4 {
-            return;
-        }
         let mut s = self.shards[self.shard_no(key)].lock();
         if s.pending > 0 || reader_seq < s.min_seq {
             return;
@@ -232,9 +232,7 @@ impl RowCache {
             if s.inflight.contains(&hash) {
                 continue;
             }
-            if k.len() + v.len() + ENTRY_OVERHEAD <= self.per_shard / 4 {
-                s.put(k, v, now_seq, self.per_shard);
-            }
+            s.put(k, v, now_seq, self.per_shard);
         }
     }
 

@@ -170,3 +170,111 @@ def test_sql_execute_uses_plan_cache(server, db):
         assert list(cur.fetchall()) == [(want,)]
     assert status(cur, "Strata_plan_cache_hits") - hits == 2
     cur.execute("DEALLOCATE PREPARE s")
+
+
+def test_plan_cache_update_delete(server, db):
+    """Prepared single-table UPDATE and DELETE keep their bound plan between executions: the
+    counters show reuse, parameters and user variables are read at each execution, DDL and USE
+    plan again, a reused plan takes its metadata lock again, and a view target is rewritten
+    each time (never cached)."""
+    admin, name = db
+    acur = admin.cursor()
+    acur.execute("CREATE TABLE pu (id INT PRIMARY KEY, k INT, c VARCHAR(20), KEY (k))")
+    acur.execute("INSERT INTO pu VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 30, 'c'), (4, 40, 'd')")
+    c = connect(server, name)
+    cur = c.cursor(prepared=True)
+    uc = c.cursor()
+
+    def counters():
+        return (status(acur, "Strata_plan_cache_hits"), status(acur, "Strata_plan_cache_misses"))
+
+    h0, m0 = counters()
+    upd = "UPDATE pu SET k = k + ? WHERE id = ?"
+    for i in (1, 2, 1):
+        cur.execute(upd, (5, i))
+        assert cur.rowcount == 1
+    h1, m1 = counters()
+    assert (h1 - h0, m1 - m0) == (2, 1)
+    # a user variable is read at each execution: such a plan is not kept
+    uvar = "UPDATE pu SET c = CONCAT(c, @suffix) WHERE id = ?"
+    for suffix, i in (("x", 1), ("y", 1), ("z", 3)):
+        uc.execute(f"SET @suffix = '{suffix}'")
+        cur.execute(uvar, (i,))
+    assert counters()[0] == h1
+    acur.execute("SELECT id, k, c FROM pu ORDER BY id")
+    assert list(acur.fetchall()) == [(1, 20, "axy"), (2, 25, "b"), (3, 30, "cz"), (4, 40, "d")]
+    # the same statement through a different range: k's index is used for the lookup
+    rng = "UPDATE pu SET c = ? WHERE k BETWEEN ? AND ?"
+    cur.execute(rng, ("lo", 0, 25))
+    assert cur.rowcount == 2
+    cur.execute(rng, ("hi", 26, 100))
+    assert cur.rowcount == 2
+    acur.execute("SELECT c FROM pu ORDER BY id")
+    assert [r[0] for r in acur.fetchall()] == ["lo", "lo", "hi", "hi"]
+    # DDL between executions: the next execution plans again and sees the new column
+    # (the connector keeps one statement per cursor: `rng` is still the prepared one)
+    reprep = status(acur, "Com_stmt_reprepare")
+    acur.execute("ALTER TABLE pu ADD COLUMN n INT NOT NULL DEFAULT 0")
+    cur.execute(rng, ("mid", 0, 25))
+    assert status(acur, "Com_stmt_reprepare") == reprep + 1
+    upd_n = "UPDATE pu SET n = n + 1 WHERE id = ?"
+    cur.execute(upd_n, (1,))
+    cur.execute(upd_n, (1,))
+    acur.execute("SELECT n, c FROM pu WHERE id = 1")
+    assert list(acur.fetchall()) == [(2, "mid")]
+    # a reused plan takes its metadata lock again: DDL waits behind the open transaction
+    c.start_transaction()
+    cur.execute(upd_n, (2,))
+    acur.execute("SET SESSION lock_wait_timeout = 1")
+    with pytest.raises(Exception) as e:
+        acur.execute("ALTER TABLE pu DROP COLUMN n")
+    assert e.value.args[0] == 1205
+    c.rollback()
+    acur.execute("SELECT n FROM pu WHERE id = 2")
+    assert list(acur.fetchall()) == [(0,)]
+    # DELETE: reused, with its parameters read each time
+    h0, m0 = counters()
+    dele = "DELETE FROM pu WHERE id = ?"
+    for i in (4, 3):
+        cur.execute(dele, (i,))
+        assert cur.rowcount == 1
+    cur.execute(dele, (3,))
+    assert cur.rowcount == 0
+    h1, m1 = counters()
+    assert (h1 - h0, m1 - m0) == (2, 1)
+    acur.execute("SELECT id FROM pu ORDER BY id")
+    assert list(acur.fetchall()) == [(1,), (2,)]
+    # USE another database: the unqualified name now means that database's table
+    acur.execute("DROP DATABASE IF EXISTS pu_other")
+    acur.execute("CREATE DATABASE pu_other")
+    acur.execute("CREATE TABLE pu_other.pu (id INT PRIMARY KEY, k INT, c VARCHAR(20), n INT)")
+    acur.execute("INSERT INTO pu_other.pu VALUES (1, 0, 'o', 0), (2, 0, 'o', 0)")
+    uc.execute("USE pu_other")
+    cur.execute(dele, (2,))
+    assert cur.rowcount == 1
+    acur.execute("SELECT COUNT(*) FROM pu_other.pu")
+    assert list(acur.fetchall()) == [(1,)]
+    acur.execute(f"SELECT COUNT(*) FROM `{name}`.pu")
+    assert list(acur.fetchall()) == [(2,)]
+    # the table dropped under a cached plan: 1146, and the connection stays usable
+    acur.execute("DROP TABLE pu_other.pu")
+    with pytest.raises(mysql.connector.Error) as e:
+        cur.execute(dele, (1,))
+    assert e.value.errno == 1146
+    uc.execute(f"USE `{name}`")
+    acur.execute("DROP DATABASE pu_other")
+    # a view target is rewritten at every execution, with its CHECK OPTION
+    acur.execute("CREATE VIEW pv AS SELECT id, k FROM pu WHERE k < 100 WITH CHECK OPTION")
+    h0 = status(acur, "Strata_plan_cache_hits")
+    vu = "UPDATE pv SET k = ? WHERE id = ?"
+    cur.execute(vu, (50, 1))
+    cur.execute(vu, (60, 1))
+    with pytest.raises(mysql.connector.Error) as e:
+        cur.execute(vu, (500, 1))
+    assert e.value.errno == 1369
+    cur.execute("DELETE FROM pv WHERE id = ?", (2,))
+    cur.execute("DELETE FROM pv WHERE id = ?", (2,))
+    assert status(acur, "Strata_plan_cache_hits") == h0
+    acur.execute("SELECT id, k FROM pu")
+    assert list(acur.fetchall()) == [(1, 60)]
+    c.close()

@@ -826,7 +826,25 @@ pub fn update<E: KvEngine>(
         }
         return crate::multi::update(s, u, &tables, params);
     }
-    update_checked(s, u, params, None)
+    // a prepared UPDATE of a table keeps its bound form (one of a view is rewritten each time)
+    let plan = s.prepared_plan(|s| {
+        if is_view_target(s, &u.table)? {
+            return Ok(None);
+        }
+        bind_update(s, u).map(Some)
+    })?;
+    match plan {
+        Some(p) => run_update(s, &p, &None, params),
+        None => update_checked(s, u, params, None),
+    }
+}
+
+/// Whether the table an UPDATE or DELETE names is a view.
+fn is_view_target<E: KvEngine>(s: &Session<E>, twj: &ast::TableWithJoins) -> Result<bool> {
+    match &twj.relation {
+        ast::TableFactor::Table { name, .. } => Ok(crate::view::target_view(s, name)?.is_some()),
+        _ => Ok(false),
+    }
 }
 
 fn update_checked<E: KvEngine>(
@@ -841,13 +859,28 @@ fn update_checked<E: KvEngine>(
             return update_checked(s, &rewritten, params, check);
         }
     }
+    let plan = bind_update(s, u)?;
+    let view_check = bind_view_check(s, &plan.t, check.as_ref())?;
+    run_update(s, &plan, &view_check, params)
+}
+
+/// A single-table UPDATE with its names resolved and expressions bound: what a prepared
+/// UPDATE keeps between executions (parameters stay placeholders).
+pub(crate) struct UpdatePlan {
+    t: Arc<TableDef>,
+    ignore: bool,
+    filter: Option<Expr>,
+    assigns: Vec<(usize, Expr)>,
+    order: SortKeys,
+    limit: Option<Expr>,
+}
+
+fn bind_update<E: KvEngine>(s: &Session<E>, u: &ast::Update) -> Result<UpdatePlan> {
     let (t, alias) = single_table(s, &u.table)?;
     not_a_view(&t, "UPDATE")?;
-    let view_check = bind_view_check(s, &t, check.as_ref())?;
-    let ignore = matches!(u.or, Some(ast::SqliteOnConflict::Ignore));
     let scope = table_scope(&t, alias.as_deref());
     let filter = match &u.selection {
-        Some(w) => Some(Binder::new(&scope, &*s, "where clause").bind(w)?),
+        Some(w) => Some(Binder::new(&scope, s, "where clause").bind(w)?),
         None => None,
     };
     let mut assigns: Vec<(usize, Expr)> = Vec::new();
@@ -862,54 +895,79 @@ fn update_checked<E: KvEngine>(
             }
             _ => return Err(Error::not_supported("tuple assignment")),
         };
-        let e = Binder::new(&scope, &*s, "field list").bind(&a.value)?;
+        let e = Binder::new(&scope, s, "field list").bind(&a.value)?;
         assigns.push((ci, e));
     }
     let (order, limit) = order_limit(s, &scope, &u.order_by, &u.limit)?;
+    Ok(UpdatePlan {
+        t,
+        ignore: matches!(u.or, Some(ast::SqliteOnConflict::Ignore)),
+        filter,
+        assigns,
+        order,
+        limit,
+    })
+}
+
+fn run_update<E: KvEngine>(
+    s: &mut Session<E>,
+    plan: &UpdatePlan,
+    view_check: &Option<(Expr, &crate::view::ViewCheck)>,
+    params: &[Value],
+) -> Result<Output> {
+    let UpdatePlan {
+        t,
+        ignore,
+        filter,
+        assigns,
+        order,
+        limit,
+    } = plan;
+    let ignore = *ignore;
     if s.var("sql_safe_updates") == Some(Value::Int(1)) && filter.is_none() && limit.is_none() {
         return Err(Error::new(codes::ER_UNKNOWN_ERROR, "You are using safe update mode and you tried to update a table without a WHERE that uses a KEY column."));
     }
-    let strict = s.strict() && !matches!(u.or, Some(ast::SqliteOnConflict::Ignore));
+    let strict = s.strict() && !ignore;
     let strict_div = strict && s.mode("ERROR_FOR_DIVISION_BY_ZERO");
     let found_rows = s.client_found_rows;
     let (matched, changed) = s.with_ctx(params, strict_div, |s, ctx| {
         ctx.strict_cmp = strict;
-        let mut rows = fetch_where(s, &t, filter.as_ref(), ctx)?;
+        let mut rows = fetch_where(s, t, filter.as_ref(), ctx)?;
         ctx.strict_cmp = false;
-        sort_and_limit(&mut rows, &order, &limit, ctx)?;
+        sort_and_limit(&mut rows, order, limit, ctx)?;
         let mut changed = 0u64;
         let mut matched = rows.len() as u64;
         for (ri, (h, old)) in rows.into_iter().enumerate() {
             let mut new = old.clone();
-            for (ci, e) in &assigns {
+            for (ci, e) in assigns {
                 let v = crate::query::eval(s, e, &new, ctx)?;
                 // single-table UPDATE: later assignments see earlier ones
-                new[*ci] = convert_col(&t, *ci, v, strict, ri as u64 + 1, true, ctx)?;
+                new[*ci] = convert_col(t, *ci, v, strict, ri as u64 + 1, true, ctx)?;
             }
             apply_on_update(
-                &t,
+                t,
                 &old,
                 &mut new,
                 assigns.iter().map(|(c, _)| *c).collect(),
                 ctx,
             )?;
-            if rows_equal(&t, &old, &new) {
+            if rows_equal(t, &old, &new) {
                 continue;
             }
-            if !view_check_passes(s, &view_check, &new, ignore, ctx)? {
+            if !view_check_passes(s, view_check, &new, ignore, ctx)? {
                 // a row skipped by IGNORE doesn't count as matched (as MySQL)
                 matched -= 1;
                 continue;
             }
-            match crate::partition::update(s, &t, &h, &old, &new, ctx)? {
+            match crate::partition::update(s, t, &h, &old, &new, ctx)? {
                 UpdateOutcome::Updated(_) => changed += 1,
                 UpdateOutcome::Duplicate { index_no, .. } => {
-                    return Err(dup_error(&t, index_no, &new))
+                    return Err(dup_error(t, index_no, &new))
                 }
             }
             if let Some(ai) = t.columns.iter().position(|c| c.auto_increment) {
                 if let Some(v) = func::convert::to_u64(&new[ai], ctx.warnings) {
-                    s.storage().autoinc_observe(&t, v)?;
+                    s.storage().autoinc_observe(t, v)?;
                 }
             }
         }
@@ -955,31 +1013,68 @@ pub fn delete<E: KvEngine>(
             "DELETE FROM a join without naming the target tables",
         ));
     }
-    if let ast::TableFactor::Table { name, .. } = &from[0].relation {
-        if let Some(v) = crate::view::target_view(s, name)? {
-            let rewritten = crate::view::rewrite_delete(s, &v, d)?;
-            return delete(s, &rewritten, params);
+    // a prepared DELETE from a table keeps its bound form (one from a view is rewritten)
+    let plan = s.prepared_plan(|s| {
+        if is_view_target(s, &from[0])? {
+            return Ok(None);
         }
-    }
-    let (t, alias) = single_table(s, &from[0])?;
-    not_a_view(&t, "DELETE")?;
-    let scope = table_scope(&t, alias.as_deref());
-    let filter = match &d.selection {
-        Some(w) => Some(Binder::new(&scope, &*s, "where clause").bind(w)?),
-        None => None,
+        bind_delete(s, d, &from[0]).map(Some)
+    })?;
+    let Some(plan) = plan else {
+        let ast::TableFactor::Table { name, .. } = &from[0].relation else {
+            return Err(Error::internal("a view target that is not a name"));
+        };
+        let v = crate::view::target_view(s, name)?
+            .ok_or_else(|| Error::internal("a view target that is not a view"))?;
+        let rewritten = crate::view::rewrite_delete(s, &v, d)?;
+        return delete(s, &rewritten, params);
     };
-    let (order, limit) = order_limit(s, &scope, &d.order_by, &d.limit)?;
+    let DeletePlan {
+        t,
+        filter,
+        order,
+        limit,
+    } = &*plan;
     let strict = s.strict();
     let affected = s.with_ctx(params, false, |s, ctx| {
         ctx.strict_cmp = strict;
-        let mut rows = fetch_where(s, &t, filter.as_ref(), ctx)?;
+        let mut rows = fetch_where(s, t, filter.as_ref(), ctx)?;
         ctx.strict_cmp = false;
-        sort_and_limit(&mut rows, &order, &limit, ctx)?;
+        sort_and_limit(&mut rows, order, limit, ctx)?;
         let n = rows.len() as u64;
         for (h, old) in rows {
-            crate::partition::delete(s, &t, &h, &old, ctx)?;
+            crate::partition::delete(s, t, &h, &old, ctx)?;
         }
         Ok(n)
     })?;
     Ok(Output::ok(affected))
+}
+
+/// A single-table DELETE, bound: what a prepared DELETE keeps between executions.
+pub(crate) struct DeletePlan {
+    t: Arc<TableDef>,
+    filter: Option<Expr>,
+    order: SortKeys,
+    limit: Option<Expr>,
+}
+
+fn bind_delete<E: KvEngine>(
+    s: &Session<E>,
+    d: &ast::Delete,
+    target: &ast::TableWithJoins,
+) -> Result<DeletePlan> {
+    let (t, alias) = single_table(s, target)?;
+    not_a_view(&t, "DELETE")?;
+    let scope = table_scope(&t, alias.as_deref());
+    let filter = match &d.selection {
+        Some(w) => Some(Binder::new(&scope, s, "where clause").bind(w)?),
+        None => None,
+    };
+    let (order, limit) = order_limit(s, &scope, &d.order_by, &d.limit)?;
+    Ok(DeletePlan {
+        t,
+        filter,
+        order,
+        limit,
+    })
 }

@@ -105,9 +105,11 @@ pub struct Status {
     pub slow_queries: AtomicU64,
     /// Com_stmt_reprepare: cached plans dropped because the schema or a variable changed.
     pub com_stmt_reprepare: AtomicU64,
-    /// Strata_plan_cache_hits: executions of prepared SELECTs that reused their plan.
+    /// Strata_plan_cache_hits: executions of prepared SELECT, UPDATE and DELETE statements
+    /// that reused their plan.
     pub plan_cache_hits: AtomicU64,
-    /// Strata_plan_cache_misses: executions of prepared SELECTs that planned again.
+    /// Strata_plan_cache_misses: executions of prepared SELECT, UPDATE and DELETE statements
+    /// that planned again.
     pub plan_cache_misses: AtomicU64,
 }
 
@@ -251,10 +253,11 @@ pub(crate) struct HotVars {
     high_priority: bool,
 }
 
-/// A prepared SELECT's plan, reused by later executions while its key holds.
+/// A prepared statement's plan (a SELECT's [`crate::query::Query`], an UPDATE's or a
+/// DELETE's bound target and expressions), reused by later executions while its key holds.
 struct CachedPlan {
     key: PlanKey,
-    query: Arc<crate::query::Query>,
+    plan: Arc<dyn std::any::Any + Send + Sync>,
     /// Tables the plan resolved: each execution takes their metadata locks again.
     tables: Vec<crate::mdl::MdlKey>,
 }
@@ -336,7 +339,7 @@ pub struct Session<E: KvEngine> {
     pub(crate) work_tables: HashMap<usize, Arc<Vec<Vec<Value>>>>,
     /// The metadata lock mode the running statement takes on the tables it reads or writes.
     pub(crate) shared_mdl: crate::mdl::MdlMode,
-    /// The plan cache: a SELECT's plan kept per prepared statement id (see `plan_select`).
+    /// The plan cache: a prepared statement's plan kept per statement id (see `prepared_plan`).
     plans: rustc_hash::FxHashMap<u32, CachedPlan>,
     /// The connection may hold metadata locks (set before each request, cleared on release).
     mdl_held: std::cell::Cell<bool>,
@@ -795,17 +798,28 @@ impl<E: KvEngine> Session<E> {
         self.plans.remove(&id);
     }
 
-    /// The plan of a SELECT about to run. For an execution of a prepared statement, the plan of
-    /// the previous execution is reused when nothing it depends on changed ([`PlanKey`]) and it
-    /// folded nothing volatile; its tables' metadata locks are taken again first. Parameters
-    /// stay `?` placeholders in a plan, so one plan serves every set of values.
+    /// The plan of a SELECT about to run (see [`Session::prepared_plan`]).
     pub(crate) fn plan_select(
         &mut self,
         q: &ast::Query,
         sql: &str,
     ) -> Result<Arc<crate::query::Query>> {
+        let plan = self.prepared_plan(|s| crate::query::plan(s, q, sql).map(Some))?;
+        Ok(plan.expect("a query always has a plan"))
+    }
+
+    /// The plan of a statement about to run, built by `build`. For an execution of a prepared
+    /// statement, the plan of the previous execution is reused when nothing it depends on
+    /// changed ([`PlanKey`]) and it folded nothing volatile; its tables' metadata locks are
+    /// taken again first. Parameters stay `?` placeholders in a plan, so one plan serves every
+    /// set of values. `build` returns `None` for a statement it does not plan (e.g. an UPDATE
+    /// of a view, which is rewritten instead); nothing is cached then.
+    pub(crate) fn prepared_plan<T: std::any::Any + Send + Sync>(
+        &mut self,
+        build: impl FnOnce(&mut Self) -> Result<Option<T>>,
+    ) -> Result<Option<Arc<T>>> {
         let Some(id) = self.executing.take() else {
-            return Ok(Arc::new(crate::query::plan(self, q, sql)?));
+            return Ok(build(self)?.map(Arc::new));
         };
         let key = PlanKey {
             epoch: self.inst.storage.schema_epoch(),
@@ -814,17 +828,19 @@ impl<E: KvEngine> Session<E> {
             db: self.db.clone(),
         };
         if let Some(c) = self.plans.get(&id).filter(|c| c.key == key) {
-            let (query, tables) = (c.query.clone(), c.tables.clone());
-            for k in tables.iter() {
-                self.mdl_lock_key(k, self.shared_mdl)?;
-            }
-            // no DDL can have slipped in between: its exclusive lock would have kept ours out
-            if self.inst.storage.schema_epoch() == key.epoch {
-                self.inst
-                    .status
-                    .plan_cache_hits
-                    .fetch_add(1, Ordering::Relaxed);
-                return Ok(query);
+            if let Ok(plan) = c.plan.clone().downcast::<T>() {
+                let tables = c.tables.clone();
+                for k in tables.iter() {
+                    self.mdl_lock_key(k, self.shared_mdl)?;
+                }
+                // no DDL can have slipped in between: its exclusive lock would have kept ours out
+                if self.inst.storage.schema_epoch() == key.epoch {
+                    self.inst
+                        .status
+                        .plan_cache_hits
+                        .fetch_add(1, Ordering::Relaxed);
+                    return Ok(Some(plan));
+                }
             }
         }
         if self.plans.remove(&id).is_some() {
@@ -841,20 +857,22 @@ impl<E: KvEngine> Session<E> {
             active: true,
             ..Default::default()
         };
-        let planned = crate::query::plan(self, q, sql);
+        let planned = build(self);
         let rec = std::mem::take(&mut *self.plan_rec.borrow_mut());
-        let query = Arc::new(planned?);
+        let Some(plan) = planned?.map(Arc::new) else {
+            return Ok(None);
+        };
         if !rec.volatile && self.inst.storage.schema_epoch() == key.epoch {
             self.plans.insert(
                 id,
                 CachedPlan {
                     key,
-                    query: query.clone(),
+                    plan: plan.clone(),
                     tables: rec.tables,
                 },
             );
         }
-        Ok(query)
+        Ok(Some(plan))
     }
 
     /// Records a table a plan resolved (after its metadata lock was taken).

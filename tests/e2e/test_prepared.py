@@ -278,3 +278,65 @@ def test_plan_cache_update_delete(server, db):
     acur.execute("SELECT id, k FROM pu")
     assert list(acur.fetchall()) == [(1, 60)]
     c.close()
+
+
+def test_plan_cache_insert(server, db):
+    """A prepared INSERT … VALUES keeps its bound values, DEFAULTs and ON DUPLICATE KEY UPDATE
+    assignments between executions; AUTO_INCREMENT, duplicates and LAST_INSERT_ID() still
+    behave per execution, and INSERT … SELECT keeps the plan of its SELECT."""
+    admin, name = db
+    acur = admin.cursor()
+    acur.execute("CREATE TABLE pi (id INT AUTO_INCREMENT PRIMARY KEY, k INT NOT NULL DEFAULT 7,"
+                  " c VARCHAR(10), UNIQUE KEY (c))")
+    c = connect(server, name)
+    cur = c.cursor(prepared=True)
+    h0, m0 = status(acur, "Strata_plan_cache_hits"), status(acur, "Strata_plan_cache_misses")
+    ins = "INSERT INTO pi (k, c) VALUES (DEFAULT, ?), (?, ?)"
+    ids = []
+    for i in range(3):
+        cur.execute(ins, (f"a{i}", i, f"b{i}"))
+        assert cur.rowcount == 2
+        ids.append(cur.lastrowid)
+    assert ids == [1, 3, 5]
+    assert status(acur, "Strata_plan_cache_hits") - h0 == 2
+    assert status(acur, "Strata_plan_cache_misses") - m0 == 1
+    # a duplicate fails each time with 1062, and the statement stays usable
+    for _ in range(2):
+        with pytest.raises(mysql.connector.Error) as e:
+            cur.execute(ins, ("a0", 9, "z9"))
+        assert e.value.errno == 1062
+    cur.execute(ins, ("a9", 9, "b9"))
+    # ON DUPLICATE KEY UPDATE with VALUES(): inserted, then updated, then unchanged
+    up = "INSERT INTO pi (k, c) VALUES (?, ?) ON DUPLICATE KEY UPDATE k = k + VALUES(k)"
+    h1 = status(acur, "Strata_plan_cache_hits")
+    cur.execute(up, (100, "u"))
+    assert cur.rowcount == 1
+    cur.execute(up, (5, "u"))
+    assert cur.rowcount == 2
+    cur.execute(up, (0, "u"))
+    assert cur.rowcount == 0
+    assert status(acur, "Strata_plan_cache_hits") - h1 == 2
+    acur.execute("SELECT k FROM pi WHERE c = 'u'")
+    assert list(acur.fetchall()) == [(105,)]
+    acur.execute("SELECT COUNT(*), SUM(k) FROM pi WHERE c LIKE 'a%'")
+    assert list(acur.fetchall()) == [(4, 28)]
+    # LAST_INSERT_ID() is read at each execution
+    cur2 = c.cursor(prepared=True)
+    uc = c.cursor()
+    uc.execute("INSERT INTO pi (c) VALUES ('l1')")
+    lid = "INSERT INTO pi (k, c) VALUES (LAST_INSERT_ID(), ?)"
+    cur2.execute(lid, ("l2",))
+    first = cur2.lastrowid
+    cur2.execute(lid, ("l3",))
+    acur.execute("SELECT k FROM pi WHERE c IN ('l2', 'l3') ORDER BY id")
+    assert [r[0] for r in acur.fetchall()] == [first - 1, first]
+    # INSERT … SELECT: its SELECT's plan is the one kept
+    acur.execute("CREATE TABLE pi2 (id INT PRIMARY KEY, k INT)")
+    h2 = status(acur, "Strata_plan_cache_hits")
+    sel = "INSERT INTO pi2 SELECT id, k FROM pi WHERE id = ?"
+    for i in (1, 2, 3):
+        cur.execute(sel, (i,))
+    assert status(acur, "Strata_plan_cache_hits") - h2 == 2
+    acur.execute("SELECT id, k FROM pi2 ORDER BY id")
+    assert list(acur.fetchall()) == [(1, 7), (2, 0), (3, 7)]
+    c.close()

@@ -98,6 +98,10 @@ def test_insert_variants_and_affected_rows(db):
     assert q(c, "SHOW WARNINGS")[0][1] == 1062
     assert cur.execute("INSERT INTO t (id, v) VALUES (1, 'z') ON DUPLICATE KEY UPDATE v = VALUES(v)") == 2
     assert cur.execute("INSERT INTO t (id, v) VALUES (1, 'z') ON DUPLICATE KEY UPDATE v = 'z'") == 0
+    # a bare column name is the existing row's (as MySQL), VALUES(col) the inserted row's
+    assert cur.execute("INSERT INTO t (id, v) VALUES (1, 'y') ON DUPLICATE KEY UPDATE v = CONCAT(v, VALUES(v))") == 2
+    assert cur.execute("INSERT INTO t (id, v) VALUES (1, 'z') ON DUPLICATE KEY UPDATE v = SUBSTR(t.v, 1, 1)") == 2
+    assert err(c, "INSERT INTO t (id, v) VALUES (1, 'z') ON DUPLICATE KEY UPDATE v = nope") == 1054
     assert cur.execute("REPLACE INTO t (id, v) VALUES (2, 'r')") == 2
     assert cur.execute("REPLACE INTO t (id, v) VALUES (9, 'new')") == 1
     assert q(c, "SELECT id, v, n FROM t ORDER BY id") == ((1, "z", 7), (2, "r", 7), (3, "c", 7), (4, "d", 7), (9, "new", 7))

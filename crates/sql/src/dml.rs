@@ -314,7 +314,31 @@ pub fn insert<E: KvEngine>(
     ins: &ast::Insert,
     params: &[Value],
 ) -> Result<Output> {
-    insert_checked(s, ins, params, None)
+    if selects(ins) {
+        // binds its target per execution; the SELECT's plan is the one the cache keeps
+        return insert_checked(s, ins, params, None);
+    }
+    // a prepared INSERT … VALUES / SET into a table keeps its bound form; one into a view is
+    // rewritten at each execution
+    let plan = s.prepared_plan(|s| {
+        if crate::view::target_view(s, &table_name(ins)?)?.is_some() {
+            return Ok(None);
+        }
+        bind_insert(s, ins).map(Some)
+    })?;
+    match plan {
+        Some(p) => run_insert(s, &p, &None, params),
+        None => insert_checked(s, ins, params, None),
+    }
+}
+
+/// Whether the rows of an INSERT come from a query (INSERT … SELECT / TABLE).
+fn selects(ins: &ast::Insert) -> bool {
+    ins.assignments.is_empty()
+        && ins
+            .source
+            .as_ref()
+            .is_some_and(|q| !matches!(q.body.as_ref(), ast::SetExpr::Values(_)))
 }
 
 /// The CHECK OPTION condition of the views a write goes through, bound over table `t`.
@@ -367,9 +391,34 @@ fn insert_checked<E: KvEngine>(
         let (rewritten, check) = crate::view::rewrite_insert(s, &v, ins, check)?;
         return insert_checked(s, &rewritten, params, check);
     }
+    let plan = bind_insert(s, ins)?;
+    let view_check = bind_view_check(s, &plan.t, check.as_ref())?;
+    run_insert(s, &plan, &view_check, params)
+}
+
+/// Where the rows of an INSERT come from.
+enum InsertSrc {
+    /// VALUES rows or the SET list, bound (`None`: DEFAULT).
+    Exprs(Vec<Vec<Option<Expr>>>),
+    /// A query, run at each execution.
+    Query(Box<ast::Query>),
+}
+
+/// An INSERT / REPLACE with its target resolved and its values and ON DUPLICATE KEY UPDATE
+/// assignments bound: what a prepared INSERT … VALUES keeps between executions.
+pub(crate) struct InsertPlan {
+    t: Arc<TableDef>,
+    ignore: bool,
+    replace: bool,
+    /// The table's column of each given value.
+    targets: Vec<usize>,
+    src: InsertSrc,
+    upsert: Option<Vec<(usize, Expr)>>,
+}
+
+fn bind_insert<E: KvEngine>(s: &Session<E>, ins: &ast::Insert) -> Result<InsertPlan> {
     let t = resolve_table(s, &table_name(ins)?)?;
     not_a_view(&t, "INSERT")?;
-    let view_check = bind_view_check(s, &t, check.as_ref())?;
     // INSERT INTO t PARTITION (p0, …)
     let t = match &ins.partitioned {
         Some(list) if !list.is_empty() => {
@@ -386,7 +435,6 @@ fn insert_checked<E: KvEngine>(
     };
     let ignore = ins.ignore;
     let replace = ins.replace_into;
-    let strict = s.strict() && !ignore;
     // target columns
     let targets: Vec<usize> = if !ins.assignments.is_empty() {
         let mut v = Vec::new();
@@ -416,69 +464,41 @@ fn insert_checked<E: KvEngine>(
         }
         v
     };
-    // source rows as AST expressions (or SELECT results)
-    enum Src<'a> {
-        Exprs(Vec<&'a [ast::Expr]>),
-        Rows(Vec<Vec<Value>>),
-    }
-    let assign_vals: Vec<ast::Expr>;
+    // source rows: bound value expressions, or a query
     let src = if !ins.assignments.is_empty() {
-        assign_vals = ins.assignments.iter().map(|a| a.value.clone()).collect();
-        Src::Exprs(vec![assign_vals.as_slice()])
+        let mut b = Vec::with_capacity(ins.assignments.len());
+        for a in &ins.assignments {
+            b.push(bind_value(s, &a.value)?);
+        }
+        InsertSrc::Exprs(vec![b])
     } else {
         let q = ins.source.as_ref().ok_or_else(|| Error::parse("INSERT"))?;
         match q.body.as_ref() {
-            ast::SetExpr::Values(v) => Src::Exprs(v.rows.iter().map(|r| r.as_slice()).collect()),
-            _ => {
-                let out = crate::select::execute(s, q, params, &q.to_string())?;
-                match out {
-                    Output::Rows { rows, .. } => Src::Rows(rows),
-                    _ => return Err(Error::internal("INSERT ... SELECT produced no rows")),
+            ast::SetExpr::Values(v) => {
+                let mut bound_rows: Vec<Vec<Option<Expr>>> = Vec::with_capacity(v.rows.len());
+                for r in &v.rows {
+                    if r.len() != targets.len() && !(r.is_empty() && ins.columns.is_empty()) {
+                        return Err(Error::new(
+                            codes::ER_WRONG_VALUE_COUNT_ON_ROW,
+                            format!(
+                                "Column count doesn't match value count at row {}",
+                                bound_rows.len() + 1
+                            ),
+                        ));
+                    }
+                    let mut b = Vec::with_capacity(r.len());
+                    for e in r.iter() {
+                        b.push(bind_value(s, e)?);
+                    }
+                    bound_rows.push(b);
                 }
+                InsertSrc::Exprs(bound_rows)
             }
+            _ => InsertSrc::Query(q.clone()),
         }
     };
-    let nrows = match &src {
-        Src::Exprs(r) => r.len(),
-        Src::Rows(r) => r.len(),
-    };
-    let is_select = matches!(src, Src::Rows(_));
-    let empty = Scope::default();
-    // bind value expressions once
-    let mut bound_rows: Vec<Vec<Option<Expr>>> = Vec::new();
-    if let Src::Exprs(rows) = &src {
-        for r in rows {
-            if r.len() != targets.len() && !(r.is_empty() && ins.columns.is_empty()) {
-                return Err(Error::new(
-                    codes::ER_WRONG_VALUE_COUNT_ON_ROW,
-                    format!(
-                        "Column count doesn't match value count at row {}",
-                        bound_rows.len() + 1
-                    ),
-                ));
-            }
-            let mut b = Vec::with_capacity(r.len());
-            for e in r.iter() {
-                if is_default_kw(e) {
-                    b.push(None);
-                } else {
-                    b.push(Some(Binder::new(&empty, &*s, "field list").bind(e)?));
-                }
-            }
-            bound_rows.push(b);
-        }
-    } else if let Src::Rows(rows) = &src {
-        if let Some(r) = rows.first() {
-            if r.len() != targets.len() {
-                return Err(Error::new(
-                    codes::ER_WRONG_VALUE_COUNT_ON_ROW,
-                    "Column count doesn't match value count at row 1",
-                ));
-            }
-        }
-    }
     // ON DUPLICATE KEY UPDATE assignments
-    let upsert: Option<(Scope, Vec<(usize, Expr)>)> = match &ins.on {
+    let upsert: Option<Vec<(usize, Expr)>> = match &ins.on {
         Some(ast::OnInsert::DuplicateKeyUpdate(assigns)) => {
             let scope = upsert_scope(&t);
             let mut list = Vec::new();
@@ -489,23 +509,74 @@ fn insert_checked<E: KvEngine>(
                     }
                     _ => return Err(Error::not_supported("tuple assignment")),
                 };
-                let e = Binder::new(&scope, &*s, "field list").bind(&a.value)?;
+                let e = Binder::new(&scope, s, "field list").bind(&a.value)?;
                 list.push((ci, e));
             }
-            Some((scope, list))
+            Some(list)
         }
         Some(other) => return Err(Error::not_supported(other.to_string())),
         None => None,
     };
+    Ok(InsertPlan {
+        t,
+        ignore,
+        replace,
+        targets,
+        src,
+        upsert,
+    })
+}
+
+/// A VALUES / SET expression, bound (`None`: the DEFAULT keyword).
+fn bind_value<E: KvEngine>(s: &Session<E>, e: &ast::Expr) -> Result<Option<Expr>> {
+    if is_default_kw(e) {
+        return Ok(None);
+    }
+    Ok(Some(Binder::new(&Scope::default(), s, "field list").bind(e)?))
+}
+
+fn run_insert<E: KvEngine>(
+    s: &mut Session<E>,
+    plan: &InsertPlan,
+    view_check: &Option<(Expr, &crate::view::ViewCheck)>,
+    params: &[Value],
+) -> Result<Output> {
+    let InsertPlan {
+        t,
+        ignore,
+        replace,
+        targets,
+        src,
+        upsert,
+    } = plan;
+    let (ignore, replace) = (*ignore, *replace);
+    let strict = s.strict() && !ignore;
+    let (bound_rows, src_rows): (&[Vec<Option<Expr>>], Vec<Vec<Value>>) = match src {
+        InsertSrc::Exprs(rows) => (rows, Vec::new()),
+        InsertSrc::Query(q) => match crate::select::execute(s, q, params, &q.to_string())? {
+            Output::Rows { rows, .. } => {
+                if rows.first().is_some_and(|r| r.len() != targets.len()) {
+                    return Err(Error::new(
+                        codes::ER_WRONG_VALUE_COUNT_ON_ROW,
+                        "Column count doesn't match value count at row 1",
+                    ));
+                }
+                (&[], rows)
+            }
+            _ => return Err(Error::internal("INSERT ... SELECT produced no rows")),
+        },
+    };
+    let is_select = matches!(src, InsertSrc::Query(_));
+    let nrows = if is_select {
+        src_rows.len()
+    } else {
+        bound_rows.len()
+    };
     let found_rows = s.client_found_rows;
     let strict_div = strict && s.mode("ERROR_FOR_DIVISION_BY_ZERO");
-    let src_rows = match src {
-        Src::Rows(r) => r,
-        Src::Exprs(_) => Vec::new(),
-    };
     let single_row = nrows == 1 && !is_select;
     let autoinc_col = t.columns.iter().position(|c| c.auto_increment);
-    let mut filler = RowFiller::new(s, &t, strict)?;
+    let mut filler = RowFiller::new(s, t, strict)?;
     let mut skipped = 0usize;
     let (affected, first_id, dups, explicit_id) = s.with_ctx(params, strict_div, |s, ctx| {
         let mut affected = 0u64;
@@ -523,11 +594,11 @@ fn insert_checked<E: KvEngine>(
                     }
                 };
                 if let Some(v) = v {
-                    row[ci] = Some(convert_col(&t, ci, v, strict, row_no, single_row, ctx)?);
+                    row[ci] = Some(convert_col(t, ci, v, strict, row_no, single_row, ctx)?);
                 }
             }
-            let full = filler.fill(s, &t, row, row_no, ctx)?;
-            if !view_check_passes(s, &view_check, &full, ignore, ctx)? {
+            let full = filler.fill(s, t, row, row_no, ctx)?;
+            if !view_check_passes(s, view_check, &full, ignore, ctx)? {
                 // skipped rows don't count as records (as MySQL)
                 skipped += 1;
                 continue;
@@ -539,7 +610,7 @@ fn insert_checked<E: KvEngine>(
                 if attempts > 64 {
                     return Err(Error::internal("REPLACE did not converge"));
                 }
-                let outcome = crate::partition::insert(s, &t, &full, ctx)?;
+                let outcome = crate::partition::insert(s, t, &full, ctx)?;
                 match outcome {
                     InsertOutcome::Inserted(_) => {
                         affected += 1;
@@ -551,41 +622,41 @@ fn insert_checked<E: KvEngine>(
                         row: existing,
                     } => {
                         if replace {
-                            crate::partition::delete(s, &t, &handle, &existing, ctx)?;
+                            crate::partition::delete(s, t, &handle, &existing, ctx)?;
                             affected += 1;
                             continue;
                         }
-                        if let Some((_, assigns)) = &upsert {
+                        if let Some(assigns) = upsert {
                             let mut env_row = existing.clone();
                             env_row.extend(full.iter().cloned());
                             let mut new = existing.clone();
                             for (ci, e) in assigns {
                                 let v = e.eval(&env_row, ctx)?;
-                                let v = convert_col(&t, *ci, v, strict, row_no, true, ctx)?;
+                                let v = convert_col(t, *ci, v, strict, row_no, true, ctx)?;
                                 new[*ci] = v.clone();
                                 env_row[*ci] = v;
                             }
                             apply_on_update(
-                                &t,
+                                t,
                                 &existing,
                                 &mut new,
                                 assigns.iter().map(|(c, _)| *c).collect(),
                                 ctx,
                             )?;
-                            if !view_check_passes(s, &view_check, &new, ignore, ctx)? {
+                            if !view_check_passes(s, view_check, &new, ignore, ctx)? {
                                 break;
                             }
-                            if rows_equal(&t, &existing, &new) {
+                            if rows_equal(t, &existing, &new) {
                                 if found_rows {
                                     affected += 1;
                                 }
                             } else {
                                 match crate::partition::update(
-                                    s, &t, &handle, &existing, &new, ctx,
+                                    s, t, &handle, &existing, &new, ctx,
                                 )? {
                                     UpdateOutcome::Updated(_) => affected += 2,
                                     UpdateOutcome::Duplicate { index_no, .. } => {
-                                        return Err(dup_error(&t, index_no, &new))
+                                        return Err(dup_error(t, index_no, &new))
                                     }
                                 }
                             }
@@ -602,11 +673,11 @@ fn insert_checked<E: KvEngine>(
                         }
                         if ignore {
                             dups += 1;
-                            let e = dup_error(&t, index_no, &full);
+                            let e = dup_error(t, index_no, &full);
                             ctx.warnings.push(Warning::warn(codes::ER_DUP_ENTRY, e.msg));
                             break;
                         }
-                        return Err(dup_error(&t, index_no, &full));
+                        return Err(dup_error(t, index_no, &full));
                     }
                 }
             }

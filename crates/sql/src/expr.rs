@@ -1113,6 +1113,10 @@ impl Scope {
                 if !same(&c.table, t) {
                     continue;
                 }
+            } else if c.table == VALUES_QUALIFIER {
+                // ON DUPLICATE KEY UPDATE: a bare name is the existing row's column; the
+                // inserted row's copy is reached through VALUES(col) only
+                continue;
             }
             if let Some(d) = db {
                 if !same(&c.db, d) {

@@ -532,7 +532,9 @@ fn bind_value<E: KvEngine>(s: &Session<E>, e: &ast::Expr) -> Result<Option<Expr>
     if is_default_kw(e) {
         return Ok(None);
     }
-    Ok(Some(Binder::new(&Scope::default(), s, "field list").bind(e)?))
+    Ok(Some(
+        Binder::new(&Scope::default(), s, "field list").bind(e)?,
+    ))
 }
 
 fn run_insert<E: KvEngine>(
@@ -651,9 +653,8 @@ fn run_insert<E: KvEngine>(
                                     affected += 1;
                                 }
                             } else {
-                                match crate::partition::update(
-                                    s, t, &handle, &existing, &new, ctx,
-                                )? {
+                                match crate::partition::update(s, t, &handle, &existing, &new, ctx)?
+                                {
                                     UpdateOutcome::Updated(_) => affected += 2,
                                     UpdateOutcome::Duplicate { index_no, .. } => {
                                         return Err(dup_error(t, index_no, &new))

@@ -638,17 +638,11 @@ fn run_insert<E: KvEngine>(
                                 new[*ci] = v.clone();
                                 env_row[*ci] = v;
                             }
-                            apply_on_update(
-                                t,
-                                &existing,
-                                &mut new,
-                                assigns.iter().map(|(c, _)| *c).collect(),
-                                ctx,
-                            )?;
+                            apply_on_update(t, &existing, &mut new, assigns, ctx)?;
                             if !view_check_passes(s, view_check, &new, ignore, ctx)? {
                                 break;
                             }
-                            if rows_equal(t, &existing, &new) {
+                            if rows_equal(&existing, &new) {
                                 if found_rows {
                                     affected += 1;
                                 }
@@ -710,23 +704,23 @@ fn last_ident(n: &ast::ObjectName) -> String {
         .unwrap_or_default()
 }
 
-pub(crate) fn rows_equal(t: &TableDef, a: &[Value], b: &[Value]) -> bool {
-    a.iter()
-        .zip(b)
-        .zip(&t.columns)
-        .all(|((x, y), c)| match (x, y) {
-            (Value::Null, Value::Null) => true,
-            (Value::Null, _) | (_, Value::Null) => false,
-            _ => {
-                func::compare::compare(x, y, common::Collation::Binary)
-                    == Some(std::cmp::Ordering::Equal)
-                    && {
-                        // binary-exact for strings (case changes are changes)
-                        let _ = c;
-                        x.to_string() == y.to_string()
-                    }
-            }
-        })
+/// Whether an UPDATE leaves a row as it was: every value the same, binary-exact (a change of
+/// letter case or of a DECIMAL's printed scale is a change).
+pub(crate) fn rows_equal(a: &[Value], b: &[Value]) -> bool {
+    a.iter().zip(b).all(|(x, y)| match (x, y) {
+        (Value::Null, Value::Null) => true,
+        (Value::Null, _) | (_, Value::Null) => false,
+        // the common kinds directly, without formatting both values
+        (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::Bytes(x), Value::Bytes(y)) => x == y,
+        (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::UInt(x), Value::UInt(y)) => x == y,
+        _ => {
+            func::compare::compare(x, y, common::Collation::Binary)
+                == Some(std::cmp::Ordering::Equal)
+                && x.to_string() == y.to_string()
+        }
+    })
 }
 
 /// Sets ON UPDATE CURRENT_TIMESTAMP columns when a row changes and they weren't assigned.
@@ -734,14 +728,14 @@ fn apply_on_update(
     t: &TableDef,
     old: &[Value],
     new: &mut [Value],
-    assigned: Vec<usize>,
+    assigned: &[(usize, Expr)],
     ctx: &mut EvalCtx<'_>,
 ) -> Result<()> {
-    if rows_equal(t, old, new) {
+    if !t.columns.iter().any(|c| c.on_update.is_some()) || rows_equal(old, new) {
         return Ok(());
     }
     for (ci, c) in t.columns.iter().enumerate() {
-        if c.on_update.is_some() && !assigned.contains(&ci) {
+        if c.on_update.is_some() && !assigned.iter().any(|(a, _)| *a == ci) {
             let now = func::scalar::call("NOW", &[Value::Int(6)], ctx.fnctx, ctx.warnings)?;
             new[ci] = func::store::store(now, &c.ty, false, &c.name, 1, ctx.warnings)?;
         }
@@ -1016,14 +1010,8 @@ fn run_update<E: KvEngine>(
                 // single-table UPDATE: later assignments see earlier ones
                 new[*ci] = convert_col(t, *ci, v, strict, ri as u64 + 1, true, ctx)?;
             }
-            apply_on_update(
-                t,
-                &old,
-                &mut new,
-                assigns.iter().map(|(c, _)| *c).collect(),
-                ctx,
-            )?;
-            if rows_equal(t, &old, &new) {
+            apply_on_update(t, &old, &mut new, assigns, ctx)?;
+            if rows_equal(&old, &new) {
                 continue;
             }
             if !view_check_passes(s, view_check, &new, ignore, ctx)? {
@@ -1149,4 +1137,28 @@ fn bind_delete<E: KvEngine>(
         order,
         limit,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rows_equal;
+    use common::{Decimal, Value};
+
+    #[test]
+    fn rows_equal_is_binary_exact() {
+        let s = |x: &str| Value::Str(x.to_string());
+        let d = |x: &str| Value::Decimal(x.parse::<Decimal>().unwrap());
+        assert!(rows_equal(
+            &[Value::Int(1), s("abc"), Value::Null, Value::Bytes(vec![1])],
+            &[Value::Int(1), s("abc"), Value::Null, Value::Bytes(vec![1])]
+        ));
+        // letter case, NULL against a value, and a DECIMAL's printed scale are changes
+        assert!(!rows_equal(&[s("abc")], &[s("ABC")]));
+        assert!(!rows_equal(&[Value::Null], &[Value::Int(0)]));
+        assert!(!rows_equal(&[d("1.0")], &[d("1.00")]));
+        assert!(rows_equal(&[d("1.50")], &[d("1.50")]));
+        // the same number in the two integer kinds is no change
+        assert!(rows_equal(&[Value::Int(5)], &[Value::UInt(5)]));
+        assert!(!rows_equal(&[Value::UInt(5)], &[Value::UInt(6)]));
+    }
 }

@@ -195,7 +195,7 @@ pub fn update<E: KvEngine>(
                     new[*ci] = v.clone();
                     env[off + *ci] = v;
                 }
-                if crate::dml::rows_equal(&t.def, &old, &new) {
+                if crate::dml::rows_equal(&old, &new) {
                     continue;
                 }
                 match crate::partition::update(s, &t.def, &h, &old, &new, ctx)? {

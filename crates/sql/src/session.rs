@@ -105,11 +105,11 @@ pub struct Status {
     pub slow_queries: AtomicU64,
     /// Com_stmt_reprepare: cached plans dropped because the schema or a variable changed.
     pub com_stmt_reprepare: AtomicU64,
-    /// Strata_plan_cache_hits: executions of prepared SELECT, UPDATE and DELETE statements
-    /// that reused their plan.
+    /// Strata_plan_cache_hits: executions of prepared SELECT, INSERT … VALUES, UPDATE and
+    /// DELETE statements that reused their plan.
     pub plan_cache_hits: AtomicU64,
-    /// Strata_plan_cache_misses: executions of prepared SELECT, UPDATE and DELETE statements
-    /// that planned again.
+    /// Strata_plan_cache_misses: executions of prepared SELECT, INSERT … VALUES, UPDATE and
+    /// DELETE statements that planned again.
     pub plan_cache_misses: AtomicU64,
 }
 
@@ -253,7 +253,7 @@ pub(crate) struct HotVars {
     high_priority: bool,
 }
 
-/// A prepared statement's plan (a SELECT's [`crate::query::Query`], an UPDATE's or a
+/// A prepared statement's plan (a SELECT's [`crate::query::Query`], an INSERT's, UPDATE's or
 /// DELETE's bound target and expressions), reused by later executions while its key holds.
 struct CachedPlan {
     key: PlanKey,

@@ -62,6 +62,7 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
         .and_then(|(_, v)| v.parse().ok())
         .unwrap_or(2000);
     let row_cache = engine.row_cache();
+    let range_cache = engine.range_cache();
     let engine_stats = engine.stats();
     let storage = Storage::open(
         engine,
@@ -205,6 +206,7 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
         registry: registry.clone(),
         tls,
         row_cache,
+        range_cache,
         engine_stats,
     }));
     *inst.disconnect.write() = Some(Box::new(move |id| {

@@ -85,6 +85,8 @@ pub struct PoolInfo {
     pub tls: Option<Arc<protocol::tls::TlsSetup>>,
     /// The storage engine's row cache (`Strata_row_cache_*` status), if enabled.
     pub row_cache: Option<Arc<storage_rocks::rowcache::RowCache>>,
+    /// The storage engine's range cache (`Strata_range_cache_*` status), if enabled.
+    pub range_cache: Option<Arc<storage_rocks::rangecache::RangeCache>>,
     /// The storage engine's counters (`Strata_block_cache_*` status).
     pub engine_stats: storage_rocks::EngineStats,
 }
@@ -187,11 +189,20 @@ impl ServerInfo for PoolInfo {
             .as_ref()
             .map(|r| r.stats())
             .unwrap_or_default();
+        let gc = self
+            .range_cache
+            .as_ref()
+            .map(|r| r.stats())
+            .unwrap_or_default();
         let bc = self.engine_stats.block_cache();
         let counters = [
             ("Strata_row_cache_hits", rc.hits),
             ("Strata_row_cache_misses", rc.misses),
             ("Strata_row_cache_bytes", rc.bytes),
+            ("Strata_range_cache_hits", gc.hits),
+            ("Strata_range_cache_misses", gc.misses),
+            ("Strata_range_cache_fills", gc.fills),
+            ("Strata_range_cache_bytes", gc.bytes),
             ("Strata_block_cache_hits", bc.hits),
             ("Strata_block_cache_misses", bc.misses),
             ("Strata_block_cache_data_hits", bc.data_hits),

@@ -19,6 +19,14 @@ fn small() -> RocksOptions {
     }
 }
 
+/// [`small`] with the row and range caches on.
+fn small_cached() -> RocksOptions {
+    RocksOptions {
+        row_cache_bytes: 4 << 20,
+        ..small()
+    }
+}
+
 #[test]
 fn conformance() {
     let dir = tempfile::tempdir().unwrap();
@@ -32,6 +40,23 @@ fn txn_suite() {
     testutil::txn_suite::<RocksEngine>(&|o| {
         let dir = tempfile::tempdir().unwrap();
         let e = RocksEngine::open(dir.path(), small()).unwrap();
+        (Storage::open(e, o).unwrap(), Box::new(dir))
+    });
+}
+
+#[test]
+fn conformance_with_caches() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = RocksEngine::open(dir.path(), small_cached()).unwrap();
+    testutil::conformance(&e);
+    drop(e);
+}
+
+#[test]
+fn txn_suite_with_caches() {
+    testutil::txn_suite::<RocksEngine>(&|o| {
+        let dir = tempfile::tempdir().unwrap();
+        let e = RocksEngine::open(dir.path(), small_cached()).unwrap();
         (Storage::open(e, o).unwrap(), Box::new(dir))
     });
 }

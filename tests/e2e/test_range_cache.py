@@ -1,0 +1,175 @@
+"""The range cache: short primary-key ranges are served from memory once read, and every
+snapshot still reads exactly the rows it must (updates, deletes, inserts, rollbacks, TRUNCATE,
+DROP, concurrent writers)."""
+import random
+import threading
+
+from conftest import Server
+
+
+def status(cur, name):
+    cur.execute(f"SHOW GLOBAL STATUS LIKE '{name}'")
+    return int(cur.fetchall()[0][1])
+
+
+def test_ranges_are_served_from_the_cache_and_snapshots_stay_consistent(server, db):
+    a, name = db
+    ca = a.cursor()
+    ca.execute("CREATE TABLE rg (id INT PRIMARY KEY, v INT, s VARCHAR(20))")
+    ca.execute("INSERT INTO rg VALUES " + ",".join(f"({i}, {i}, 'r{i}')" for i in range(1, 201)))
+    q = "SELECT id, v, s FROM rg WHERE id BETWEEN 20 AND 60"
+    want = tuple((i, i, f"r{i}") for i in range(20, 61))
+    ca.execute(q)
+    assert ca.fetchall() == want
+    fills, hits = status(ca, "Strata_range_cache_fills"), status(ca, "Strata_range_cache_hits")
+    for _ in range(3):
+        ca.execute(q)
+        assert ca.fetchall() == want
+        ca.execute("SELECT SUM(v) FROM rg WHERE id BETWEEN 30 AND 40")
+        assert ca.fetchall()[0][0] == sum(range(30, 41))
+        ca.execute("SELECT id FROM rg WHERE id BETWEEN 20 AND 60 ORDER BY id DESC LIMIT 3")
+        assert ca.fetchall() == ((60,), (59,), (58,))
+    assert status(ca, "Strata_range_cache_hits") - hits >= 9
+    assert status(ca, "Strata_range_cache_fills") == fills, "a covered range is not filled again"
+    assert status(ca, "Strata_range_cache_bytes") > 0
+
+    b = server.connect(name)
+    cb = b.cursor()
+    # a REPEATABLE READ snapshot keeps its rows while another session changes the range
+    ca.execute("BEGIN")
+    ca.execute(q)
+    assert ca.fetchall() == want
+    cb.execute("UPDATE rg SET v = v * 100 WHERE id BETWEEN 25 AND 27")
+    cb.execute("DELETE FROM rg WHERE id = 30")
+    cb.execute("INSERT INTO rg VALUES (1000, 1, 'outside')")
+    cb.execute("UPDATE rg SET id = 201 WHERE id = 31")
+    cb.execute("SELECT SUM(v), COUNT(*) FROM rg WHERE id BETWEEN 20 AND 60")
+    changed = sum(range(20, 61)) + 99 * (25 + 26 + 27) - 30 - 31
+    assert cb.fetchall() == ((changed, 39),)
+    hits = status(cb, "Strata_range_cache_hits")
+    ca.execute(q)
+    assert ca.fetchall() == want
+    ca.execute("COMMIT")
+    ca.execute("SELECT SUM(v), COUNT(*) FROM rg WHERE id BETWEEN 20 AND 60")
+    assert ca.fetchall() == ((changed, 39),)
+    assert status(ca, "Strata_range_cache_hits") > hits, "the new versions are served"
+    # a rolled-back change leaves the range as it was
+    cb.execute("BEGIN")
+    cb.execute("UPDATE rg SET v = -1 WHERE id BETWEEN 20 AND 60")
+    cb.execute("INSERT INTO rg VALUES (30, 30, 'x')")
+    cb.execute("ROLLBACK")
+    ca.execute("SELECT SUM(v), COUNT(*) FROM rg WHERE id BETWEEN 20 AND 60")
+    assert ca.fetchall() == ((changed, 39),)
+    # deleted and re-inserted rows
+    cb.execute("DELETE FROM rg WHERE id BETWEEN 40 AND 49")
+    cb.execute("INSERT INTO rg VALUES (45, 4500, 'back')")
+    ca.execute("SELECT id, v FROM rg WHERE id BETWEEN 39 AND 50")
+    assert ca.fetchall() == ((39, 39), (45, 4500), (50, 50))
+    # TRUNCATE, DROP and a new table under the same name: no stale rows
+    ca.execute("TRUNCATE TABLE rg")
+    ca.execute(q)
+    assert ca.fetchall() == ()
+    ca.execute("INSERT INTO rg VALUES (21, 1, 'a'), (22, 2, 'b')")
+    ca.execute(q)
+    assert ca.fetchall() == ((21, 1, "a"), (22, 2, "b"))
+    ca.execute(q)
+    assert ca.fetchall() == ((21, 1, "a"), (22, 2, "b"))
+    ca.execute("DROP TABLE rg")
+    ca.execute("CREATE TABLE rg (id INT PRIMARY KEY, v INT, s VARCHAR(20))")
+    ca.execute("INSERT INTO rg VALUES (50, 5, 'new')")
+    ca.execute(q)
+    assert ca.fetchall() == ((50, 5, "new"),)
+    b.close()
+
+
+def test_range_reads_under_concurrent_transfers(server, db):
+    """Transfers between the rows of a short table from several connections, while readers sum
+    ranges of it: every snapshot sees the total unchanged, a range read twice in one
+    transaction returns the same rows, and at the end no transfer is lost."""
+    a, name = db
+    cur = a.cursor()
+    accounts, opening = 24, 1000
+    cur.execute("CREATE TABLE acct (id INT PRIMARY KEY, bal INT NOT NULL, moves INT NOT NULL)")
+    cur.execute("INSERT INTO acct VALUES " + ",".join(
+        f"({i}, {opening}, 0)" for i in range(1, accounts + 1)))
+    total = accounts * opening
+    stop = threading.Event()
+    errors, done = [], []
+
+    def writer(seed):
+        rng = random.Random(seed)
+        c = server.connect(name, autocommit=False)
+        w = c.cursor()
+        n = 0
+        try:
+            for _ in range(250):
+                x, y = sorted(rng.sample(range(1, accounts + 1), 2))
+                amt = rng.randint(1, 9)
+                w.execute("UPDATE acct SET bal = bal - %s, moves = moves + 1 WHERE id = %s", (amt, x))
+                w.execute("UPDATE acct SET bal = bal + %s, moves = moves + 1 WHERE id = %s", (amt, y))
+                c.commit()
+                n += 1
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+        finally:
+            done.append(n)
+            c.close()
+
+    def reader(seed):
+        rng = random.Random(seed)
+        c = server.connect(name, autocommit=False)
+        r = c.cursor()
+        try:
+            while not stop.is_set():
+                r.execute("SELECT SUM(bal) FROM acct WHERE id BETWEEN 1 AND %s", (accounts,))
+                assert int(r.fetchall()[0][0]) == total
+                lo = rng.randint(1, accounts)
+                hi = rng.randint(lo, accounts)
+                r.execute("SELECT id, bal FROM acct WHERE id BETWEEN %s AND %s", (lo, hi))
+                first = r.fetchall()
+                r.execute("SELECT id, bal FROM acct WHERE id BETWEEN %s AND %s ORDER BY id DESC",
+                          (lo, hi))
+                assert tuple(reversed(r.fetchall())) == first
+                r.execute("SELECT SUM(bal) FROM acct WHERE id BETWEEN 1 AND %s", (accounts,))
+                assert int(r.fetchall()[0][0]) == total
+                c.commit()
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+        finally:
+            c.close()
+
+    hits = status(cur, "Strata_range_cache_hits")
+    writers = [threading.Thread(target=writer, args=(s,)) for s in range(4)]
+    readers = [threading.Thread(target=reader, args=(s,)) for s in range(3)]
+    for t in writers + readers:
+        t.start()
+    for t in writers:
+        t.join(300)
+    stop.set()
+    for t in readers:
+        t.join(60)
+    assert not errors, errors
+    cur.execute("SELECT SUM(bal), SUM(moves) FROM acct WHERE id BETWEEN 1 AND %s", (accounts,))
+    bal, moves = cur.fetchall()[0]
+    assert (int(bal), int(moves)) == (total, 2 * sum(done))
+    # the last reads came after the writers stopped: served from memory
+    for _ in range(2):
+        cur.execute("SELECT SUM(bal) FROM acct WHERE id BETWEEN 1 AND %s", (accounts,))
+    assert status(cur, "Strata_range_cache_hits") > hits
+
+
+def test_range_cache_is_off_with_the_row_cache(tmp_path):
+    srv = Server(datadir=str(tmp_path / "data"), extra=("--row-cache-size", "0"))
+    srv.start()
+    try:
+        cur = srv.connect().cursor()
+        cur.execute("CREATE DATABASE d")
+        cur.execute("CREATE TABLE d.t (id INT PRIMARY KEY, v INT)")
+        cur.execute("INSERT INTO d.t VALUES (1, 1), (2, 2), (3, 3)")
+        for _ in range(3):
+            cur.execute("SELECT SUM(v) FROM d.t WHERE id BETWEEN 1 AND 3")
+            assert cur.fetchall() == ((6,),)
+        assert status(cur, "Strata_range_cache_hits") == 0
+        assert status(cur, "Strata_range_cache_fills") == 0
+    finally:
+        srv.stop()

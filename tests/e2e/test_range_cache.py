@@ -19,8 +19,10 @@ def test_ranges_are_served_from_the_cache_and_snapshots_stay_consistent(server, 
     ca.execute("INSERT INTO rg VALUES " + ",".join(f"({i}, {i}, 'r{i}')" for i in range(1, 201)))
     q = "SELECT id, v, s FROM rg WHERE id BETWEEN 20 AND 60"
     want = tuple((i, i, f"r{i}") for i in range(20, 61))
-    ca.execute(q)
-    assert ca.fetchall() == want
+    # the first read of a range is remembered, the second fills the cache
+    for _ in range(2):
+        ca.execute(q)
+        assert ca.fetchall() == want
     fills, hits = status(ca, "Strata_range_cache_fills"), status(ca, "Strata_range_cache_hits")
     for _ in range(3):
         ca.execute(q)

@@ -120,6 +120,8 @@ struct Interval {
     fill_hi: u64,
     /// When it was last read or filled (eviction order).
     used: u64,
+    /// Bytes and rows of the last read served from it (the next read's buffer sizes).
+    hint: (usize, usize),
 }
 
 #[derive(Default)]
@@ -348,7 +350,7 @@ impl RangeCache {
             s.misses += 1;
             return s.admit(lower, upper);
         }
-        let (start, iv) = s.containing(lower).expect("covered");
+        let (_, iv) = s.containing(lower).expect("covered");
         if at.seq < iv.fill_hi
             || s.inflight
                 .range::<[u8], _>(span(lower, upper))
@@ -358,8 +360,11 @@ impl RangeCache {
             s.misses += 1;
             return Lookup::Covered;
         }
-        let start = start.clone();
-        let mut rows = CachedRows::default();
+        let (bytes, n) = iv.hint;
+        let mut rows = CachedRows {
+            buf: Vec::with_capacity(bytes),
+            spans: Vec::with_capacity(n),
+        };
         let mut range = s.entries.range::<[u8], _>(span(lower, upper));
         let mut next = || {
             if reverse {
@@ -380,8 +385,13 @@ impl RangeCache {
         }
         s.tick += 1;
         let tick = s.tick;
-        if let Some(iv) = s.intervals.get_mut(&start) {
+        let touched = s
+            .intervals
+            .range_mut::<[u8], _>((Bound::Unbounded, Bound::Included(lower)))
+            .next_back();
+        if let Some((_, iv)) = touched {
             iv.used = tick;
+            iv.hint = (rows.buf.len(), rows.spans.len());
         }
         s.hits += 1;
         Lookup::Hit(rows)
@@ -451,7 +461,15 @@ impl RangeCache {
         }
         s.tick += 1;
         let used = s.tick;
-        s.intervals.insert(start, Interval { end, fill_hi, used });
+        s.intervals.insert(
+            start,
+            Interval {
+                end,
+                fill_hi,
+                used,
+                hint: (0, 0),
+            },
+        );
         s.fills += 1;
         s.evict(self.capacity);
     }

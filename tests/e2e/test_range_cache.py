@@ -2,9 +2,9 @@
 snapshot still reads exactly the rows it must (updates, deletes, inserts, rollbacks, TRUNCATE,
 DROP, concurrent writers)."""
 import random
-import threading
 
 from conftest import Server
+from transfers import run_transfers
 
 
 def status(cur, name):
@@ -88,74 +88,26 @@ def test_range_reads_under_concurrent_transfers(server, db):
     """Transfers between the rows of a short table from several connections, while readers sum
     ranges of it: every snapshot sees the total unchanged, a range read twice in one
     transaction returns the same rows, and at the end no transfer is lost."""
-    a, name = db
-    cur = a.cursor()
-    accounts, opening = 24, 1000
-    cur.execute("CREATE TABLE acct (id INT PRIMARY KEY, bal INT NOT NULL, moves INT NOT NULL)")
-    cur.execute("INSERT INTO acct VALUES " + ",".join(
-        f"({i}, {opening}, 0)" for i in range(1, accounts + 1)))
-    total = accounts * opening
-    stop = threading.Event()
-    errors, done = [], []
+    accounts = 24
 
-    def writer(seed):
-        rng = random.Random(seed)
-        c = server.connect(name, autocommit=False)
-        w = c.cursor()
-        n = 0
-        try:
-            for _ in range(250):
-                x, y = sorted(rng.sample(range(1, accounts + 1), 2))
-                amt = rng.randint(1, 9)
-                w.execute("UPDATE acct SET bal = bal - %s, moves = moves + 1 WHERE id = %s", (amt, x))
-                w.execute("UPDATE acct SET bal = bal + %s, moves = moves + 1 WHERE id = %s", (amt, y))
-                c.commit()
-                n += 1
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-        finally:
-            done.append(n)
-            c.close()
+    def reader(r, total, seed):
+        rng = random.Random(seed + r.connection.thread_id())
+        r.execute("SELECT SUM(bal) FROM acct WHERE id BETWEEN 1 AND %s", (accounts,))
+        assert int(r.fetchall()[0][0]) == total
+        lo = rng.randint(1, accounts)
+        hi = rng.randint(lo, accounts)
+        r.execute("SELECT id, bal FROM acct WHERE id BETWEEN %s AND %s", (lo, hi))
+        first = r.fetchall()
+        r.execute("SELECT id, bal FROM acct WHERE id BETWEEN %s AND %s ORDER BY id DESC", (lo, hi))
+        assert tuple(reversed(r.fetchall())) == first
+        r.execute("SELECT SUM(bal) FROM acct WHERE id BETWEEN 1 AND %s", (accounts,))
+        assert int(r.fetchall()[0][0]) == total
 
-    def reader(seed):
-        rng = random.Random(seed)
-        c = server.connect(name, autocommit=False)
-        r = c.cursor()
-        try:
-            while not stop.is_set():
-                r.execute("SELECT SUM(bal) FROM acct WHERE id BETWEEN 1 AND %s", (accounts,))
-                assert int(r.fetchall()[0][0]) == total
-                lo = rng.randint(1, accounts)
-                hi = rng.randint(lo, accounts)
-                r.execute("SELECT id, bal FROM acct WHERE id BETWEEN %s AND %s", (lo, hi))
-                first = r.fetchall()
-                r.execute("SELECT id, bal FROM acct WHERE id BETWEEN %s AND %s ORDER BY id DESC",
-                          (lo, hi))
-                assert tuple(reversed(r.fetchall())) == first
-                r.execute("SELECT SUM(bal) FROM acct WHERE id BETWEEN 1 AND %s", (accounts,))
-                assert int(r.fetchall()[0][0]) == total
-                c.commit()
-        except Exception as e:  # noqa: BLE001
-            errors.append(e)
-        finally:
-            c.close()
-
-    hits = status(cur, "Strata_range_cache_hits")
-    writers = [threading.Thread(target=writer, args=(s,)) for s in range(4)]
-    readers = [threading.Thread(target=reader, args=(s,)) for s in range(3)]
-    for t in writers + readers:
-        t.start()
-    for t in writers:
-        t.join(300)
-    stop.set()
-    for t in readers:
-        t.join(60)
-    assert not errors, errors
-    cur.execute("SELECT SUM(bal), SUM(moves) FROM acct WHERE id BETWEEN 1 AND %s", (accounts,))
-    bal, moves = cur.fetchall()[0]
-    assert (int(bal), int(moves)) == (total, 2 * sum(done))
+    a, _ = db
+    hits = status(a.cursor(), "Strata_range_cache_hits")
+    cur = run_transfers(server, db, accounts, 250, reader, (0, 1, 2))
     # the last reads came after the writers stopped: served from memory
-    for _ in range(2):
+    for _ in range(3):
         cur.execute("SELECT SUM(bal) FROM acct WHERE id BETWEEN 1 AND %s", (accounts,))
     assert status(cur, "Strata_range_cache_hits") > hits
 

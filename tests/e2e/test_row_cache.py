@@ -3,6 +3,7 @@ import pymysql
 import pytest
 
 from conftest import Server
+from transfers import run_transfers
 
 
 def status(cur, name):
@@ -109,74 +110,22 @@ def test_row_cache_under_concurrent_transfers(server, db):
     """Transfers between a few hot accounts from several connections, while readers check
     that every snapshot (point reads through the cache, a scan, locking reads) sees the total
     unchanged; at the end no increment is lost."""
-    import random
-    import threading
+    accounts = 8
 
-    a, name = db
-    cur = a.cursor()
-    accounts, opening = 8, 1000
-    cur.execute("CREATE TABLE acct (id INT PRIMARY KEY, bal INT NOT NULL, moves INT NOT NULL)")
-    cur.execute("INSERT INTO acct VALUES " + ",".join(
-        f"({i}, {opening}, 0)" for i in range(1, accounts + 1)))
-    total = accounts * opening
-    stop = threading.Event()
-    errors, done = [], []
+    def reader(r, total, locking):
+        got = 0
+        for i in range(1, accounts + 1):
+            r.execute("SELECT bal FROM acct WHERE id = %s" + (" FOR UPDATE" if locking else ""), (i,))
+            got += r.fetchall()[0][0]
+        r.execute("SELECT SUM(bal) FROM acct")
+        scan = int(r.fetchall()[0][0])
+        if locking:
+            # locking reads see the latest commits; with every row locked, the sum holds
+            assert got == total, got
+        else:
+            assert (got, scan) == (total, total), (got, scan)
 
-    def writer(seed):
-        rng = random.Random(seed)
-        c = server.connect(name, autocommit=False)
-        w = c.cursor()
-        n = 0
-        try:
-            for _ in range(300):
-                x, y = sorted(rng.sample(range(1, accounts + 1), 2))
-                amt = rng.randint(1, 9)
-                w.execute("SELECT bal FROM acct WHERE id = %s", (x,))
-                w.execute("UPDATE acct SET bal = bal - %s, moves = moves + 1 WHERE id = %s", (amt, x))
-                w.execute("UPDATE acct SET bal = bal + %s, moves = moves + 1 WHERE id = %s", (amt, y))
-                c.commit()
-                n += 1
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-        finally:
-            done.append(n)
-            c.close()
-
-    def reader(locking):
-        c = server.connect(name, autocommit=False)
-        r = c.cursor()
-        try:
-            while not stop.is_set():
-                got = 0
-                for i in range(1, accounts + 1):
-                    r.execute("SELECT bal FROM acct WHERE id = %s" + (" FOR UPDATE" if locking else ""), (i,))
-                    got += r.fetchall()[0][0]
-                r.execute("SELECT SUM(bal) FROM acct")
-                scan = int(r.fetchall()[0][0])
-                c.commit()
-                if locking:
-                    # locking reads see the latest commits; with every row locked, the sum holds
-                    assert got == total, got
-                else:
-                    assert (got, scan) == (total, total), (got, scan)
-        except Exception as e:  # noqa: BLE001
-            errors.append(e)
-        finally:
-            c.close()
-
-    writers = [threading.Thread(target=writer, args=(s,)) for s in range(4)]
-    readers = [threading.Thread(target=reader, args=(lk,)) for lk in (False, False, True)]
-    for t in writers + readers:
-        t.start()
-    for t in writers:
-        t.join(300)
-    stop.set()
-    for t in readers:
-        t.join(60)
-    assert not errors, errors
-    cur.execute("SELECT SUM(bal), SUM(moves) FROM acct")
-    bal, moves = cur.fetchall()[0]
-    assert (int(bal), int(moves)) == (total, 2 * sum(done))
+    run_transfers(server, db, accounts, 300, reader, (False, False, True), read_first=True)
 
 
 def test_row_cache_can_be_turned_off(tmp_path):

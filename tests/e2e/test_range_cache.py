@@ -32,6 +32,11 @@ def test_ranges_are_served_from_the_cache_and_snapshots_stay_consistent(server, 
         ca.execute("SELECT id FROM rg WHERE id BETWEEN 20 AND 60 ORDER BY id DESC LIMIT 3")
         assert ca.fetchall() == ((60,), (59,), (58,))
     assert status(ca, "Strata_range_cache_hits") - hits >= 9
+    # an empty (inverted) range inside a cached one
+    ca.execute("SELECT id FROM rg WHERE id BETWEEN 50 AND 30")
+    assert ca.fetchall() == ()
+    ca.execute("SELECT id FROM rg WHERE id > 40 AND id < 41")
+    assert ca.fetchall() == ()
     assert status(ca, "Strata_range_cache_fills") == fills, "a covered range is not filled again"
     assert status(ca, "Strata_range_cache_bytes") > 0
 

@@ -680,8 +680,8 @@ impl KvSnapshot for RocksSnapshot {
             };
             match rc.read(lower, up, at, reverse) {
                 Lookup::Hit(rows) => return Box::new(CachedIter { rows, pos: 0 }),
-                Lookup::Uncovered if lower < up => fill = Some((rc.as_ref(), up)),
-                Lookup::Uncovered | Lookup::Cold | Lookup::Covered => {}
+                Lookup::Uncovered => fill = Some((rc.as_ref(), up)),
+                Lookup::Cold | Lookup::Covered => {}
             }
         }
         let it = RocksIter::new(

@@ -341,6 +341,10 @@ impl RangeCache {
 
     /// The rows of `[lower, upper)` for a reader at `at`, if the cache can serve them.
     pub fn read(&self, lower: &[u8], upper: &[u8], at: ReadAt, reverse: bool) -> Lookup {
+        if lower >= upper {
+            // empty (and the maps' range queries refuse an inverted range)
+            return Lookup::Hit(CachedRows::default());
+        }
         let mut g = self.inner.lock();
         let s = &mut *g;
         let covered = s
@@ -661,6 +665,12 @@ mod tests {
             c.read(b"a", b"zz", at(20), false),
             Lookup::Uncovered | Lookup::Cold
         ));
+        assert_eq!(
+            hit(&c, "d", "c", at(20)),
+            Some(vec![]),
+            "an inverted range is empty"
+        );
+        assert_eq!(hit(&c, "d", "d", at(20)), Some(vec![]));
         match c.read(b"a", b"z", at(20), true) {
             Lookup::Hit(v) => assert_eq!(v.key(0), b"d"),
             _ => panic!("reverse read"),

@@ -29,7 +29,9 @@
 //! when the snapshot predates the interval's fill, the read goes to RocksDB as before.
 //!
 //! **Fills.** A snapshot scan of a range no interval covers collects what it read (up to
-//! [`MAX_FILL_ENTRIES`] / [`MAX_FILL_BYTES`]) and, having reached the end of its range, offers it.
+//! [`MAX_FILL_ENTRIES`] / [`MAX_FILL_BYTES`]) and, having reached the end of its range, offers it
+//! — provided the range overlaps or touches an interval or one of the last ranges read
+//! ([`Lookup::Cold`]): a range read once is not cached.
 //! The fill is accepted only if the scan missed no write: none of its keys is being written, and
 //! no write of its range ended with `hi` above the scan's `seq` (a log of the last [`LOG_LEN`]
 //! written keys; a snapshot older than the log's horizon is refused). Overlapping and adjacent

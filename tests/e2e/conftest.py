@@ -11,6 +11,12 @@ import pytest
 BIN = os.environ.get("STRATA_BIN") or os.path.expanduser("~/.cache/strata-target/release/strata")
 
 
+def global_status(cur, name):
+    """The integer value of the global status variable `name` (SHOW GLOBAL STATUS)."""
+    cur.execute(f"SHOW GLOBAL STATUS LIKE '{name}'")
+    return int(cur.fetchall()[0][1])
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -4,6 +4,7 @@ import decimal
 
 import mysql.connector
 import pytest
+from conftest import global_status
 
 
 def connect(server, db=None):
@@ -83,11 +84,6 @@ def test_prepared_subqueries_windows_views(server, db):
     assert e.value.errno == 1242
 
 
-def status(cur, name):
-    cur.execute(f"SHOW GLOBAL STATUS LIKE '{name}'")
-    return int(cur.fetchall()[0][1])
-
-
 def test_plan_cache_reuse_and_invalidation(server, db):
     """A prepared SELECT keeps its plan between executions; DDL, USE, SET and volatile values
     (user variables) make it plan again, and a reused plan still takes its metadata locks."""
@@ -97,18 +93,18 @@ def test_plan_cache_reuse_and_invalidation(server, db):
     acur.execute("INSERT INTO pc VALUES (1, 10, 1), (2, 20, 1), (3, 30, 2)")
     c = connect(server, name)
     cur = c.cursor(prepared=True)
-    hits0, misses0 = status(acur, "Strata_plan_cache_hits"), status(acur, "Strata_plan_cache_misses")
+    hits0, misses0 = global_status(acur, "Strata_plan_cache_hits"), global_status(acur, "Strata_plan_cache_misses")
     for i in (1, 2, 3, 1):
         cur.execute("SELECT * FROM pc WHERE id = ?", (i,))
         assert cur.fetchall() == [(i, i * 10, 1 if i < 3 else 2)]
-    assert status(acur, "Strata_plan_cache_misses") - misses0 == 1
-    assert status(acur, "Strata_plan_cache_hits") - hits0 == 3
+    assert global_status(acur, "Strata_plan_cache_misses") - misses0 == 1
+    assert global_status(acur, "Strata_plan_cache_hits") - hits0 == 3
     # DDL between executions: the next execution sees the new column
-    reprep = status(acur, "Com_stmt_reprepare")
+    reprep = global_status(acur, "Com_stmt_reprepare")
     acur.execute("ALTER TABLE pc ADD COLUMN w INT DEFAULT 7")
     cur.execute("SELECT * FROM pc WHERE id = ?", (2,))
     assert cur.fetchall() == [(2, 20, 1, 7)]
-    assert status(acur, "Com_stmt_reprepare") == reprep + 1
+    assert global_status(acur, "Com_stmt_reprepare") == reprep + 1
     # a reused plan takes the table's metadata lock again: DDL waits behind an open transaction
     cur.execute("SELECT * FROM pc WHERE id = ?", (2,))
     cur.fetchall()
@@ -163,12 +159,12 @@ def test_sql_execute_uses_plan_cache(server, db):
     cur.execute("CREATE TABLE pcs (id INT PRIMARY KEY, v INT)")
     cur.execute("INSERT INTO pcs VALUES (1, 5), (2, 6)")
     cur.execute("PREPARE s FROM 'SELECT v FROM pcs WHERE id = ?'")
-    hits = status(cur, "Strata_plan_cache_hits")
+    hits = global_status(cur, "Strata_plan_cache_hits")
     for i, want in ((1, 5), (2, 6), (1, 5)):
         cur.execute(f"SET @i = {i}")
         cur.execute("EXECUTE s USING @i")
         assert list(cur.fetchall()) == [(want,)]
-    assert status(cur, "Strata_plan_cache_hits") - hits == 2
+    assert global_status(cur, "Strata_plan_cache_hits") - hits == 2
     cur.execute("DEALLOCATE PREPARE s")
 
 
@@ -186,7 +182,7 @@ def test_plan_cache_update_delete(server, db):
     uc = c.cursor()
 
     def counters():
-        return (status(acur, "Strata_plan_cache_hits"), status(acur, "Strata_plan_cache_misses"))
+        return (global_status(acur, "Strata_plan_cache_hits"), global_status(acur, "Strata_plan_cache_misses"))
 
     h0, m0 = counters()
     upd = "UPDATE pu SET k = k + ? WHERE id = ?"
@@ -213,10 +209,10 @@ def test_plan_cache_update_delete(server, db):
     assert [r[0] for r in acur.fetchall()] == ["lo", "lo", "hi", "hi"]
     # DDL between executions: the next execution plans again and sees the new column
     # (the connector keeps one statement per cursor: `rng` is still the prepared one)
-    reprep = status(acur, "Com_stmt_reprepare")
+    reprep = global_status(acur, "Com_stmt_reprepare")
     acur.execute("ALTER TABLE pu ADD COLUMN n INT NOT NULL DEFAULT 0")
     cur.execute(rng, ("mid", 0, 25))
-    assert status(acur, "Com_stmt_reprepare") == reprep + 1
+    assert global_status(acur, "Com_stmt_reprepare") == reprep + 1
     upd_n = "UPDATE pu SET n = n + 1 WHERE id = ?"
     cur.execute(upd_n, (1,))
     cur.execute(upd_n, (1,))
@@ -265,7 +261,7 @@ def test_plan_cache_update_delete(server, db):
     acur.execute("DROP DATABASE pu_other")
     # a view target is rewritten at every execution, with its CHECK OPTION
     acur.execute("CREATE VIEW pv AS SELECT id, k FROM pu WHERE k < 100 WITH CHECK OPTION")
-    h0 = status(acur, "Strata_plan_cache_hits")
+    h0 = global_status(acur, "Strata_plan_cache_hits")
     vu = "UPDATE pv SET k = ? WHERE id = ?"
     cur.execute(vu, (50, 1))
     cur.execute(vu, (60, 1))
@@ -274,7 +270,7 @@ def test_plan_cache_update_delete(server, db):
     assert e.value.errno == 1369
     cur.execute("DELETE FROM pv WHERE id = ?", (2,))
     cur.execute("DELETE FROM pv WHERE id = ?", (2,))
-    assert status(acur, "Strata_plan_cache_hits") == h0
+    assert global_status(acur, "Strata_plan_cache_hits") == h0
     acur.execute("SELECT id, k FROM pu")
     assert list(acur.fetchall()) == [(1, 60)]
     c.close()
@@ -290,7 +286,7 @@ def test_plan_cache_insert(server, db):
                   " c VARCHAR(10), UNIQUE KEY (c))")
     c = connect(server, name)
     cur = c.cursor(prepared=True)
-    h0, m0 = status(acur, "Strata_plan_cache_hits"), status(acur, "Strata_plan_cache_misses")
+    h0, m0 = global_status(acur, "Strata_plan_cache_hits"), global_status(acur, "Strata_plan_cache_misses")
     ins = "INSERT INTO pi (k, c) VALUES (DEFAULT, ?), (?, ?)"
     ids = []
     for i in range(3):
@@ -298,8 +294,8 @@ def test_plan_cache_insert(server, db):
         assert cur.rowcount == 2
         ids.append(cur.lastrowid)
     assert ids == [1, 3, 5]
-    assert status(acur, "Strata_plan_cache_hits") - h0 == 2
-    assert status(acur, "Strata_plan_cache_misses") - m0 == 1
+    assert global_status(acur, "Strata_plan_cache_hits") - h0 == 2
+    assert global_status(acur, "Strata_plan_cache_misses") - m0 == 1
     # a duplicate fails each time with 1062, and the statement stays usable
     for _ in range(2):
         with pytest.raises(mysql.connector.Error) as e:
@@ -308,14 +304,14 @@ def test_plan_cache_insert(server, db):
     cur.execute(ins, ("a9", 9, "b9"))
     # ON DUPLICATE KEY UPDATE with VALUES(): inserted, then updated, then unchanged
     up = "INSERT INTO pi (k, c) VALUES (?, ?) ON DUPLICATE KEY UPDATE k = k + VALUES(k)"
-    h1 = status(acur, "Strata_plan_cache_hits")
+    h1 = global_status(acur, "Strata_plan_cache_hits")
     cur.execute(up, (100, "u"))
     assert cur.rowcount == 1
     cur.execute(up, (5, "u"))
     assert cur.rowcount == 2
     cur.execute(up, (0, "u"))
     assert cur.rowcount == 0
-    assert status(acur, "Strata_plan_cache_hits") - h1 == 2
+    assert global_status(acur, "Strata_plan_cache_hits") - h1 == 2
     acur.execute("SELECT k FROM pi WHERE c = 'u'")
     assert list(acur.fetchall()) == [(105,)]
     acur.execute("SELECT COUNT(*), SUM(k) FROM pi WHERE c LIKE 'a%'")
@@ -332,11 +328,11 @@ def test_plan_cache_insert(server, db):
     assert [r[0] for r in acur.fetchall()] == [first - 1, first]
     # INSERT … SELECT: its SELECT's plan is the one kept
     acur.execute("CREATE TABLE pi2 (id INT PRIMARY KEY, k INT)")
-    h2 = status(acur, "Strata_plan_cache_hits")
+    h2 = global_status(acur, "Strata_plan_cache_hits")
     sel = "INSERT INTO pi2 SELECT id, k FROM pi WHERE id = ?"
     for i in (1, 2, 3):
         cur.execute(sel, (i,))
-    assert status(acur, "Strata_plan_cache_hits") - h2 == 2
+    assert global_status(acur, "Strata_plan_cache_hits") - h2 == 2
     acur.execute("SELECT id, k FROM pi2 ORDER BY id")
     assert list(acur.fetchall()) == [(1, 7), (2, 0), (3, 7)]
     c.close()

@@ -3,13 +3,8 @@ snapshot still reads exactly the rows it must (updates, deletes, inserts, rollba
 DROP, concurrent writers)."""
 import random
 
-from conftest import Server
+from conftest import Server, global_status
 from transfers import run_transfers
-
-
-def status(cur, name):
-    cur.execute(f"SHOW GLOBAL STATUS LIKE '{name}'")
-    return int(cur.fetchall()[0][1])
 
 
 def test_ranges_are_served_from_the_cache_and_snapshots_stay_consistent(server, db):
@@ -23,7 +18,7 @@ def test_ranges_are_served_from_the_cache_and_snapshots_stay_consistent(server, 
     for _ in range(2):
         ca.execute(q)
         assert ca.fetchall() == want
-    fills, hits = status(ca, "Strata_range_cache_fills"), status(ca, "Strata_range_cache_hits")
+    fills, hits = global_status(ca, "Strata_range_cache_fills"), global_status(ca, "Strata_range_cache_hits")
     for _ in range(3):
         ca.execute(q)
         assert ca.fetchall() == want
@@ -31,14 +26,14 @@ def test_ranges_are_served_from_the_cache_and_snapshots_stay_consistent(server, 
         assert ca.fetchall()[0][0] == sum(range(30, 41))
         ca.execute("SELECT id FROM rg WHERE id BETWEEN 20 AND 60 ORDER BY id DESC LIMIT 3")
         assert ca.fetchall() == ((60,), (59,), (58,))
-    assert status(ca, "Strata_range_cache_hits") - hits >= 9
+    assert global_status(ca, "Strata_range_cache_hits") - hits >= 9
     # an empty (inverted) range inside a cached one
     ca.execute("SELECT id FROM rg WHERE id BETWEEN 50 AND 30")
     assert ca.fetchall() == ()
     ca.execute("SELECT id FROM rg WHERE id > 40 AND id < 41")
     assert ca.fetchall() == ()
-    assert status(ca, "Strata_range_cache_fills") == fills, "a covered range is not filled again"
-    assert status(ca, "Strata_range_cache_bytes") > 0
+    assert global_status(ca, "Strata_range_cache_fills") == fills, "a covered range is not filled again"
+    assert global_status(ca, "Strata_range_cache_bytes") > 0
 
     b = server.connect(name)
     cb = b.cursor()
@@ -53,13 +48,13 @@ def test_ranges_are_served_from_the_cache_and_snapshots_stay_consistent(server, 
     cb.execute("SELECT SUM(v), COUNT(*) FROM rg WHERE id BETWEEN 20 AND 60")
     changed = sum(range(20, 61)) + 99 * (25 + 26 + 27) - 30 - 31
     assert cb.fetchall() == ((changed, 39),)
-    hits = status(cb, "Strata_range_cache_hits")
+    hits = global_status(cb, "Strata_range_cache_hits")
     ca.execute(q)
     assert ca.fetchall() == want
     ca.execute("COMMIT")
     ca.execute("SELECT SUM(v), COUNT(*) FROM rg WHERE id BETWEEN 20 AND 60")
     assert ca.fetchall() == ((changed, 39),)
-    assert status(ca, "Strata_range_cache_hits") > hits, "the new versions are served"
+    assert global_status(ca, "Strata_range_cache_hits") > hits, "the new versions are served"
     # a rolled-back change leaves the range as it was
     cb.execute("BEGIN")
     cb.execute("UPDATE rg SET v = -1 WHERE id BETWEEN 20 AND 60")
@@ -109,12 +104,12 @@ def test_range_reads_under_concurrent_transfers(server, db):
         assert int(r.fetchall()[0][0]) == total
 
     a, _ = db
-    hits = status(a.cursor(), "Strata_range_cache_hits")
+    hits = global_status(a.cursor(), "Strata_range_cache_hits")
     cur = run_transfers(server, db, accounts, 250, reader, (0, 1, 2))
     # the last reads came after the writers stopped: served from memory
     for _ in range(3):
         cur.execute("SELECT SUM(bal) FROM acct WHERE id BETWEEN 1 AND %s", (accounts,))
-    assert status(cur, "Strata_range_cache_hits") > hits
+    assert global_status(cur, "Strata_range_cache_hits") > hits
 
 
 def test_range_cache_is_off_with_the_row_cache(tmp_path):
@@ -128,7 +123,7 @@ def test_range_cache_is_off_with_the_row_cache(tmp_path):
         for _ in range(3):
             cur.execute("SELECT SUM(v) FROM d.t WHERE id BETWEEN 1 AND 3")
             assert cur.fetchall() == ((6,),)
-        assert status(cur, "Strata_range_cache_hits") == 0
-        assert status(cur, "Strata_range_cache_fills") == 0
+        assert global_status(cur, "Strata_range_cache_hits") == 0
+        assert global_status(cur, "Strata_range_cache_fills") == 0
     finally:
         srv.stop()

@@ -2,13 +2,8 @@
 import pymysql
 import pytest
 
-from conftest import Server
+from conftest import Server, global_status
 from transfers import run_transfers
-
-
-def status(cur, name):
-    cur.execute(f"SHOW GLOBAL STATUS LIKE '{name}'")
-    return int(cur.fetchall()[0][1])
 
 
 def test_row_cache_hits_and_snapshot_consistency(server, db):
@@ -18,13 +13,13 @@ def test_row_cache_hits_and_snapshot_consistency(server, db):
     assert ca.fetchall()[0][0] == 64 << 20
     ca.execute("CREATE TABLE rc (id INT PRIMARY KEY, v INT, s VARCHAR(20))")
     ca.execute("INSERT INTO rc VALUES " + ",".join(f"({i}, {i}, 'r{i}')" for i in range(1, 201)))
-    hits = status(ca, "Strata_row_cache_hits")
+    hits = global_status(ca, "Strata_row_cache_hits")
     for _ in range(5):
         for i in range(1, 51):
             ca.execute("SELECT v, s FROM rc WHERE id = %s", (i,))
             assert ca.fetchall() == ((i, f"r{i}"),)
-    assert status(ca, "Strata_row_cache_hits") - hits >= 4 * 50
-    assert status(ca, "Strata_row_cache_bytes") > 0
+    assert global_status(ca, "Strata_row_cache_hits") - hits >= 4 * 50
+    assert global_status(ca, "Strata_row_cache_bytes") > 0
 
     b = server.connect(name)
     cb = b.cursor()
@@ -78,25 +73,25 @@ def test_writes_refresh_cached_rows(server, db):
     cur.execute("INSERT INTO wt VALUES (1, 0), (2, 0)")
     cur.execute("SELECT n FROM wt WHERE id = 1")
     assert cur.fetchall() == ((0,),)
-    hits = status(cur, "Strata_row_cache_hits")
+    hits = global_status(cur, "Strata_row_cache_hits")
     for _ in range(10):
         cur.execute("UPDATE wt SET n = n + 1 WHERE id = 1")
-    assert status(cur, "Strata_row_cache_hits") - hits >= 10
+    assert global_status(cur, "Strata_row_cache_hits") - hits >= 10
     cur.execute("SELECT n FROM wt WHERE id = 1")
     assert cur.fetchall() == ((10,),)
-    hits, misses = status(cur, "Strata_row_cache_hits"), status(cur, "Strata_row_cache_misses")
+    hits, misses = global_status(cur, "Strata_row_cache_hits"), global_status(cur, "Strata_row_cache_misses")
     cur.execute("UPDATE wt SET n = 5 WHERE id = 2")
     cur.execute("UPDATE wt SET n = n + 1 WHERE id = 2")
     # the first UPDATE's read cached row 2, its write refreshed it, the second UPDATE hit it
-    assert status(cur, "Strata_row_cache_misses") - misses == 1
+    assert global_status(cur, "Strata_row_cache_misses") - misses == 1
     cur.execute("SELECT n FROM wt WHERE id = 2")
     assert cur.fetchall() == ((6,),)
     # a row that was never read is not added by its write
     cur.execute("INSERT INTO wt VALUES (3, 7)")
-    misses = status(cur, "Strata_row_cache_misses")
+    misses = global_status(cur, "Strata_row_cache_misses")
     cur.execute("SELECT n FROM wt WHERE id = 3")
     assert cur.fetchall() == ((7,),)
-    assert status(cur, "Strata_row_cache_misses") - misses == 1
+    assert global_status(cur, "Strata_row_cache_misses") - misses == 1
     # a deleted cached row is gone, a re-inserted one is read again
     cur.execute("DELETE FROM wt WHERE id = 1")
     cur.execute("SELECT n FROM wt WHERE id = 1")
@@ -142,7 +137,7 @@ def test_row_cache_can_be_turned_off(tmp_path):
         for _ in range(3):
             cur.execute("SELECT v FROM d.t WHERE id = 1")
             assert cur.fetchall() == ((1,),)
-        assert status(cur, "Strata_row_cache_hits") == 0
+        assert global_status(cur, "Strata_row_cache_hits") == 0
     finally:
         srv.stop()
 
@@ -171,16 +166,16 @@ def test_block_cache_counters_count_blocks_read_from_files(tmp_path):
         cur = srv.connect().cursor()
         names = ("hits", "misses", "data_hits", "data_misses", "data_adds",
                  "index_misses", "filter_misses")
-        before = {n: status(cur, f"Strata_block_cache_{n}") for n in names}
+        before = {n: global_status(cur, f"Strata_block_cache_{n}") for n in names}
         cur.execute("SELECT v FROM d.t WHERE id = 42")
         assert cur.fetchall() == ((42,),)
-        mid = {n: status(cur, f"Strata_block_cache_{n}") for n in names}
+        mid = {n: global_status(cur, f"Strata_block_cache_{n}") for n in names}
         assert mid["data_adds"] - before["data_adds"] >= 1
         assert mid["data_misses"] - before["data_misses"] >= 1
         for _ in range(5):
             cur.execute("SELECT v FROM d.t WHERE id = 42")
             assert cur.fetchall() == ((42,),)
-        after = {n: status(cur, f"Strata_block_cache_{n}") for n in names}
+        after = {n: global_status(cur, f"Strata_block_cache_{n}") for n in names}
         assert after["data_hits"] - mid["data_hits"] >= 5
         assert after["data_adds"] == mid["data_adds"]
         assert after["hits"] >= after["data_hits"]
@@ -199,10 +194,10 @@ def test_force_flush_memtable_now_writes_the_rows_to_sst_files(tmp_path):
         cur = hundred_rows(srv)
         ssts = lambda: sorted(p.name for p in (datadir / "rocksdb").glob("*.sst"))
         before = ssts()
-        adds = status(cur, "Strata_block_cache_data_adds")
+        adds = global_status(cur, "Strata_block_cache_data_adds")
         cur.execute("SELECT v FROM d.t WHERE id = 7")
         assert cur.fetchall() == ((7,),)
-        assert status(cur, "Strata_block_cache_data_adds") == adds
+        assert global_status(cur, "Strata_block_cache_data_adds") == adds
 
         with pytest.raises(pymysql.err.OperationalError) as e:
             cur.execute("SET strata_force_flush_memtable_now = ON")
@@ -214,7 +209,7 @@ def test_force_flush_memtable_now_writes_the_rows_to_sst_files(tmp_path):
 
         cur.execute("SELECT v FROM d.t WHERE id = 8")
         assert cur.fetchall() == ((8,),)
-        assert status(cur, "Strata_block_cache_data_adds") > adds
+        assert global_status(cur, "Strata_block_cache_data_adds") > adds
         cur.execute("SELECT COUNT(*), SUM(v) FROM d.t")
         assert cur.fetchall() == ((100, 5050),)
     finally:

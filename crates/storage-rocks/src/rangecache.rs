@@ -349,15 +349,15 @@ impl RangeCache {
         }
         let mut g = self.inner.lock();
         let s = &mut *g;
-        let covered = s
+        let covering = s
             .containing(lower)
-            .is_some_and(|(_, iv)| iv.end.as_slice() >= upper);
-        if !covered {
+            .filter(|(_, iv)| iv.end.as_slice() >= upper)
+            .map(|(_, iv)| (iv.fill_hi, iv.hint));
+        let Some((fill_hi, (bytes, n))) = covering else {
             s.misses += 1;
             return s.admit(lower, upper);
-        }
-        let (_, iv) = s.containing(lower).expect("covered");
-        if at.seq < iv.fill_hi
+        };
+        if at.seq < fill_hi
             || s.inflight
                 .range::<[u8], _>(span(lower, upper))
                 .next()
@@ -366,7 +366,6 @@ impl RangeCache {
             s.misses += 1;
             return Lookup::Covered;
         }
-        let (bytes, n) = iv.hint;
         let mut rows = CachedRows {
             buf: Vec::with_capacity(bytes),
             spans: Vec::with_capacity(n),

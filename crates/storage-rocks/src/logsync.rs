@@ -237,7 +237,11 @@ mod tests {
         go.send(()).unwrap();
         assert_eq!(leader.join().unwrap(), Err("io"));
         assert_eq!(waiter.join().unwrap(), Ok(()));
-        assert_eq!(log.flushes.load(Ordering::SeqCst), 1, "the waiter's own sync");
+        assert_eq!(
+            log.flushes.load(Ordering::SeqCst),
+            1,
+            "the waiter's own sync"
+        );
         assert_eq!(log.durable.load(Ordering::SeqCst), 1);
         assert!(!s.state.lock().running);
     }

@@ -709,8 +709,14 @@ mod tests {
         );
         // after the fill of e..g, a range inside it is a hit and one overlapping it is admitted
         assert!(matches!(look("e", "f"), Lookup::Hit(_)));
-        assert!(matches!(look("f", "k"), Lookup::Uncovered), "shares f with the interval");
-        assert!(matches!(look("g", "k"), Lookup::Cold), "touches the interval only");
+        assert!(
+            matches!(look("f", "k"), Lookup::Uncovered),
+            "shares f with the interval"
+        );
+        assert!(
+            matches!(look("g", "k"), Lookup::Cold),
+            "touches the interval only"
+        );
     }
 
     /// Writes keep the interval complete: updates, deletes and inserts are versioned, and each

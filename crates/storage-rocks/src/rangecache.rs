@@ -329,8 +329,8 @@ pub struct RangeCacheStats {
 
 /// Cached key ranges (see the module docs for the rules).
 ///
-/// One lock: a read holds it for the copy of its range's row handles (reference counts, not
-/// bytes), a write for a few map updates per key.
+/// One lock: a read holds it while it copies its range's rows out ([`CachedRows`]), a write
+/// for a few map updates per key.
 pub struct RangeCache {
     inner: Mutex<Inner>,
     capacity: usize,
@@ -631,6 +631,11 @@ mod tests {
         }
     }
 
+    /// No interval serves `[lo, hi)` (whether the read was remembered for admission or not).
+    fn uncovered(c: &RangeCache, lo: &[u8], hi: &[u8], r: ReadAt) -> bool {
+        matches!(c.read(lo, hi, r, false), Lookup::Uncovered | Lookup::Cold)
+    }
+
     fn write(c: &RangeCache, ops: &[(&str, Option<&str>)], lo: u64, hi: u64) {
         c.begin_write(ops.iter().map(|(k, _)| k.as_bytes()), &[]);
         c.end_write(
@@ -652,10 +657,10 @@ mod tests {
     #[test]
     fn fill_then_serve_snapshots_after_the_fill() {
         let c = RangeCache::new(1 << 20).unwrap();
-        assert!(matches!(
-            c.read(b"a", b"z", at(10), false),
-            Lookup::Uncovered | Lookup::Cold
-        ));
+        assert!(
+            matches!(c.read(b"a", b"z", at(10), false), Lookup::Cold),
+            "an empty cache: the first read is only remembered"
+        );
         c.fill(b"a", b"z", rows(&[("b", "1"), ("d", "2")]), 10, 12);
         assert_eq!(
             hit(&c, "a", "z", at(12)),
@@ -666,10 +671,7 @@ mod tests {
             matches!(c.read(b"a", b"z", at(11), false), Lookup::Covered),
             "a snapshot before the fill reads RocksDB"
         );
-        assert!(matches!(
-            c.read(b"a", b"zz", at(20), false),
-            Lookup::Uncovered | Lookup::Cold
-        ));
+        assert!(uncovered(&c, b"a", b"zz", at(20)));
         assert_eq!(
             hit(&c, "d", "c", at(20)),
             Some(vec![]),
@@ -795,19 +797,13 @@ mod tests {
             15,
             true,
         );
-        assert!(matches!(
-            c.read(b"a", b"m", at(50), false),
-            Lookup::Uncovered | Lookup::Cold
-        ));
+        assert!(uncovered(&c, b"a", b"m", at(50)));
         // a failed write drops the interval as well
         c.fill(b"a", b"m", rows(&[("b", "y"), ("c", "3")]), 20, 20);
         assert!(hit(&c, "a", "m", at(50)).is_some());
         c.begin_write([&b"c"[..]].into_iter(), &[]);
         c.end_write([(&b"c"[..], None)].into_iter(), &[], 21, 22, false);
-        assert!(matches!(
-            c.read(b"a", b"m", at(50), false),
-            Lookup::Uncovered | Lookup::Cold
-        ));
+        assert!(uncovered(&c, b"a", b"m", at(50)));
         assert_eq!(c.stats().bytes, 0);
     }
 
@@ -817,10 +813,7 @@ mod tests {
         // in flight while the scan ran
         c.begin_write([&b"c"[..]].into_iter(), &[]);
         c.fill(b"a", b"m", rows(&[("b", "1")]), 10, 10);
-        assert!(matches!(
-            c.read(b"a", b"m", at(50), false),
-            Lookup::Uncovered | Lookup::Cold
-        ));
+        assert!(uncovered(&c, b"a", b"m", at(50)));
         // ended after the scan's snapshot
         c.end_write(
             [(&b"c"[..], Some(&b"3"[..]))].into_iter(),
@@ -830,10 +823,7 @@ mod tests {
             true,
         );
         c.fill(b"a", b"m", rows(&[("b", "1")]), 11, 13);
-        assert!(matches!(
-            c.read(b"a", b"m", at(50), false),
-            Lookup::Uncovered | Lookup::Cold
-        ));
+        assert!(uncovered(&c, b"a", b"m", at(50)));
         // a write outside the range does not matter
         c.fill(b"d", b"m", rows(&[]), 11, 13);
         assert_eq!(hit(&c, "d", "m", at(50)), Some(vec![]));
@@ -848,28 +838,16 @@ mod tests {
             write(&c, &[("q", Some("v"))], 100 + i, 100 + i);
         }
         c.fill(b"r", b"s", rows(&[]), 50, 50);
-        assert!(matches!(
-            c.read(b"r", b"s", at(10_000), false),
-            Lookup::Uncovered | Lookup::Cold
-        ));
+        assert!(uncovered(&c, b"r", b"s", at(10_000)));
         // range deletes drop what they overlap and refuse older snapshots
         let rd = [(&b"a"[..], &b"c"[..])];
         c.begin_write(std::iter::empty(), &rd);
-        assert!(matches!(
-            c.read(b"a", b"m", at(10_000), false),
-            Lookup::Uncovered | Lookup::Cold
-        ));
+        assert!(uncovered(&c, b"a", b"m", at(10_000)));
         c.fill(b"x", b"y", rows(&[]), 10_000, 10_000);
-        assert!(matches!(
-            c.read(b"x", b"y", at(10_000), false),
-            Lookup::Uncovered | Lookup::Cold
-        ));
+        assert!(uncovered(&c, b"x", b"y", at(10_000)));
         c.end_write(std::iter::empty(), &rd, 10_000, 10_001, true);
         c.fill(b"x", b"y", rows(&[]), 10_000, 10_001);
-        assert!(matches!(
-            c.read(b"x", b"y", at(20_000), false),
-            Lookup::Uncovered | Lookup::Cold
-        ));
+        assert!(uncovered(&c, b"x", b"y", at(20_000)));
         c.fill(b"x", b"y", rows(&[]), 10_001, 10_002);
         assert!(hit(&c, "x", "y", at(20_000)).is_some());
     }

@@ -84,6 +84,51 @@ def test_ranges_are_served_from_the_cache_and_snapshots_stay_consistent(server, 
     b.close()
 
 
+def test_bulk_writes_into_a_cached_range(server, db):
+    """Statements that write more than a few dozen keys (multi-row INSERT, UPDATE of a range)
+    are tracked by their span: the cached range gets their rows, and a snapshot taken before
+    them keeps the old ones."""
+    a, name = db
+    ca = a.cursor()
+    ca.execute("CREATE TABLE bk (id INT PRIMARY KEY, v INT, KEY (v))")
+    ca.execute("INSERT INTO bk VALUES " + ",".join(f"({i}, {i})" for i in range(0, 400, 2)))
+    q = "SELECT id, v FROM bk WHERE id BETWEEN 100 AND 199"
+    want = tuple((i, i) for i in range(100, 200, 2))
+    for _ in range(2):
+        ca.execute(q)
+        assert ca.fetchall() == want
+    assert global_status(ca, "Strata_range_cache_bytes") > 0
+    b = server.connect(name)
+    cb = b.cursor()
+    ca.execute("BEGIN")
+    ca.execute(q)
+    assert ca.fetchall() == want
+    # 50 new rows in the cached range (odd ids), one statement: 100 keys with the index
+    cb.execute("INSERT INTO bk VALUES " + ",".join(f"({i}, {-i})" for i in range(101, 200, 2)))
+    cb.execute("UPDATE bk SET v = v + 1000 WHERE id BETWEEN 150 AND 199")
+    ca.execute(q)
+    assert ca.fetchall() == want, "the snapshot from before the writes"
+    ca.execute("COMMIT")
+    now = tuple((i, (i if i % 2 == 0 else -i) + (1000 if i >= 150 else 0)) for i in range(100, 200))
+    hits = global_status(ca, "Strata_range_cache_hits")
+    for _ in range(3):
+        ca.execute(q)
+        assert ca.fetchall() == now
+    assert global_status(ca, "Strata_range_cache_hits") > hits, "served with the new versions"
+    ca.execute("SELECT COUNT(*) FROM bk WHERE v < 0")
+    assert ca.fetchall() == ((25,),)
+    # a bulk write that fails (duplicate key) leaves the range as it was
+    try:
+        cb.execute("INSERT INTO bk VALUES " + ",".join(f"({i}, 0)" for i in range(300, 400)))
+        raise AssertionError("duplicate key not reported")
+    except Exception as e:  # noqa: BLE001 — PyMySQL's IntegrityError
+        assert e.args[0] == 1062, e
+    for _ in range(2):
+        ca.execute(q)
+        assert ca.fetchall() == now
+    b.close()
+
+
 def test_range_reads_under_concurrent_transfers(server, db):
     """Transfers between the rows of a short table from several connections, while readers sum
     ranges of it: every snapshot sees the total unchanged, a range read twice in one

@@ -21,6 +21,7 @@ pub mod dml;
 pub mod expr;
 pub mod info;
 pub mod limits;
+pub mod literal_rows;
 pub mod load;
 pub mod mdl;
 pub mod multi;

@@ -179,7 +179,7 @@ pub fn tokenize_with(
 ) -> Result<(Vec<TokenWithSpan>, usize, Vec<String>)> {
     let dialect = crate::dialect::StrataDialect::default();
     let text = strip_versioned(sql);
-    let out: Vec<TokenWithSpan> = Tokenizer::new(&dialect, &text)
+    let mut out: Vec<TokenWithSpan> = Tokenizer::new(&dialect, &text)
         .tokenize_with_location()
         .map_err(|e| Error::parse(short_near(sql, &e.to_string())))?
         .into_iter()
@@ -363,7 +363,12 @@ pub fn tokenize_with(
             }
             _ => {}
         }
-        res.push(t.clone());
+        // moved, not cloned: nothing reads a token behind `i` in `out` (look-behind reads
+        // `res`), and cloning the strings of a bulk INSERT's literals cost an allocation each
+        res.push(std::mem::replace(
+            &mut out[i],
+            TokenWithSpan::wrap(Token::EOF),
+        ));
         i += 1;
     }
     bind_binary_tightly(&mut res);
@@ -966,7 +971,20 @@ pub fn parse_with(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parsed>> {
             let mut toks = toks;
             update_modifiers(&mut toks);
             let check = strip_view_check_option(&mut toks);
+            let rows = crate::literal_rows::split(&mut toks);
             let mut stmt = parse_tokens_with(toks, &text_of)?;
+            if let Some(rows) = rows {
+                if !crate::literal_rows::append(&mut stmt, rows) {
+                    // not the one-row VALUES insert the tokens promised: parse the whole text
+                    let (all, _, _) = tokenize_with(sql, mode)?;
+                    let (mut toks, _) = split_statements(all)
+                        .into_iter()
+                        .nth(idx)
+                        .ok_or_else(|| Error::parse(short_near(sql, "")))?;
+                    update_modifiers(&mut toks);
+                    stmt = parse_tokens_with(toks, &text_of)?;
+                }
+            }
             if let (Some(check), Statement::CreateView(cv)) = (check, &mut stmt) {
                 cv.options = sqlparser::ast::CreateTableOptions::With(vec![
                     sqlparser::ast::SqlOption::KeyValue {
@@ -1010,6 +1028,11 @@ fn split_statements(tokens: Vec<TokenWithSpan>) -> Vec<(Vec<TokenWithSpan>, usiz
         }
         out.push((cur, n));
     };
+    if !tokens.iter().any(|t| t.token == Token::SemiColon) {
+        // one statement: no copy (a bulk INSERT has thousands of tokens)
+        flush(tokens);
+        return out;
+    }
     for t in tokens {
         if t.token == Token::SemiColon {
             flush(std::mem::take(&mut cur));
@@ -1241,7 +1264,10 @@ fn parse_tokens(tokens: Vec<TokenWithSpan>, text: &str) -> Result<Statement> {
 }
 
 /// [`parse_tokens`], with the text (for error messages) made only when needed.
-fn parse_tokens_with(tokens: Vec<TokenWithSpan>, text: &dyn Fn() -> String) -> Result<Statement> {
+pub(crate) fn parse_tokens_with(
+    tokens: Vec<TokenWithSpan>,
+    text: &dyn Fn() -> String,
+) -> Result<Statement> {
     let dialect = crate::dialect::StrataDialect::default();
     // sqlparser's default nesting limit (50) rejects machine-generated WHERE clauses MySQL
     // accepts; deeper input still gets a clean syntax error instead of exhausting the stack

@@ -41,7 +41,9 @@
 //! writes it and, after, appends the new version to the entry of each key that lies in an
 //! interval. A failed write, or a key written by two batches at once (their order in RocksDB is
 //! unknown here), drops the interval. A range delete (DROP / TRUNCATE TABLE) drops the
-//! intervals it overlaps and refuses fills from snapshots taken before it.
+//! intervals it overlaps and, like a bulk write below, refuses the fills of ranges it overlaps
+//! while it is written and from snapshots taken before it ended. Other ranges are unaffected:
+//! a DROP of one table (written by a background thread) does not hold off fills of another.
 //!
 //! **Bulk writers.** A batch of more than [`BULK`] keys (a multi-row INSERT) registers and logs
 //! the span from its least to its greatest key instead of each key, and looks its keys up only
@@ -143,13 +145,13 @@ struct Inner {
     intervals: BTreeMap<Vec<u8>, Interval>,
     /// Keys being written, with the number of batches writing each.
     inflight: BTreeMap<Vec<u8>, u32>,
-    /// Range deletes being written.
-    range_deletes: u32,
-    /// Bulk batches being written: their least and greatest key (both included).
+    /// Bulk batches and range deletes being written: their least and greatest key (both
+    /// included; a range delete's end is taken in).
     bulk: Vec<(Vec<u8>, Vec<u8>)>,
     /// Keys whose writes ended, oldest first, with `hi` (raised to be non-decreasing).
     log: VecDeque<(Vec<u8>, u64)>,
-    /// Spans of bulk writes that ended, oldest first, with `hi` (as in `log`).
+    /// Spans of bulk writes and range deletes that ended, oldest first, with `hi` (as in
+    /// `log`).
     bulk_log: VecDeque<(Vec<u8>, Vec<u8>, u64)>,
     log_hi: u64,
     /// Fills must come from snapshots with `seq` at least this (writes older than the log).
@@ -308,6 +310,17 @@ impl Inner {
             if let Some((_, h)) = self.log.pop_front() {
                 self.floor = self.floor.max(h);
             }
+        }
+    }
+
+    /// A bulk write or range delete of `[first, last]` is no longer in flight.
+    fn end_span(&mut self, first: &[u8], last: &[u8]) {
+        if let Some(p) = self
+            .bulk
+            .iter()
+            .position(|(a, b)| a.as_slice() == first && b.as_slice() == last)
+        {
+            self.bulk.swap_remove(p);
         }
     }
 
@@ -544,8 +557,7 @@ impl RangeCache {
         }
         let mut g = self.inner.lock();
         let s = &mut *g;
-        if s.range_deletes > 0
-            || at_seq < s.floor
+        if at_seq < s.floor
             || s.inflight
                 .range::<[u8], _>(span(lower, upper))
                 .next()
@@ -630,7 +642,7 @@ impl RangeCache {
             for start in s.touching(a, b) {
                 s.drop_interval(&start);
             }
-            s.range_deletes += 1;
+            s.bulk.push((a.to_vec(), b.to_vec()));
         }
     }
 
@@ -649,13 +661,7 @@ impl RangeCache {
         let mut g = self.inner.lock();
         let s = &mut *g;
         if let Some((first, last)) = bulk {
-            if let Some(p) = s
-                .bulk
-                .iter()
-                .position(|(a, b)| a.as_slice() == first && b.as_slice() == last)
-            {
-                s.bulk.swap_remove(p);
-            }
+            s.end_span(first, last);
             if s.overlaps_closed(first, last) {
                 for (k, v) in ops {
                     let others = s.inflight.contains_key(k);
@@ -683,14 +689,12 @@ impl RangeCache {
                 s.log_write(key, now_seq);
             }
         }
-        if !range_deletes.is_empty() {
-            s.range_deletes -= range_deletes.len() as u32;
-            for (a, b) in range_deletes {
-                for start in s.touching(a, b) {
-                    s.drop_interval(&start);
-                }
+        for (a, b) in range_deletes {
+            s.end_span(a, b);
+            for start in s.touching(a, b) {
+                s.drop_interval(&start);
             }
-            s.floor = s.floor.max(now_seq);
+            s.log_bulk(a, b, now_seq);
         }
         s.evict(self.capacity);
     }
@@ -947,17 +951,20 @@ mod tests {
         }
         c.fill(b"r", b"s", rows(&[]), 50, 50);
         assert!(uncovered(&c, b"r", b"s", at(10_000)));
-        // range deletes drop what they overlap and refuse older snapshots
+        // range deletes drop what they overlap and refuse fills of it from older snapshots;
+        // other ranges fill as before
         let rd = [(&b"a"[..], &b"c"[..])];
         c.begin_write(std::iter::empty(), &rd);
         assert!(uncovered(&c, b"a", b"m", at(10_000)));
+        c.fill(b"b", b"d", rows(&[]), 10_000, 10_000);
+        assert!(uncovered(&c, b"b", b"d", at(10_000)), "in flight");
         c.fill(b"x", b"y", rows(&[]), 10_000, 10_000);
-        assert!(uncovered(&c, b"x", b"y", at(10_000)));
+        assert!(hit(&c, "x", "y", at(20_000)).is_some(), "another range");
         c.end_write(std::iter::empty(), &rd, 10_000, 10_001, true);
-        c.fill(b"x", b"y", rows(&[]), 10_000, 10_001);
-        assert!(uncovered(&c, b"x", b"y", at(20_000)));
-        c.fill(b"x", b"y", rows(&[]), 10_001, 10_002);
-        assert!(hit(&c, "x", "y", at(20_000)).is_some());
+        c.fill(b"b", b"d", rows(&[]), 10_000, 10_001);
+        assert!(uncovered(&c, b"b", b"d", at(20_000)), "an older snapshot");
+        c.fill(b"b", b"d", rows(&[]), 10_001, 10_002);
+        assert!(hit(&c, "b", "d", at(20_000)).is_some());
     }
 
     /// Keys `k{from:03}` .. `k{to - 1:03}`, each with `value`.

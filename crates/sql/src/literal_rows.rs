@@ -87,41 +87,44 @@ fn first_row_end(toks: &[TokenWithSpan]) -> Option<usize> {
     None
 }
 
-/// Whether the tokens from `i` on are at least [`MIN_ROWS`] of `, ( literal, … )`, then
-/// nothing.
-fn only_literal_rows(toks: &[TokenWithSpan], mut i: usize) -> bool {
-    let mut rows = 0;
+/// When the tokens from `i` on are at least [`MIN_ROWS`] of `, ( literal, … )`, then nothing:
+/// the number of rows and of values in the first of them (the buffers' sizes).
+fn only_literal_rows(toks: &[TokenWithSpan], mut i: usize) -> Option<(usize, usize)> {
+    let (mut rows, mut width) = (0, 0);
     loop {
         let Some(comma) = next_sig(toks, i) else {
-            return rows >= MIN_ROWS;
+            return (rows >= MIN_ROWS).then_some((rows, width));
         };
         if toks[comma].token != Token::Comma {
-            return false;
+            return None;
         }
         match next_sig(toks, comma + 1) {
             Some(open) if toks[open].token == Token::LParen => i = open + 1,
-            _ => return false,
+            _ => return None,
         }
+        let mut values = 0;
         loop {
-            let Some(mut v) = next_sig(toks, i) else {
-                return false;
-            };
+            let mut v = next_sig(toks, i)?;
             if toks[v].token == Token::Minus {
                 match next_sig(toks, v + 1) {
                     Some(n) if matches!(toks[n].token, Token::Number(..)) => v = n,
-                    _ => return false,
+                    _ => return None,
                 }
             } else if !is_literal(&toks[v].token) {
-                return false;
+                return None;
             }
+            values += 1;
             match next_sig(toks, v + 1).map(|s| (s, &toks[s].token)) {
                 Some((s, Token::Comma)) => i = s + 1,
                 Some((s, Token::RParen)) => {
                     i = s + 1;
                     break;
                 }
-                _ => return false,
+                _ => return None,
             }
+        }
+        if rows == 0 {
+            width = values;
         }
         rows += 1;
     }
@@ -139,11 +142,11 @@ fn literal(t: TokenWithSpan) -> Expr {
     Expr::Value(v.with_span(span))
 }
 
-/// Builds the rows of tokens [`only_literal_rows`] accepted.
-fn build(tail: Vec<TokenWithSpan>) -> Rows {
-    let mut rows = Rows::new();
+/// Builds the rows of tokens [`only_literal_rows`] accepted (`n` rows, the first `width` wide).
+fn build(tail: impl Iterator<Item = TokenWithSpan>, n: usize, width: usize) -> Rows {
+    let mut rows = Rows::with_capacity(n);
     let mut open = None;
-    let mut row = Vec::new();
+    let mut row = Vec::with_capacity(width);
     let mut negate = false;
     for t in tail {
         match t.token {
@@ -151,7 +154,7 @@ fn build(tail: Vec<TokenWithSpan>) -> Rows {
             Token::LParen => open = Some(t),
             Token::RParen => rows.push(Parens {
                 opening_token: open.take().expect("validated: ( before )").into(),
-                content: std::mem::take(&mut row),
+                content: std::mem::replace(&mut row, Vec::with_capacity(width)),
                 closing_token: t.into(),
             }),
             Token::Minus => negate = true,
@@ -176,10 +179,8 @@ fn build(tail: Vec<TokenWithSpan>) -> Rows {
 /// for sqlparser. `None` (tokens untouched) for any other statement.
 pub fn split(toks: &mut Vec<TokenWithSpan>) -> Option<Rows> {
     let end = first_row_end(toks)?;
-    if !only_literal_rows(toks, end + 1) {
-        return None;
-    }
-    Some(build(toks.split_off(end + 1)))
+    let (n, width) = only_literal_rows(toks, end + 1)?;
+    Some(build(toks.drain(end + 1..), n, width))
 }
 
 /// Appends `rows` to the `VALUES` of the statement sqlparser made of [`split`]'s head; false

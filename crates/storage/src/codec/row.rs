@@ -28,7 +28,16 @@ pub fn encode_row(t: &TableDef, row: &[Value]) -> Result<Vec<u8>> {
         )));
     }
     let n = row.len();
-    let mut out = Vec::with_capacity(8 + n * 4);
+    // room for every value, strings included: growing the buffer reallocated it per row
+    let strings: usize = row
+        .iter()
+        .map(|v| match v {
+            Value::Str(s) => s.len(),
+            Value::Bytes(b) => b.len(),
+            _ => 0,
+        })
+        .sum();
+    let mut out = Vec::with_capacity(8 + n * 10 + strings);
     put_uvarint(&mut out, t.version as u64);
     put_uvarint(&mut out, n as u64);
     let bm_start = out.len();

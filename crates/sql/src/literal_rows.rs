@@ -21,15 +21,13 @@ use sqlparser::ast::{Expr, Parens, SetExpr, Statement, UnaryOperator, Value};
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Token, TokenWithSpan};
 
+use crate::parser::{group_end, next_non_ws_idx};
+
 /// Rows after the first worth taking this way (fewer cost sqlparser next to nothing).
 const MIN_ROWS: usize = 2;
 
 /// Rows of literals, as sqlparser's `Values` holds them.
 pub type Rows = Vec<Parens<Vec<Expr>>>;
-
-fn next_sig(toks: &[TokenWithSpan], from: usize) -> Option<usize> {
-    (from..toks.len()).find(|&i| !matches!(toks[i].token, Token::Whitespace(_)))
-}
 
 fn is_null(t: &Token) -> bool {
     matches!(t, Token::Word(w) if w.quote_style.is_none() && w.keyword == Keyword::NULL)
@@ -46,7 +44,7 @@ fn is_literal(t: &Token) -> bool {
 /// Where the statement's first row ends (the index of its `)`), if it is an `INSERT` or
 /// `REPLACE` with `VALUES` at the top level and no `SELECT` before it.
 fn first_row_end(toks: &[TokenWithSpan]) -> Option<usize> {
-    let first = next_sig(toks, 0)?;
+    let first = next_non_ws_idx(toks, 0)?;
     if !matches!(&toks[first].token, Token::Word(w)
         if w.quote_style.is_none() && matches!(w.keyword, Keyword::INSERT | Keyword::REPLACE))
     {
@@ -67,24 +65,11 @@ fn first_row_end(toks: &[TokenWithSpan]) -> Option<usize> {
         }
         i += 1;
     };
-    let open = next_sig(toks, values + 1)?;
+    let open = next_non_ws_idx(toks, values + 1)?;
     if toks[open].token != Token::LParen {
         return None;
     }
-    let mut depth = 0i32;
-    for (j, t) in toks.iter().enumerate().skip(open) {
-        match t.token {
-            Token::LParen => depth += 1,
-            Token::RParen => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(j);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    group_end(toks, open)
 }
 
 /// When the tokens from `i` on are at least [`MIN_ROWS`] of `, ( literal, … )`, then nothing:
@@ -92,21 +77,21 @@ fn first_row_end(toks: &[TokenWithSpan]) -> Option<usize> {
 fn only_literal_rows(toks: &[TokenWithSpan], mut i: usize) -> Option<(usize, usize)> {
     let (mut rows, mut width) = (0, 0);
     loop {
-        let Some(comma) = next_sig(toks, i) else {
+        let Some(comma) = next_non_ws_idx(toks, i) else {
             return (rows >= MIN_ROWS).then_some((rows, width));
         };
         if toks[comma].token != Token::Comma {
             return None;
         }
-        match next_sig(toks, comma + 1) {
+        match next_non_ws_idx(toks, comma + 1) {
             Some(open) if toks[open].token == Token::LParen => i = open + 1,
             _ => return None,
         }
         let mut values = 0;
         loop {
-            let mut v = next_sig(toks, i)?;
+            let mut v = next_non_ws_idx(toks, i)?;
             if toks[v].token == Token::Minus {
-                match next_sig(toks, v + 1) {
+                match next_non_ws_idx(toks, v + 1) {
                     Some(n) if matches!(toks[n].token, Token::Number(..)) => v = n,
                     _ => return None,
                 }
@@ -114,7 +99,7 @@ fn only_literal_rows(toks: &[TokenWithSpan], mut i: usize) -> Option<(usize, usi
                 return None;
             }
             values += 1;
-            match next_sig(toks, v + 1).map(|s| (s, &toks[s].token)) {
+            match next_non_ws_idx(toks, v + 1).map(|s| (s, &toks[s].token)) {
                 Some((s, Token::Comma)) => i = s + 1,
                 Some((s, Token::RParen)) => {
                     i = s + 1;

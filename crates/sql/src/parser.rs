@@ -436,25 +436,8 @@ fn bind_binary_tightly(toks: &mut Vec<TokenWithSpan>) {
         let Some(j) = next_non_ws_idx(toks, i + 1) else {
             break;
         };
-        let group_end = |from: usize| -> Option<usize> {
-            let mut depth = 0i32;
-            for (k, t) in toks.iter().enumerate().skip(from) {
-                match t.token {
-                    Token::LParen => depth += 1,
-                    Token::RParen => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(k);
-                        }
-                    }
-                    Token::SemiColon => return None,
-                    _ => {}
-                }
-            }
-            None
-        };
         let end = match &toks[j].token {
-            Token::LParen => group_end(j),
+            Token::LParen => group_end(toks, j),
             Token::SingleQuotedString(_)
             | Token::DoubleQuotedString(_)
             | Token::Number(..)
@@ -478,7 +461,7 @@ fn bind_binary_tightly(toks: &mut Vec<TokenWithSpan>) {
                             }
                         }
                         Some(k) if toks[k].token == Token::LParen => {
-                            match group_end(k) {
+                            match group_end(toks, k) {
                                 Some(g) => e = g,
                                 None => break,
                             }
@@ -716,7 +699,27 @@ fn word(s: &str) -> TokenWithSpan {
     TokenWithSpan::wrap(Token::make_keyword(s))
 }
 
-fn next_non_ws_idx(toks: &[TokenWithSpan], mut i: usize) -> Option<usize> {
+/// The index of the `)` that closes the group opened at `open` (`None` at a `;` or the end).
+pub(crate) fn group_end(toks: &[TokenWithSpan], open: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for (k, t) in toks.iter().enumerate().skip(open) {
+        match t.token {
+            Token::LParen => depth += 1,
+            Token::RParen => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            Token::SemiColon => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The index of the first token at or after `i` that is not whitespace (or a comment).
+pub(crate) fn next_non_ws_idx(toks: &[TokenWithSpan], mut i: usize) -> Option<usize> {
     while i < toks.len() {
         if !matches!(toks[i].token, Token::Whitespace(_)) {
             return Some(i);

@@ -7,6 +7,16 @@ from conftest import Server, global_status
 from transfers import run_transfers
 
 
+def snapshot_and_writer(server, name, ca, q, want):
+    """Opens a snapshot on `ca` that reads `q` (checked against `want`), and a second
+    connection to write with; returns it and its cursor."""
+    b = server.connect(name)
+    ca.execute("BEGIN")
+    ca.execute(q)
+    assert ca.fetchall() == want
+    return b, b.cursor()
+
+
 def test_ranges_are_served_from_the_cache_and_snapshots_stay_consistent(server, db):
     a, name = db
     ca = a.cursor()
@@ -35,12 +45,8 @@ def test_ranges_are_served_from_the_cache_and_snapshots_stay_consistent(server, 
     assert global_status(ca, "Strata_range_cache_fills") == fills, "a covered range is not filled again"
     assert global_status(ca, "Strata_range_cache_bytes") > 0
 
-    b = server.connect(name)
-    cb = b.cursor()
     # a REPEATABLE READ snapshot keeps its rows while another session changes the range
-    ca.execute("BEGIN")
-    ca.execute(q)
-    assert ca.fetchall() == want
+    b, cb = snapshot_and_writer(server, name, ca, q, want)
     cb.execute("UPDATE rg SET v = v * 100 WHERE id BETWEEN 25 AND 27")
     cb.execute("DELETE FROM rg WHERE id = 30")
     cb.execute("INSERT INTO rg VALUES (1000, 1, 'outside')")
@@ -98,11 +104,7 @@ def test_bulk_writes_into_a_cached_range(server, db):
         ca.execute(q)
         assert ca.fetchall() == want
     assert global_status(ca, "Strata_range_cache_bytes") > 0
-    b = server.connect(name)
-    cb = b.cursor()
-    ca.execute("BEGIN")
-    ca.execute(q)
-    assert ca.fetchall() == want
+    b, cb = snapshot_and_writer(server, name, ca, q, want)
     # 50 new rows in the cached range (odd ids), one statement: 100 keys with the index
     cb.execute("INSERT INTO bk VALUES " + ",".join(f"({i}, {-i})" for i in range(101, 200, 2)))
     cb.execute("UPDATE bk SET v = v + 1000 WHERE id BETWEEN 150 AND 199")

@@ -110,6 +110,40 @@ def test_insert_variants_and_affected_rows(db):
     assert err(c, "INSERT INTO t (nope) VALUES (1)") == 1054
 
 
+def test_multi_row_insert_of_literals(db):
+    """Rows after the first of a multi-row INSERT of plain literals are built from their tokens
+    (sql::literal_rows): every literal spelling stores what the general parser stores, a bad
+    row is reported by its number, and rows with expressions still work."""
+    c, _ = db
+    q(c, "CREATE TABLE lit (id INT PRIMARY KEY, d DECIMAL(10,3), f DOUBLE, s VARCHAR(40))")
+    cur = c.cursor()
+    sql = (
+        "INSERT INTO lit VALUES (1, 1.5, 1e3, 'first'),\n"
+        " (-2, -0.125, -2.5E-1, 'it''s'), /* a comment */ (3, - 7, .5, \"double\"),"
+        " (4, NULL, NULL, NULL), (5, 0, 0, 'tab\\there \\\\ ü€'), (6, 12345.678, 18446744073709551615, '')"
+    )
+    assert cur.execute(sql) == 6
+    assert q(c, "SELECT id, d, f, s FROM lit ORDER BY id") == (
+        (-2, decimal.Decimal("-0.125"), -0.25, "it's"),
+        (1, decimal.Decimal("1.500"), 1000.0, "first"),
+        (3, decimal.Decimal("-7.000"), 0.5, "double"),
+        (4, None, None, None),
+        (5, decimal.Decimal("0.000"), 0.0, "tab\there \\ ü€"),
+        (6, decimal.Decimal("12345.678"), 18446744073709551615.0, ""),
+    )
+    # the same rows through the general parser (an expression in the last row) store the same
+    q(c, "CREATE TABLE lit2 LIKE lit")
+    general = sql.replace("(6, 12345.678", "(6, 12345.678 + 0").replace("INTO lit ", "INTO lit2 ")
+    assert cur.execute(general) == 6
+    assert q(c, "SELECT * FROM lit ORDER BY id") == q(c, "SELECT * FROM lit2 ORDER BY id")
+    # a short row among the literal ones: 1136 with its row number, nothing inserted
+    with pytest.raises(pymysql.MySQLError) as e:
+        q(c, "INSERT INTO lit VALUES (10, 1, 1, 'a'), (11, 1, 1, 'b'), (12, 1, 1)")
+    assert e.value.args[0] == 1136 and "row 3" in e.value.args[1], e.value.args
+    assert q(c, "SELECT COUNT(*) FROM lit WHERE id >= 10") == ((0,),)
+    assert cur.execute("REPLACE INTO lit (id, s) VALUES (1, 'x'), (20, 'y'), (21, 'z')") == 4
+
+
 def test_auto_increment_and_last_insert_id(db):
     c, _ = db
     q(c, "CREATE TABLE a (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT)")

@@ -56,6 +56,10 @@ pub struct ServeArgs {
     /// whole, apart from the block cache.
     #[arg(long = "row-cache-size")]
     pub row_cache_size: Option<String>,
+    /// Memtable size in bytes (K/M/G suffixes) [default: 64M]: how much is written to memory
+    /// before it is flushed to a sorted file.
+    #[arg(long = "write-buffer-size", alias = "rocksdb-write-buffer-size")]
+    pub write_buffer_size: Option<String>,
     /// Durability: 1 = sync the log at each commit (default), 0/2 = no fsync per commit.
     #[arg(long = "innodb-flush-log-at-trx-commit")]
     pub flush_log_at_trx_commit: Option<u8>,
@@ -113,6 +117,8 @@ pub struct Config {
     pub block_cache_bytes: usize,
     /// Row cache bytes (0 = off).
     pub row_cache_bytes: usize,
+    /// Memtable bytes.
+    pub write_buffer_bytes: usize,
     /// max_allowed_packet.
     pub max_allowed_packet: usize,
     /// thread_handling.
@@ -190,6 +196,7 @@ impl Config {
             max_connections: 151,
             block_cache_bytes: 256 << 20,
             row_cache_bytes: 64 << 20,
+            write_buffer_bytes: storage_rocks::RocksOptions::DEFAULT_WRITE_BUFFER_SIZE,
             max_allowed_packet: 64 << 20,
             thread_handling: protocol::ThreadHandling::PoolOfThreads,
             thread_pool_size: protocol::PoolConfig::default().size,
@@ -272,6 +279,9 @@ impl Config {
                 "thread_handling" => c.thread_handling = parse_thread_handling(&v)?,
                 "thread_pool_size" => c.thread_pool_size = parse_count("thread_pool_size", &v)?,
                 "back_log" => c.back_log = parse_count("back_log", &v)? as u32,
+                "write_buffer_size" | "rocksdb_write_buffer_size" => {
+                    c.write_buffer_bytes = parse_write_buffer_size(&v)?
+                }
                 "ssl_cert" => c.tls.cert = Some(PathBuf::from(v)),
                 "ssl_key" => c.tls.key = Some(PathBuf::from(v)),
                 "ssl_ca" => c.tls.ca = Some(PathBuf::from(v)),
@@ -289,6 +299,9 @@ impl Config {
         }
         if let Some(b) = a.back_log {
             c.back_log = b;
+        }
+        if let Some(w) = &a.write_buffer_size {
+            c.write_buffer_bytes = parse_write_buffer_size(w)?;
         }
         if a.skip_ssl {
             c.ssl = false;
@@ -314,6 +327,16 @@ impl Config {
         }
         Ok(c)
     }
+}
+
+/// A memtable size: at least 1 MiB (RocksDB's arena would otherwise flush after every few
+/// writes), at most 4 GiB.
+fn parse_write_buffer_size(v: &str) -> Result<usize, String> {
+    let n = parse_size(v)?;
+    if !(1 << 20..=4 << 30).contains(&n) {
+        return Err(format!("invalid write_buffer_size '{v}' (1M to 4G)"));
+    }
+    Ok(n)
 }
 
 fn parse_thread_handling(v: &str) -> Result<protocol::ThreadHandling, String> {
@@ -377,5 +400,33 @@ mod tests {
             ..Default::default()
         };
         assert!(Config::from_args(&bad).is_err());
+    }
+
+    #[test]
+    fn write_buffer_size_from_file_set_and_option() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("my.cnf");
+        std::fs::write(&p, "[mysqld]\nrocksdb-write-buffer-size=16M\n").unwrap();
+        let mut args = ServeArgs {
+            defaults_file: Some(p),
+            ..Default::default()
+        };
+        let c = Config::from_args(&args).unwrap();
+        assert_eq!(c.write_buffer_bytes, 16 << 20);
+        assert!(c.sysvars.is_empty());
+        args.set = vec!["write_buffer_size=8M".into()];
+        assert_eq!(
+            Config::from_args(&args).unwrap().write_buffer_bytes,
+            8 << 20
+        );
+        args.write_buffer_size = Some("32M".into());
+        assert_eq!(
+            Config::from_args(&args).unwrap().write_buffer_bytes,
+            32 << 20
+        );
+        args.write_buffer_size = Some("4K".into());
+        assert!(Config::from_args(&args).is_err());
+        let default = Config::from_args(&ServeArgs::default()).unwrap();
+        assert_eq!(default.write_buffer_bytes, 64 << 20);
     }
 }

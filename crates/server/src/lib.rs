@@ -45,6 +45,7 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
         RocksOptions {
             block_cache_bytes: cfg.block_cache_bytes,
             row_cache_bytes: cfg.row_cache_bytes,
+            write_buffer_size: cfg.write_buffer_bytes,
             ..Default::default()
         },
     )
@@ -133,6 +134,10 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
     globals.set_internal(
         "innodb_buffer_pool_size",
         common::Value::Int(cfg.block_cache_bytes as i64),
+    );
+    globals.set_internal(
+        "rocksdb_write_buffer_size",
+        common::Value::Int(cfg.write_buffer_bytes as i64),
     );
     globals.set_internal(
         "strata_row_cache_size",

@@ -58,13 +58,18 @@ pub struct RocksOptions {
     pub row_cache_bytes: usize,
 }
 
+impl RocksOptions {
+    /// Default of [`RocksOptions::write_buffer_size`].
+    pub const DEFAULT_WRITE_BUFFER_SIZE: usize = 64 << 20;
+}
+
 impl Default for RocksOptions {
     fn default() -> Self {
         let cpus = std::thread::available_parallelism().map_or(2, |n| n.get()) as i32;
         RocksOptions {
             block_cache_bytes: 256 << 20,
             max_background_jobs: cpus.clamp(2, 4),
-            write_buffer_size: 64 << 20,
+            write_buffer_size: Self::DEFAULT_WRITE_BUFFER_SIZE,
             block_size: 16 << 10,
             bytes_per_sync: 1 << 20,
             create_if_missing: true,

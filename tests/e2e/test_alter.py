@@ -71,6 +71,8 @@ def test_alter_and_restart():
         cur.execute("SELECT LAST_INSERT_ID()")
         assert cur.fetchone()[0] == 2502
         assert err_code(cur, "INSERT INTO other (num) VALUES (1234)") == 1062
+        # the greatest primary key, read afresh after the restart, is still a duplicate
+        assert err_code(cur, "INSERT INTO other (id, num) VALUES (2502, -7)") == 1062
     finally:
         srv.stop()
 

@@ -160,6 +160,73 @@ def test_auto_increment_and_last_insert_id(db):
     assert cur.lastrowid == 102
 
 
+def test_growing_primary_keys_still_find_duplicates(server, db):
+    """An insert above every primary key written so far skips its duplicate read; check that
+    every way a key can already exist is still found (1062) and that nothing is overwritten:
+    explicit keys, a row an UPDATE moved up, a key another transaction is inserting, a
+    partitioned table, a rebuilt table and time-ordered UUID keys."""
+    import threading
+
+    c, name = db
+    q(c, "CREATE TABLE g (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT, KEY kv (v))")
+    q(c, "INSERT INTO g (v) VALUES " + ", ".join(f"({i})" for i in range(1, 101)))
+    q(c, "INSERT INTO g (id, v) VALUES (1000, -1)")
+    for dup in (1000, 50, 1):
+        assert err(c, f"INSERT INTO g (id, v) VALUES ({dup}, 0)") == 1062
+    q(c, "INSERT INTO g (v) VALUES (101)")
+    assert q(c, "SELECT LAST_INSERT_ID()") == ((1001,),)
+    # an UPDATE that moves a row above every key
+    q(c, "UPDATE g SET id = 5000 WHERE id = 7")
+    assert err(c, "INSERT INTO g (id, v) VALUES (5000, 0)") == 1062
+    # a second writer of the same new key waits for the first, then gets 1062
+    a, b = server.connect(db=name), server.connect(db=name)
+    q(a, "BEGIN")
+    q(a, "INSERT INTO g (id, v) VALUES (6000, 6000)")
+    result = {}
+
+    def second():
+        try:
+            q(b, "INSERT INTO g (id, v) VALUES (6000, 0)")
+            result["b"] = "ok"
+        except pymysql.MySQLError as e:
+            result["b"] = e.args[0]
+
+    t = threading.Thread(target=second)
+    t.start()
+    t.join(0.3)
+    assert t.is_alive()  # waiting for a's lock
+    q(a, "COMMIT")
+    t.join(15)
+    assert result == {"b": 1062}
+    # REPLACE of a key at the top replaces it
+    q(c, "REPLACE INTO g (id, v) VALUES (6000, 6001)")
+    assert q(c, "SELECT COUNT(*), MAX(id) FROM g") == ((103, 6000),)
+    assert q(c, "SELECT v FROM g WHERE id IN (5000, 6000) ORDER BY id") == ((7,), (6001,))
+    assert q(c, "SELECT COUNT(*) FROM g WHERE v = 7") == ((1,),)  # one index entry, no stray
+    # the table rebuilt by ALTER reads its greatest key afresh
+    q(c, "ALTER TABLE g ADD COLUMN w INT FIRST")
+    assert err(c, "INSERT INTO g (id, v) VALUES (6000, 0)") == 1062
+    q(c, "INSERT INTO g (v) VALUES (102)")
+    assert q(c, "SELECT LAST_INSERT_ID()") == ((6001,),)
+    # each partition of a partitioned table keeps its own keys
+    q(c, "CREATE TABLE p (id INT AUTO_INCREMENT PRIMARY KEY, v INT) PARTITION BY HASH(id) PARTITIONS 4")
+    q(c, "INSERT INTO p (v) VALUES " + ", ".join(f"({i})" for i in range(1, 41)))
+    for dup in (40, 37, 2, 3):
+        assert err(c, f"INSERT INTO p (id, v) VALUES ({dup}, 0)") == 1062
+    q(c, "UPDATE p SET id = 100 WHERE id = 5")
+    assert err(c, "INSERT INTO p (id, v) VALUES (100, 0)") == 1062
+    q(c, "INSERT INTO p (id, v) VALUES (99, 0), (101, 0)")
+    assert q(c, "SELECT COUNT(*), SUM(v) FROM p") == ((42, sum(range(1, 41))),)
+    # time-ordered UUIDs grow too
+    q(c, "CREATE TABLE u (id BINARY(16) PRIMARY KEY, n INT)")
+    for n in range(20):
+        q(c, "INSERT INTO u VALUES (UUID_TO_BIN(UUID(), 1), %s)", (n,))
+    assert err(c, "INSERT INTO u SELECT id, 99 FROM u WHERE n = 19") == 1062
+    assert err(c, "INSERT INTO u SELECT id, 99 FROM u WHERE n = 3") == 1062
+    assert q(c, "SELECT COUNT(*), SUM(n) FROM u") == ((20, sum(range(20))),)
+    a.close(); b.close()
+
+
 def test_update_delete_order_limit(db):
     c, _ = db
     q(c, "CREATE TABLE t (id INT PRIMARY KEY, k INT, c VARCHAR(20), KEY k (k))")

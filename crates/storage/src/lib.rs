@@ -30,7 +30,7 @@ pub mod mem;
 pub mod testutil;
 pub mod txn;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, Sender};
 use std::sync::{Arc, Weak};
@@ -77,6 +77,10 @@ struct TableRuntime {
     autoinc: Mutex<Option<u64>>,
     /// Next hidden row id.
     row_id: Mutex<Option<u64>>,
+    /// Per primary-key index id (one per leaf of a partitioned table): the greatest handle
+    /// committed or being written, read from the data on first use (empty: no rows). See
+    /// [`Storage::pk_claim_above`].
+    pk_high: Mutex<BTreeMap<u32, Vec<u8>>>,
 }
 
 struct Dropper {
@@ -268,6 +272,43 @@ impl<E: KvEngine> Storage<E> {
 
     fn runtime(&self, t: &TableDef) -> Arc<TableRuntime> {
         self.runtime.lock().entry(t.id).or_default().clone()
+    }
+
+    /// Whether no row with handle `h` can exist in `t`'s primary key (a leaf of it, for a
+    /// partitioned table): `h` sorts after every handle that is committed or being written.
+    /// Either way the mark is at least `h` afterwards. The caller must hold the exclusive lock
+    /// on `h` and call this for every primary-key handle it writes (insert, or an update that
+    /// moves the row).
+    ///
+    /// This lets an insert of an ever-growing key (AUTO_INCREMENT, a time-ordered UUID) skip
+    /// its duplicate-key read. That read is a point lookup that misses: it probes the memtable
+    /// and the filter of every sorted file whose key range covers the key, and a file holding
+    /// primary-key records also holds secondary-index entries, so every file's range covers a
+    /// new last key. Measured with iibench (3 secondary indexes, 100-row INSERTs, 16 MiB
+    /// budget), four alternating pairs: 13 % less server CPU and a 12 % higher insert rate.
+    ///
+    /// Why it is exact: a row that exists was either there when the mark was read from the
+    /// data, or written since by a writer that raised the mark under the key's lock. A writer
+    /// of the same key that comes later waits for our lock, then finds the key not above the
+    /// mark and does the read; a rolled-back write leaves the mark raised, which only costs a
+    /// read. Metadata locks keep DDL, which forgets the marks, away from open transactions.
+    pub(crate) fn pk_claim_above(&self, t: &TableDef, h: &[u8]) -> Result<bool> {
+        let rt = self.runtime(t);
+        let id = t.indexes[0].id;
+        let mut g = rt.pk_high.lock();
+        let high = match g.entry(id) {
+            std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::btree_map::Entry::Vacant(v) => {
+                let (lo, hi) = key::index_range(id);
+                v.insert(self.last_key(&lo, &hi, true)?.unwrap_or_default())
+            }
+        };
+        if h > high.as_slice() {
+            high.clear();
+            high.extend_from_slice(h);
+            return Ok(true);
+        }
+        Ok(false)
     }
 
     pub(crate) fn forget_runtime(&self, table_id: u64) {

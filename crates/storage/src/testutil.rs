@@ -302,6 +302,7 @@ pub fn txn_suite<E: KvEngine>(make: Factory<'_, E>) {
             statement_rollback_and_savepoints::<E>,
         ),
         ("duplicates", duplicates::<E>),
+        ("pk_high_water_mark", pk_high_water_mark::<E>),
         ("update_and_indexes", update_and_indexes::<E>),
         ("scan_ranges", scan_ranges::<E>),
         ("blocking_and_timeout", blocking_and_timeout::<E>),
@@ -566,6 +567,66 @@ pub fn duplicates<E: KvEngine>(st: &Arc<Storage<E>>) {
             .unwrap()),
         vec![6]
     );
+}
+
+/// Inserts above the primary key's high-water mark skip the duplicate read; everything else
+/// still finds its duplicate: keys below it, a key an update moved a row to, a key an open
+/// transaction is writing, and keys already in the data when the mark is read afresh.
+pub fn pk_high_water_mark<E: KvEngine>(st: &Arc<Storage<E>>) {
+    let t = users(st, "d", "u");
+    let dup = |tx: &mut crate::Txn<E>, id: i64| match tx.insert(&t, &urow(id, None, None)) {
+        Ok(InsertOutcome::Duplicate {
+            index_no: 0, row, ..
+        }) => row,
+        o => panic!("{id}: {o:?}"),
+    };
+    let mut tx = st.begin(opts(1000));
+    for id in [1, 2, 3] {
+        insert_ok(&mut tx, &t, urow(id, None, Some(id)));
+    }
+    tx.commit(false).unwrap();
+    let handle = |id: i64| crate::codec::key::encode_pk(&t, &urow(id, None, None)).unwrap();
+    assert!(st.pk_claim_above(&t, &handle(5)).unwrap());
+    assert!(!st.pk_claim_above(&t, &handle(5)).unwrap());
+    assert!(!st.pk_claim_above(&t, &handle(4)).unwrap());
+    let mut tx = st.begin(opts(1000));
+    assert_eq!(dup(&mut tx, 2), urow(2, None, Some(2)));
+    // a rolled-back insert above the mark leaves the key free
+    insert_ok(&mut tx, &t, urow(10, None, None));
+    tx.rollback();
+    let mut tx = st.begin(opts(1000));
+    insert_ok(&mut tx, &t, urow(10, None, None));
+    // an update that moves a row above the mark raises it
+    let (h, old) = tx
+        .get_by_pk(&t, &[Value::Int(1)], LockMode::Exclusive)
+        .unwrap()
+        .unwrap();
+    tx.update(&t, &h, &old, &urow(20, None, Some(1))).unwrap();
+    tx.commit(false).unwrap();
+    let mut tx = st.begin(opts(1000));
+    assert_eq!(dup(&mut tx, 20), urow(20, None, Some(1)));
+    tx.rollback();
+    // a second writer of a key above the mark waits for the first, then sees its row
+    let mut a = st.begin(opts(5000));
+    insert_ok(&mut a, &t, urow(30, None, Some(30)));
+    let (st2, t2) = (st.clone(), t.clone());
+    let b = std::thread::spawn(move || {
+        let mut b = st2.begin(opts(5000));
+        let out = b.insert(&t2, &urow(30, None, None)).unwrap();
+        matches!(out, InsertOutcome::Duplicate { index_no: 0, .. })
+    });
+    std::thread::sleep(Duration::from_millis(50));
+    a.commit(false).unwrap();
+    assert!(b.join().unwrap());
+    // read afresh from the data (as after a restart or DDL): the greatest key is 30
+    st.forget_runtime(t.id);
+    let mut tx = st.begin(opts(1000));
+    assert_eq!(dup(&mut tx, 30), urow(30, None, Some(30)));
+    assert_eq!(dup(&mut tx, 3), urow(3, None, Some(3)));
+    insert_ok(&mut tx, &t, urow(31, None, None));
+    tx.commit(false).unwrap();
+    let mut r = st.begin(opts(1000));
+    assert_eq!(ids(r.scan_all(&t).unwrap()), vec![2, 3, 10, 20, 30, 31]);
 }
 
 pub fn update_and_indexes<E: KvEngine>(st: &Arc<Storage<E>>) {

@@ -3,7 +3,8 @@
 //!
 //! Locking: writes lock the row's handle and every unique value they add or remove
 //! (`index_id ‖ enc(unique columns)`) exclusively, then check existence against the LATEST
-//! committed data plus own writes (never the snapshot). Non-unique index entries are blind
+//! committed data plus own writes (never the snapshot); a primary key above every key written
+//! so far needs no check (`Storage::pk_claim_above`). Non-unique index entries are blind
 //! puts/deletes.
 
 use std::ops::Bound;
@@ -299,12 +300,14 @@ impl<E: KvEngine> Txn<E> {
         } else {
             let h = key::encode_pk(t, row)?;
             self.lock_key(&h, true)?;
-            if let Some(existing) = self.latest_row(t, &h)? {
-                return Ok(InsertOutcome::Duplicate {
-                    index_no: 0,
-                    handle: h,
-                    row: existing,
-                });
+            if !self.st.pk_claim_above(t, &h)? {
+                if let Some(existing) = self.latest_row(t, &h)? {
+                    return Ok(InsertOutcome::Duplicate {
+                        index_no: 0,
+                        handle: h,
+                        row: existing,
+                    });
+                }
             }
             h
         };
@@ -351,12 +354,14 @@ impl<E: KvEngine> Txn<E> {
         let moved = new_h != *h;
         if moved {
             self.lock_key(&new_h, true)?;
-            if let Some(existing) = self.latest_row(t, &new_h)? {
-                return Ok(UpdateOutcome::Duplicate {
-                    index_no: 0,
-                    handle: new_h,
-                    row: existing,
-                });
+            if !self.st.pk_claim_above(t, &new_h)? {
+                if let Some(existing) = self.latest_row(t, &new_h)? {
+                    return Ok(UpdateOutcome::Duplicate {
+                        index_no: 0,
+                        handle: new_h,
+                        row: existing,
+                    });
+                }
             }
         }
         if let Some((index_no, handle, row)) = self.check_uniques(t, new, h, Some(old))? {

@@ -93,6 +93,16 @@ impl Shard {
     }
 }
 
+/// A key of a write batch, with its shard and hash, its position in the batch and `extra`
+/// (the written value at the end of the write).
+struct Slot<'a, T> {
+    shard: usize,
+    hash: u64,
+    pos: usize,
+    key: &'a [u8],
+    extra: T,
+}
+
 /// Counters for SHOW STATUS.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct RowCacheStats {
@@ -174,26 +184,46 @@ impl RowCache {
         s.put(key, value, now_seq, self.per_shard);
     }
 
+    /// The batch's keys as (shard, hash, position), grouped by shard: each shard's lock is
+    /// taken once per batch instead of once per key (a 100-row INSERT with three secondary
+    /// indexes writes 400 keys, and the per-key locking was 2 % of iibench's server CPU).
+    fn by_shard<'a, T>(&self, items: impl Iterator<Item = (&'a [u8], T)>) -> Vec<Slot<'a, T>> {
+        let mut v: Vec<Slot<'a, T>> = items
+            .enumerate()
+            .map(|(i, (key, extra))| {
+                let hash = key_hash(key);
+                Slot {
+                    shard: self.shard_of(hash),
+                    hash,
+                    pos: i,
+                    key,
+                    extra,
+                }
+            })
+            .collect();
+        // stable: a shard's keys keep the batch's order
+        v.sort_by_key(|s| s.shard);
+        v
+    }
+
     /// Before a batch writing `keys` goes to RocksDB: drops them, holds off fills in their
     /// shards and notes them as in flight. Returns the positions (ascending) of the keys that
     /// were cached, for [`RowCache::end_write`] to refresh.
     pub fn begin_write<'a>(&self, keys: impl Iterator<Item = &'a [u8]>) -> Vec<usize> {
-        let mut touched: Vec<usize> = Vec::new();
+        let slots = self.by_shard(keys.map(|k| (k, ())));
         let mut cached = Vec::new();
-        for (i, k) in keys.enumerate() {
-            let hash = key_hash(k);
-            let no = self.shard_of(hash);
-            let mut s = self.shards[no].lock();
-            if let Some(e) = s.lru.pop(k) {
-                s.bytes -= k.len() + e.value.len() + ENTRY_OVERHEAD;
-                cached.push(i);
-            }
-            s.inflight.push(hash);
-            if !touched.contains(&no) {
-                touched.push(no);
-                s.pending += 1;
+        for group in slots.chunk_by(|a, b| a.shard == b.shard) {
+            let mut s = self.shards[group[0].shard].lock();
+            s.pending += 1;
+            for slot in group {
+                if let Some(e) = s.lru.pop(slot.key) {
+                    s.bytes -= slot.key.len() + e.value.len() + ENTRY_OVERHEAD;
+                    cached.push(slot.pos);
+                }
+                s.inflight.push(slot.hash);
             }
         }
+        cached.sort_unstable();
         cached
     }
 
@@ -207,32 +237,33 @@ impl RowCache {
         cached: &[usize],
         written: bool,
     ) {
-        let mut touched: Vec<usize> = Vec::new();
-        let mut refresh = cached.iter().peekable();
-        for (i, (k, v)) in ops.enumerate() {
-            let hash = key_hash(k);
-            let no = self.shard_of(hash);
-            let mut s = self.shards[no].lock();
-            if let Some(e) = s.lru.pop(k) {
-                s.bytes -= k.len() + e.value.len() + ENTRY_OVERHEAD;
+        let slots = self.by_shard(ops);
+        for group in slots.chunk_by(|a, b| a.shard == b.shard) {
+            let mut s = self.shards[group[0].shard].lock();
+            s.pending -= 1;
+            s.min_seq = s.min_seq.max(now_seq);
+            for slot in group {
+                if let Some(e) = s.lru.pop(slot.key) {
+                    s.bytes -= slot.key.len() + e.value.len() + ENTRY_OVERHEAD;
+                }
+                if let Some(p) = s.inflight.iter().position(|h| *h == slot.hash) {
+                    s.inflight.swap_remove(p);
+                }
             }
-            if let Some(p) = s.inflight.iter().position(|h| *h == hash) {
-                s.inflight.swap_remove(p);
-            }
-            if !touched.contains(&no) {
-                touched.push(no);
-                s.pending -= 1;
-                s.min_seq = s.min_seq.max(now_seq);
-            }
-            if refresh.next_if_eq(&&i).is_none() || !written {
+            if !written || cached.is_empty() {
                 continue;
             }
-            let Some(v) = v else { continue };
-            // another write of this key (or of one with the same hash) may land after ours
-            if s.inflight.contains(&hash) {
-                continue;
+            for slot in group {
+                let Some(v) = slot.extra else { continue };
+                if cached.binary_search(&slot.pos).is_err() {
+                    continue;
+                }
+                // another write of this key (or of one with the same hash) may land after ours
+                if s.inflight.contains(&slot.hash) {
+                    continue;
+                }
+                s.put(slot.key, v, now_seq, self.per_shard);
             }
-            s.put(k, v, now_seq, self.per_shard);
         }
     }
 

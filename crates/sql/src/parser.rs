@@ -842,6 +842,16 @@ pub fn parse(sql: &str) -> Result<Vec<Parsed>> {
 
 /// [`parse`] under the given sql_mode flags.
 pub fn parse_with(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parsed>> {
+    if let Some(p) = crate::literal_rows::parse_text(sql, mode, |head| parse_tokenized(head, mode))
+    {
+        return Ok(vec![p]);
+    }
+    parse_tokenized(sql, mode)
+}
+
+/// [`parse_with`] through sqlparser's tokenizer (every statement but the bulk literal inserts
+/// `literal_rows::parse_text` reads).
+pub(crate) fn parse_tokenized(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parsed>> {
     let (tokens, _params, zerofill) = tokenize_with(sql, mode)?;
     check_depth(&tokens)?;
     let mut stmts = Vec::new();

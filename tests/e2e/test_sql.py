@@ -1,6 +1,7 @@
 """End-to-end SQL behaviour over the wire with PyMySQL (text protocol)."""
 import datetime
 import decimal
+import threading
 
 import pymysql
 import pytest
@@ -16,6 +17,21 @@ def err(c, sql):
     with pytest.raises(pymysql.MySQLError) as e:
         q(c, sql)
     return e.value.args[0]
+
+
+def in_thread(c, sql, result, key):
+    """Runs `sql` on `c` in a new thread, started and returned; result[key] becomes "ok" or the
+    MySQL error code."""
+    def run():
+        try:
+            q(c, sql)
+            result[key] = "ok"
+        except pymysql.MySQLError as e:
+            result[key] = e.args[0]
+
+    t = threading.Thread(target=run)
+    t.start()
+    return t
 
 
 def test_connect_and_version(server):
@@ -165,8 +181,6 @@ def test_growing_primary_keys_still_find_duplicates(server, db):
     every way a key can already exist is still found (1062) and that nothing is overwritten:
     explicit keys, a row an UPDATE moved up, a key another transaction is inserting, a
     partitioned table, a rebuilt table and time-ordered UUID keys."""
-    import threading
-
     c, name = db
     q(c, "CREATE TABLE g (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT, KEY kv (v))")
     q(c, "INSERT INTO g (v) VALUES " + ", ".join(f"({i})" for i in range(1, 101)))
@@ -183,16 +197,7 @@ def test_growing_primary_keys_still_find_duplicates(server, db):
     q(a, "BEGIN")
     q(a, "INSERT INTO g (id, v) VALUES (6000, 6000)")
     result = {}
-
-    def second():
-        try:
-            q(b, "INSERT INTO g (id, v) VALUES (6000, 0)")
-            result["b"] = "ok"
-        except pymysql.MySQLError as e:
-            result["b"] = e.args[0]
-
-    t = threading.Thread(target=second)
-    t.start()
+    t = in_thread(b, "INSERT INTO g (id, v) VALUES (6000, 0)", result, "b")
     t.join(0.3)
     assert t.is_alive()  # waiting for a's lock
     q(a, "COMMIT")
@@ -345,22 +350,12 @@ def test_row_locks_timeout_and_deadlock(server, db):
     q(b, "ROLLBACK")
     q(a, "ROLLBACK")
     # deadlock: a locks 1, b locks 2, a wants 2 (waits), b wants 1 -> one gets 1213
-    import threading
     q(a, "SET innodb_lock_wait_timeout = 10")
     q(b, "SET innodb_lock_wait_timeout = 10")
     q(a, "BEGIN"); q(a, "UPDATE r SET v = 1 WHERE id = 1")
     q(b, "BEGIN"); q(b, "UPDATE r SET v = 1 WHERE id = 2")
     result = {}
-
-    def waiter():
-        try:
-            q(a, "UPDATE r SET v = 2 WHERE id = 2")
-            result["a"] = "ok"
-        except pymysql.MySQLError as e:
-            result["a"] = e.args[0]
-
-    t = threading.Thread(target=waiter)
-    t.start()
+    t = in_thread(a, "UPDATE r SET v = 2 WHERE id = 2", result, "a")
     import time
     time.sleep(0.3)
     try:

@@ -246,6 +246,16 @@ impl<E: KvEngine> Txn<E> {
             .transpose()
     }
 
+    /// The row that already holds primary-key handle `h`, which this transaction is about to
+    /// write under its exclusive lock. No read when `h` is above every handle written so far
+    /// (see `Storage::pk_claim_above`).
+    fn pk_taken(&self, t: &TableDef, h: &[u8]) -> Result<Option<Vec<Value>>> {
+        if self.st.pk_claim_above(t, h)? {
+            return Ok(None);
+        }
+        self.latest_row(t, h)
+    }
+
     /// Checks the unique secondary indexes for `row` (handle `h`); locks each unique value.
     /// `old` = the row's previous values for updates (unchanged unique values are skipped,
     /// removed ones are locked too).
@@ -300,14 +310,12 @@ impl<E: KvEngine> Txn<E> {
         } else {
             let h = key::encode_pk(t, row)?;
             self.lock_key(&h, true)?;
-            if !self.st.pk_claim_above(t, &h)? {
-                if let Some(existing) = self.latest_row(t, &h)? {
-                    return Ok(InsertOutcome::Duplicate {
-                        index_no: 0,
-                        handle: h,
-                        row: existing,
-                    });
-                }
+            if let Some(existing) = self.pk_taken(t, &h)? {
+                return Ok(InsertOutcome::Duplicate {
+                    index_no: 0,
+                    handle: h,
+                    row: existing,
+                });
             }
             h
         };
@@ -354,14 +362,12 @@ impl<E: KvEngine> Txn<E> {
         let moved = new_h != *h;
         if moved {
             self.lock_key(&new_h, true)?;
-            if !self.st.pk_claim_above(t, &new_h)? {
-                if let Some(existing) = self.latest_row(t, &new_h)? {
-                    return Ok(UpdateOutcome::Duplicate {
-                        index_no: 0,
-                        handle: new_h,
-                        row: existing,
-                    });
-                }
+            if let Some(existing) = self.pk_taken(t, &new_h)? {
+                return Ok(UpdateOutcome::Duplicate {
+                    index_no: 0,
+                    handle: new_h,
+                    row: existing,
+                });
             }
         }
         if let Some((index_no, handle, row)) = self.check_uniques(t, new, h, Some(old))? {

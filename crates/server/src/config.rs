@@ -56,8 +56,8 @@ pub struct ServeArgs {
     /// whole, apart from the block cache.
     #[arg(long = "row-cache-size")]
     pub row_cache_size: Option<String>,
-    /// Memtable size in bytes (K/M/G suffixes) [default: 64M]: how much is written to memory
-    /// before it is flushed to a sorted file.
+    /// Size of one memtable in bytes (K/M/G suffixes) [default: 8M]; full ones are flushed
+    /// together, 64 MiB at a time, into one sorted file.
     #[arg(long = "write-buffer-size", alias = "rocksdb-write-buffer-size")]
     pub write_buffer_size: Option<String>,
     /// Durability: 1 = sync the log at each commit (default), 0/2 = no fsync per commit.
@@ -427,6 +427,6 @@ mod tests {
         args.write_buffer_size = Some("4K".into());
         assert!(Config::from_args(&args).is_err());
         let default = Config::from_args(&ServeArgs::default()).unwrap();
-        assert_eq!(default.write_buffer_bytes, 64 << 20);
+        assert_eq!(default.write_buffer_bytes, 8 << 20);
     }
 }

@@ -142,7 +142,7 @@ pub static VARS: &[VarDef] = vars! {
     "read_only" Global Bool "0";
     "require_secure_transport" Global Bool "0";
     "rocksdb_block_cache_size" ReadOnly Int "268435456";
-    "rocksdb_write_buffer_size" ReadOnly Int "67108864";
+    "rocksdb_write_buffer_size" ReadOnly Int "8388608";
     "secure_file_priv" ReadOnly Str "";
     "server_id" Global Int "1";
     "session_track_gtids" Both Str "OFF";

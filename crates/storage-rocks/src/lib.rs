@@ -248,11 +248,12 @@ impl RocksEngine {
             o.set_write_buffer_size(opts.write_buffer_size);
             let merge = opts.memtables_to_merge();
             o.set_min_write_buffer_number_to_merge(merge as i32);
-            // Room for as many again while a flush writes its memtables: with only two more
-            // (tried first), writes stopped during each 64 MiB flush, a dip to about half the
-            // insert rate every 270k iibench rows; with twice as many, 3 alternating pairs,
-            // server CPU 1293/1216/1229 -> 1199/1055/1108 ticks. At most 128 MiB of
-            // memtables, as two 64 MiB ones were.
+            // Room for as many again while a flush writes its memtables: at most 128 MiB of
+            // memtables, as two 64 MiB ones were. Against room for ten (two more than the
+            // eight merged), 3 alternating iibench pairs: server CPU 1293/1216/1229 ->
+            // 1199/1055/1108 ticks. The dip in the insert rate at each 64 MiB flush (to about
+            // 100k rows/s for two or three intervals) is there with either; its cause (the
+            // flush's CPU on 2 cores, or writes waiting) is not established.
             o.set_max_write_buffer_number((2 * merge) as i32);
             o
         };

@@ -103,3 +103,40 @@ def test_too_many_connections():
         admin.close()
     finally:
         s.stop()
+
+
+def test_write_buffer_size_option():
+    """--write-buffer-size sets one memtable (default 8M, shown as rocksdb_write_buffer_size);
+    a server with 1 MiB memtables keeps and reads back rows written across many of them, and a
+    size outside 1M..4G is refused at start with one clear error."""
+    s = Server().start()
+    try:
+        cur = s.connect().cursor()
+        cur.execute("SELECT @@rocksdb_write_buffer_size, @@global.rocksdb_write_buffer_size")
+        assert cur.fetchall() == ((8 << 20, 8 << 20),)
+    finally:
+        s.stop()
+    s = Server(extra=["--write-buffer-size", "1M"]).start()
+    try:
+        cur = s.connect().cursor()
+        cur.execute("SELECT @@rocksdb_write_buffer_size")
+        assert cur.fetchall() == ((1 << 20,),)
+        cur.execute("CREATE DATABASE wb")
+        cur.execute("CREATE TABLE wb.t (id INT AUTO_INCREMENT PRIMARY KEY, pad VARCHAR(500), KEY (pad(20)))")
+        for i in range(40):  # ~4 MiB with the index: several memtables
+            cur.execute("INSERT INTO wb.t (pad) VALUES " + ", ".join(f"(REPEAT('{i % 10}', 500))" for _ in range(200)))
+        cur.execute("SELECT COUNT(*), COUNT(DISTINCT pad), MAX(id) FROM wb.t")
+        assert cur.fetchall() == ((8000, 10, 8000),)
+    finally:
+        s.stop()
+    s.start()  # the same data directory, default memtables: everything is still there
+    try:
+        cur = s.connect().cursor()
+        cur.execute("SELECT COUNT(*) FROM wb.t WHERE pad LIKE '7%'")
+        assert cur.fetchall() == ((800,),)
+    finally:
+        s.stop()
+    with tempfile.TemporaryDirectory() as d:
+        p = run(["serve", "--port", str(free_port()), "--datadir", os.path.join(d, "data"),
+                 "--write-buffer-size", "4K"])
+    assert p.returncode != 0 and "write_buffer_size" in p.stderr, p.stderr

@@ -160,6 +160,45 @@ def test_multi_row_insert_of_literals(db):
     assert cur.execute("REPLACE INTO lit (id, s) VALUES (1, 'x'), (20, 'y'), (21, 'z')") == 4
 
 
+def test_bulk_insert_rows_read_from_the_text(server, db):
+    """Bulk INSERTs of 256 bytes or more have their later rows read straight from the text
+    (literal_rows::parse_text): what they store equals what the general parser stores, across
+    line breaks, unicode, negative and exponent numbers, NULL and double-quoted strings; a
+    short row is reported by its number; under ANSI_QUOTES a double-quoted value is a column
+    name, as the token path reads it."""
+    c, name = db
+    q(c, "CREATE TABLE bt (id INT PRIMARY KEY, d DECIMAL(12,3), f DOUBLE, s VARCHAR(60))")
+    rows = []
+    for i in range(1, 41):
+        s = ["'plain'", "'ü€ snow\n☃'", '"dq"', "NULL", "''"][i % 5]
+        d = ["-7", "12345.678", "0.5", "- 3", "NULL"][i % 5]
+        f = ["1e3", "-2.5E-1", "18446744073709551615", "-12.5e+3", "0"][i % 5]
+        rows.append(f"({i}, {d}, {f}, {s})")
+    sql = "INSERT INTO bt VALUES " + rows[0] + ",\n" + ",\r\n  ".join(rows[1:])
+    assert len(sql) >= 256
+    cur = c.cursor()
+    assert cur.execute(sql) == 40
+    # the same rows through the general parser (an expression in the last row)
+    q(c, "CREATE TABLE bt2 LIKE bt")
+    general = sql.replace("INTO bt ", "INTO bt2 ").replace("(40, ", "(39 + 1, ")
+    assert cur.execute(general) == 40
+    assert q(c, "SELECT * FROM bt ORDER BY id") == q(c, "SELECT * FROM bt2 ORDER BY id")
+    assert q(c, "SELECT s FROM bt WHERE id IN (1, 2, 3, 4, 5) ORDER BY id") == (
+        ("ü€ snow\n☃",), ("dq",), (None,), ("",), ("plain",))
+    assert q(c, "SELECT d, f FROM bt WHERE id = 3") == ((decimal.Decimal("-3.000"), -12500.0),)
+    # a short row deep in a long statement: 1136 naming it, nothing inserted
+    bad = "INSERT INTO bt VALUES " + ", ".join(f"({100 + i}, 1, 1, 'x')" for i in range(30)) + ", (200, 1, 1)"
+    with pytest.raises(pymysql.MySQLError) as e:
+        q(c, bad)
+    assert e.value.args[0] == 1136 and "row 31" in e.value.args[1], e.value.args
+    assert q(c, "SELECT COUNT(*) FROM bt WHERE id >= 100") == ((0,),)
+    # ANSI_QUOTES: "dq" names a column, so the statement fails as in MySQL (1054)
+    q(c, "SET SESSION sql_mode = CONCAT(@@sql_mode, ',ANSI_QUOTES')")
+    long_dq = "INSERT INTO bt VALUES " + ", ".join(f"({300 + i}, 1, 1, 'x')" for i in range(20)) + ', (400, 1, 1, "dq")'
+    assert err(c, long_dq) == 1054
+    assert q(c, "SELECT COUNT(*) FROM bt WHERE id >= 300") == ((0,),)
+
+
 def test_auto_increment_and_last_insert_id(db):
     c, _ = db
     q(c, "CREATE TABLE a (id BIGINT AUTO_INCREMENT PRIMARY KEY, v INT)")

@@ -1103,16 +1103,21 @@ mod tests {
     /// writes there is no level-0 file yet, and one flush writes them into one file.
     #[test]
     fn full_memtables_are_merged_into_one_flush() {
-        let dir = tempfile::tempdir().unwrap();
-        let opts = RocksOptions {
-            write_buffer_size: 1 << 20,
+        let opts = |write_buffer_size| RocksOptions {
+            write_buffer_size,
             ..Default::default()
         };
-        assert_eq!(
-            (opts.memtables_to_merge(), opts.flush_bytes()),
-            (8, 8 << 20)
-        );
-        let e = RocksEngine::open(dir.path(), opts).unwrap();
+        // 64 MiB per flush, at most 8 memtables; a memtable of 64 MiB or more alone
+        for (size, merge, flush) in [
+            (1 << 20, 8, 8 << 20),
+            (8 << 20, 8, 64 << 20),
+            (128 << 20, 1, 128 << 20),
+        ] {
+            let o = opts(size);
+            assert_eq!((o.memtables_to_merge(), o.flush_bytes()), (merge, flush));
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let e = RocksEngine::open(dir.path(), opts(1 << 20)).unwrap();
         let value = vec![7u8; 1000];
         for batch in 0..30u32 {
             let mut b = WriteBatch::new();
@@ -1135,14 +1140,6 @@ mod tests {
         assert_eq!(
             e.get(Cf::Data, &1234u32.to_be_bytes()).unwrap(),
             Some(value)
-        );
-        let big = RocksOptions {
-            write_buffer_size: 128 << 20,
-            ..Default::default()
-        };
-        assert_eq!(
-            (big.memtables_to_merge(), big.flush_bytes()),
-            (1, 128 << 20)
         );
     }
 

@@ -278,7 +278,7 @@ impl Unit for IiBench {
 /// The insert rate over the last tenth of the intervals (at least one) divided by the rate
 /// over the first tenth; each rate is rows over time (the intervals hold equal row counts, so
 /// the harmonic mean of their rates). The single-interval ratio next to it depends on where
-/// one short interval falls in a memtable's fill cycle: at 100k rows/s an interval of 50 lasts
+/// one short interval falls against the flushes: at 100k rows/s an interval of 50 lasts
 /// a fraction of a second, and one flush or one slow fsync decides it.
 fn last_over_first_tenth(points: &[(f64, f64)]) -> Option<f64> {
     let k = (points.len() / 10).max(1);

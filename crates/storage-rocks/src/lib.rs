@@ -32,6 +32,11 @@ use rowcache::RowCache;
 /// Name of the dictionary column family.
 pub const DICT_CF: &str = "dict";
 
+/// Size of a memtable's bloom filter, as a fraction of the memtable's size: 160 KiB for an
+/// 8 MiB memtable, 13 bits per key or more for entries of 80 bytes or more (an index entry of
+/// iibench; a sysbench row is about 250).
+const MEMTABLE_BLOOM_RATIO: f64 = 0.02;
+
 /// Options of [`RocksEngine::open`].
 #[derive(Debug, Clone)]
 pub struct RocksOptions {
@@ -255,6 +260,16 @@ impl RocksEngine {
             // 100k rows/s for two or three intervals) is there with either; its cause (the
             // flush's CPU on 2 cores, or writes waiting) is not established.
             o.set_max_write_buffer_number((2 * merge) as i32);
+            // A point read searches every memtable not yet flushed, newest first, until one
+            // has the key: with up to sixteen small memtables, a read of a row that none of
+            // them holds walked sixteen skip lists (perf, sysbench oltp_read_write: skip-list
+            // searches under point reads 2 % of the server's CPU). A whole-key bloom filter
+            // per memtable lets the read skip the memtables without the key. Measured
+            // (oltp_read_write, 8 threads, 4 x 100k rows, 5 alternating pairs of 30 s runs):
+            // server CPU per transaction 981 / 1014 / 845 / 1082 / 922 -> 919 / 861 / 873 /
+            // 870 / 886 us; iibench server CPU unchanged (3 pairs).
+            o.set_memtable_prefix_bloom_ratio(MEMTABLE_BLOOM_RATIO);
+            o.set_memtable_whole_key_filtering(true);
             o
         };
         let mut db_opts = cf_opts(&cache);
@@ -1140,6 +1155,47 @@ mod tests {
         assert_eq!(
             e.get(Cf::Data, &1234u32.to_be_bytes()).unwrap(),
             Some(value)
+        );
+    }
+
+    /// A point read of a key that no memtable holds is answered by the memtables' bloom
+    /// filters, not by a search of each one's skip list.
+    #[test]
+    fn point_reads_skip_memtables_without_the_key() {
+        use rocksdb::perf::{set_perf_stats, PerfContext, PerfMetric, PerfStatsLevel};
+        let dir = tempfile::tempdir().unwrap();
+        let o = RocksOptions {
+            write_buffer_size: 1 << 20,
+            ..Default::default()
+        };
+        let e = RocksEngine::open(dir.path(), o).unwrap();
+        let value = vec![7u8; 1000];
+        for batch in 0..30u32 {
+            let mut b = WriteBatch::new();
+            for k in 0..100u32 {
+                let key = (2 * (batch * 100 + k)).to_be_bytes().to_vec();
+                b.put(Cf::Data, key, value.clone());
+            }
+            e.write(&b, false).unwrap();
+        }
+        let memtables = 1 + e
+            .property_int(Cf::Data, "rocksdb.num-immutable-mem-table")
+            .unwrap();
+        assert!(memtables >= 3, "{memtables} memtables");
+        set_perf_stats(PerfStatsLevel::EnableCount);
+        let mut ctx = PerfContext::default();
+        ctx.reset();
+        // odd keys were never written; even ones were
+        assert_eq!(e.get(Cf::Data, &1235u32.to_be_bytes()).unwrap(), None);
+        let skipped = ctx.metric(PerfMetric::BloomMemtableMissCount);
+        assert_eq!(
+            e.get(Cf::Data, &1234u32.to_be_bytes()).unwrap(),
+            Some(value)
+        );
+        set_perf_stats(PerfStatsLevel::Disable);
+        assert!(
+            skipped + 1 >= memtables,
+            "{skipped} of {memtables} memtables skipped"
         );
     }
 

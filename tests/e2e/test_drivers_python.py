@@ -144,12 +144,6 @@ def text(v):
     return v.decode("utf-8") if isinstance(v, bytes) else v
 
 
-ALL_BYTES = bytes(range(256))
-EMOJI = "héllo wörld 日本語 😀🎉 \U0001F9D1\u200D\U0001F680"
-# (id, tiny, i, u, big, ubig, dec, f, d, dt, dtm, tm, ts, s, t, blob, vb, flag, j)
-# A negative TIME goes as text and is checked with TIME_TO_SEC: the drivers themselves encode or
-# decode negative timedeltas wrongly (mysqlclient sends '-35 2:0:0', mysql-connector's binary
-# protocol sends days and hours separately with one sign; both misread on MySQL as well).
 class _CextPreparedCursor:
     """mysql-connector's C extension (9.1) binds a decimal.Decimal parameter at position i by
     writing the type into binding 2*i instead of i (`mbind[i]` on a pointer already at binding i,
@@ -182,6 +176,12 @@ class _CextPreparedCursor:
         return getattr(self._cur, name)
 
 
+ALL_BYTES = bytes(range(256))
+EMOJI = "héllo wörld 日本語 😀🎉 \U0001F9D1\u200D\U0001F680"
+# (id, tiny, i, u, big, ubig, dec, f, d, dt, dtm, tm, ts, s, t, blob, vb, flag, j)
+# A negative TIME goes as text and is checked with TIME_TO_SEC: the drivers themselves encode or
+# decode negative timedeltas wrongly (mysqlclient sends '-35 2:0:0', mysql-connector's binary
+# protocol sends days and hours separately with one sign; both misread on MySQL as well).
 ROWS = [
     (1, -128, -2147483648, 4294967295, -9223372036854775808, 18446744073709551615,
      decimal.Decimal("-12345678901234.567890"), 1.5, -2.25e-300,

@@ -127,6 +127,10 @@ def test_write_buffer_size_option():
             cur.execute("INSERT INTO wb.t (pad) VALUES " + ", ".join(f"(REPEAT('{i % 10}', 500))" for _ in range(200)))
         cur.execute("SELECT COUNT(*), COUNT(DISTINCT pad), MAX(id) FROM wb.t")
         assert cur.fetchall() == ((8000, 10, 8000),)
+        # point reads of rows in different memtables, and of keys none holds (each memtable's
+        # bloom filter answers those)
+        cur.execute("SELECT id, LEFT(pad, 3) FROM wb.t WHERE id IN (0, 1, 3999, 8000, 8001) ORDER BY id")
+        assert cur.fetchall() == ((1, "000"), (3999, "999"), (8000, "999"))
     finally:
         s.stop()
     s.start()  # the same data directory, default memtables: everything is still there

@@ -89,7 +89,8 @@ impl RocksOptions {
     /// 124-132k -> 152-176k rows/s, last / first interval 0.38-0.74 -> 1.0-1.3; sysbench at
     /// 8 threads, 2 pairs, µs of server CPU per transaction: oltp_insert 109/103 -> 95/95,
     /// oltp_point_select 17/17 -> 15/15, oltp_read_write 936/929 -> 924/895. Reads look in up
-    /// to sixteen small memtables instead of two large ones.
+    /// to sixteen small memtables instead of two large ones, each with a bloom filter
+    /// ([`RocksEngine::open`]).
     pub fn memtables_to_merge(&self) -> usize {
         ((64 << 20) / self.write_buffer_size.max(1)).clamp(1, 8)
     }
@@ -1114,6 +1115,21 @@ mod tests {
         })
     }
 
+    /// Writes 3000 rows of 1000 bytes (keys `key(0..3000)`, big-endian) in batches of 100:
+    /// three memtables' worth at 1 MiB each. Returns the value written.
+    fn write_3000_kib_rows(e: &RocksEngine, key: impl Fn(u32) -> u32) -> Vec<u8> {
+        let value = vec![7u8; 1000];
+        for batch in 0..30u32 {
+            let mut b = WriteBatch::new();
+            for k in 0..100u32 {
+                let k = key(batch * 100 + k).to_be_bytes().to_vec();
+                b.put(Cf::Data, k, value.clone());
+            }
+            e.write(&b, false).unwrap();
+        }
+        value
+    }
+
     /// Full small memtables wait to be flushed together: after three memtables' worth of
     /// writes there is no level-0 file yet, and one flush writes them into one file.
     #[test]
@@ -1133,18 +1149,7 @@ mod tests {
         }
         let dir = tempfile::tempdir().unwrap();
         let e = RocksEngine::open(dir.path(), opts(1 << 20)).unwrap();
-        let value = vec![7u8; 1000];
-        for batch in 0..30u32 {
-            let mut b = WriteBatch::new();
-            for k in 0..100u32 {
-                b.put(
-                    Cf::Data,
-                    (batch * 100 + k).to_be_bytes().to_vec(),
-                    value.clone(),
-                );
-            }
-            e.write(&b, false).unwrap();
-        }
+        let value = write_3000_kib_rows(&e, |i| i);
         // time for a background flush, were one due (a 1 MiB flush takes milliseconds)
         std::thread::sleep(std::time::Duration::from_millis(300));
         let prop = |name: &str| e.property_int(Cf::Data, name).unwrap();
@@ -1169,15 +1174,7 @@ mod tests {
             ..Default::default()
         };
         let e = RocksEngine::open(dir.path(), o).unwrap();
-        let value = vec![7u8; 1000];
-        for batch in 0..30u32 {
-            let mut b = WriteBatch::new();
-            for k in 0..100u32 {
-                let key = (2 * (batch * 100 + k)).to_be_bytes().to_vec();
-                b.put(Cf::Data, key, value.clone());
-            }
-            e.write(&b, false).unwrap();
-        }
+        let value = write_3000_kib_rows(&e, |i| 2 * i);
         let memtables = 1 + e
             .property_int(Cf::Data, "rocksdb.num-immutable-mem-table")
             .unwrap();

@@ -32,6 +32,7 @@ pub mod select;
 pub mod session;
 pub mod show;
 pub mod stats;
+pub mod stmt_cache;
 pub mod sysvars;
 pub mod userlock;
 pub mod view;

@@ -111,6 +111,10 @@ pub struct Status {
     /// Strata_plan_cache_misses: executions of prepared SELECT, INSERT … VALUES, UPDATE and
     /// DELETE statements that planned again.
     pub plan_cache_misses: AtomicU64,
+    /// Strata_text_template_hits: text INSERT, REPLACE, UPDATE and DELETE statements built
+    /// from the parsed tree of an earlier one of the same shape instead of parsed (see
+    /// [`crate::stmt_cache`]).
+    pub text_template_hits: AtomicU64,
 }
 
 /// Closes the client connection with the given id (KILL CONNECTION).
@@ -356,6 +360,8 @@ pub struct Session<E: KvEngine> {
     globals: crate::sysvars::GlobalsSnapshot,
     /// What planning touched (see [`PlanRecord`]).
     pub(crate) plan_rec: std::cell::RefCell<PlanRecord>,
+    /// Parsed shapes of the text writes this session sent (see [`crate::stmt_cache`]).
+    pub stmt_cache: crate::stmt_cache::StmtCache,
 }
 
 /// Session status flags (protocol SERVER_STATUS_*).
@@ -426,6 +432,7 @@ impl<E: KvEngine> Session<E> {
             vars_gen: 0,
             globals: inst.globals.snapshot(),
             plan_rec: Default::default(),
+            stmt_cache: Default::default(),
         };
         if let Some(d) = db {
             s.use_db(d)?;
@@ -690,7 +697,18 @@ impl<E: KvEngine> Session<E> {
         files: &mut dyn common::infile::LocalFiles,
     ) -> Vec<Result<Output>> {
         self.inst.status.questions.fetch_add(1, Ordering::Relaxed);
-        let parsed = match parser::parse_with(sql, self.parse_mode()) {
+        let mode = self.parse_mode();
+        let hits = self.stmt_cache.hits;
+        let parsed = self
+            .stmt_cache
+            .parse(sql, mode, |sql| parser::parse_with(sql, mode));
+        if self.stmt_cache.hits != hits {
+            self.inst
+                .status
+                .text_template_hits
+                .fetch_add(1, Ordering::Relaxed);
+        }
+        let parsed = match parsed {
             Ok(p) => p,
             Err(e) => {
                 self.warnings.clear();

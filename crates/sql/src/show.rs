@@ -1042,6 +1042,10 @@ fn status_rows<E: KvEngine>(sess: &Session<E>) -> Vec<Vec<Value>> {
         ),
         ("Ssl_version", sess.ssl.0.clone()),
         (
+            "Strata_text_template_hits",
+            st.text_template_hits.load(Relaxed).to_string(),
+        ),
+        (
             "Threads_connected",
             st.threads_connected.load(Relaxed).to_string(),
         ),

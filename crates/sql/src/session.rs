@@ -715,12 +715,12 @@ impl<E: KvEngine> Session<E> {
                 return vec![Err(e)];
             }
         };
-        if parsed.len() > 1 && !multi {
+        if parsed.as_slice().len() > 1 && !multi {
             return vec![Err(Error::parse(
                 sql.split(';').nth(1).unwrap_or("").trim(),
             ))];
         }
-        let mut out = Vec::with_capacity(parsed.len());
+        let mut out = Vec::with_capacity(parsed.as_slice().len());
         // A KILL QUERY from here on applies to this command: the flag is cleared before the
         // statement shows in the process list, not after (a KILL that saw it there was lost).
         self.killed.store(false, Ordering::SeqCst);
@@ -729,7 +729,7 @@ impl<E: KvEngine> Session<E> {
             .status
             .threads_running
             .fetch_add(1, Ordering::Relaxed);
-        for p in &parsed {
+        for p in parsed.as_slice() {
             if p.params > 0 {
                 out.push(Err(Error::parse("?")));
                 break;
@@ -741,6 +741,7 @@ impl<E: KvEngine> Session<E> {
                 break;
             }
         }
+        self.stmt_cache.give_back(parsed);
         self.inst
             .status
             .threads_running

@@ -276,7 +276,8 @@ impl Visitor for Match<'_> {
     }
 }
 
-/// A parsed statement whose literals are blanked, and the number of them.
+/// A parsed statement of one shape: its literals are blanked when it is made, then hold the
+/// literals of the last text that used it until the next one sets its own.
 struct Template {
     parsed: Parsed,
     /// Every literal is a value of an INSERT's rows (alone or negated): they are set by

@@ -93,3 +93,30 @@ def test_ansi_quotes_changes_the_shape(server, db):
     for i in (1, 2):
         cur.execute(f'UPDATE q SET s = "id" WHERE id = {i}')
     assert rows(cur, "SELECT id, s FROM q ORDER BY id") == [(1, "1"), (2, "2"), (3, "id")]
+
+
+def test_bulk_rows_of_one_shape_keep_their_own_literals(server, db):
+    """A multi-row INSERT whose rows call functions: the rows after the first are copies of
+    the first row's parsed expressions with their own literals (crates/sql/src/literal_rows.rs)."""
+    c, _ = db
+    cur = c.cursor()
+    cur.execute("CREATE TABLE b (id INT PRIMARY KEY, s VARCHAR(40), h VARBINARY(16), n BIGINT, d DECIMAL(8,2))")
+    rows, want = [], []
+    for i in range(300):
+        text = ["", "ü€", "two\nlines", "a-b-c"][i % 4] + str(i)
+        hexs = f"{i:032x}"
+        rows.append(f"({i}, CONCAT('{text}', '!'), UNHEX(REPLACE('{hexs[:8]}-{hexs[8:]}', '-', '')), -{i * 7}, ROUND({i}.456, 1))")
+        want.append((i, text + "!", bytes.fromhex(hexs), -i * 7, decimal.Decimal(f"{i}.456").quantize(decimal.Decimal("0.1"))))
+    cur.execute("INSERT INTO b VALUES " + ",\n".join(rows))
+    assert cur.rowcount == 300
+    got = rows_of(cur, "SELECT id, s, h, n, d FROM b ORDER BY id")
+    assert got == [(i, s, h, n, d) for (i, s, h, n, d) in want]
+    # a row of another shape in the same statement: parsed whole, same result
+    cur.execute("INSERT INTO b VALUES (1000, CONCAT('a', 'b'), NULL, 1, 1), (1001, 'plain', NULL, 2, 2), "
+                + ", ".join(f"({1002 + i}, CONCAT('c{i}', 'd'), NULL, {i}, {i})" for i in range(40)))
+    assert rows_of(cur, "SELECT s FROM b WHERE id IN (1000, 1001, 1041) ORDER BY id") == [("ab",), ("plain",), ("c39d",)]
+
+
+def rows_of(cur, sql):
+    cur.execute(sql)
+    return [tuple(bytes(v) if isinstance(v, (bytes, bytearray)) else v for v in r) for r in cur.fetchall()]

@@ -209,12 +209,16 @@ pub(crate) fn parse_text(
     if sql.len() < MIN_TEXT || sql.contains("/*") {
         return None;
     }
-    let end = text_first_row_end(sql.as_bytes())?;
+    let (open, end) = text_first_row(sql.as_bytes())?;
     let head = &sql[..end];
-    let line = 1 + head.bytes().filter(|&b| b == b'\n').count() as u64;
-    let line_start = head.rfind('\n').map_or(0, |p| p + 1);
-    let column = 1 + head[line_start..].chars().count() as u64;
-    let (toks, n, width) = text_rows(&sql[end..], Location::new(line, column), mode)?;
+    let at_end = location_at(sql, end);
+    // literal rows, else rows of the first row's shape (read before the head is parsed, so
+    // that a statement neither path takes costs no parse)
+    let literal = text_rows(&sql[end..], at_end, mode);
+    let shaped = match literal {
+        Some(_) => None,
+        None => Some(shaped_rows(sql, open, end, mode)?),
+    };
     let mut parsed = parse_head(head).ok()?;
     if parsed.len() != 1 {
         return None;
@@ -223,11 +227,141 @@ pub(crate) fn parse_text(
     let Stmt::Ast(stmt) = &mut p.stmt else {
         return None;
     };
-    if !append(stmt, build(toks.into_iter(), n, width)) {
+    let rows = match (literal, shaped) {
+        (Some((toks, n, width)), _) => build(toks.into_iter(), n, width),
+        (None, Some(shaped)) => shaped.build(first_row(stmt)?)?,
+        (None, None) => return None,
+    };
+    if !append(stmt, rows) {
         return None;
     }
     p.sql = sql.to_string();
     Some(p)
+}
+
+/// sqlparser's location of byte `at` of `sql` (line and column from 1, columns in characters).
+fn location_at(sql: &str, at: usize) -> Location {
+    let head = &sql[..at];
+    let line = 1 + head.bytes().filter(|&b| b == b'\n').count() as u64;
+    let line_start = head.rfind('\n').map_or(0, |p| p + 1);
+    Location::new(line, 1 + head[line_start..].chars().count() as u64)
+}
+
+/// Steps `loc` over `bytes` of text.
+fn advance(loc: &mut Location, bytes: &[u8]) {
+    for &b in bytes {
+        if b == b'\n' {
+            loc.line += 1;
+            loc.column = 1;
+        } else if b & 0xC0 != 0x80 {
+            loc.column += 1;
+        }
+    }
+}
+
+/// The `VALUES` expressions of the one-row insert sqlparser made of the head.
+fn first_row(stmt: &Statement) -> Option<&[Expr]> {
+    let Statement::Insert(ins) = stmt else {
+        return None;
+    };
+    match ins.source.as_deref().map(|q| q.body.as_ref()) {
+        Some(SetExpr::Values(v)) if !v.explicit_row && v.rows.len() == 1 => Some(&v.rows[0]),
+        _ => None,
+    }
+}
+
+/// Rows after the first whose text is the first row's with other literals: bulk INSERTs whose
+/// rows call functions (`(UUID_TO_BIN(UUID()), NOW(), 'x', 3)`), which [`text_rows`] does not
+/// take. Each later row is the first row's expressions, as sqlparser parsed them, with the
+/// row's own literals put in: a copy of a tree instead of a tokenization and a parse per row
+/// (which were more than half of the server's CPU under the uuid benchmark's 1000-row INSERTs).
+/// The rows are read by [`crate::stmt_cache`]'s scanner, which declines anything it might read
+/// otherwise than sqlparser, and a row is taken only when its key (its text with literals
+/// marked) is the first row's; the first row's literal nodes must be exactly the scanned ones
+/// (values and spans) and it must hold no subquery. Spans of the later rows' nodes other than
+/// their literals are the first row's (see `stmt_cache` on spans: an INSERT reads none).
+struct ShapedRows {
+    first: Vec<crate::stmt_cache::Lit>,
+    /// Per later row: its `(` and `)` locations and its literals.
+    later: Vec<(Location, Location, Vec<crate::stmt_cache::Lit>)>,
+}
+
+/// Reads the rows of a `VALUES` list whose first row is `sql[open..end]` (see [`ShapedRows`]).
+fn shaped_rows(sql: &str, open: usize, end: usize, mode: SqlModeFlags) -> Option<ShapedRows> {
+    use crate::stmt_cache::scan_group;
+    let b = sql.as_bytes();
+    let mut at = location_at(sql, open);
+    let (key, first, e) = scan_group(sql, open, at, mode)?;
+    if e != end {
+        return None;
+    }
+    advance(&mut at, &b[open..end]);
+    let mut later = Vec::new();
+    let mut i = end;
+    let skip_ws = |i: &mut usize, at: &mut Location| {
+        let n = b[*i..]
+            .iter()
+            .take_while(|c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+            .count();
+        advance(at, &b[*i..*i + n]);
+        *i += n;
+    };
+    loop {
+        skip_ws(&mut i, &mut at);
+        match b.get(i) {
+            None => break,
+            Some(b',') => {}
+            Some(b';') => {
+                i += 1;
+                skip_ws(&mut i, &mut at);
+                if i == b.len() {
+                    break;
+                }
+                return None;
+            }
+            Some(_) => return None,
+        }
+        i += 1;
+        advance(&mut at, b",");
+        skip_ws(&mut i, &mut at);
+        let (k, lits, e) = scan_group(sql, i, at, mode)?;
+        if k != key {
+            return None;
+        }
+        let lo = at;
+        advance(&mut at, &b[i..e - 1]);
+        later.push((lo, at, lits));
+        advance(&mut at, b")");
+        i = e;
+    }
+    (later.len() >= MIN_ROWS).then_some(ShapedRows { first, later })
+}
+
+impl ShapedRows {
+    /// The later rows, from the first row's expressions (`None` when they are not the shape
+    /// the scan read).
+    fn build(self, first: &[Expr]) -> Option<Rows> {
+        if !crate::stmt_cache::literals_match(first, &self.first) {
+            return None;
+        }
+        let paren = |t: Token, at: Location| {
+            TokenWithSpan::new(t, Span::new(at, Location::new(at.line, at.column + 1))).into()
+        };
+        Some(
+            self.later
+                .into_iter()
+                .map(|(lo, hi, lits)| {
+                    let mut content = first.to_vec();
+                    crate::stmt_cache::set_expr_literals(&mut content, lits);
+                    Parens {
+                        opening_token: paren(Token::LParen, lo),
+                        content,
+                        closing_token: paren(Token::RParen, hi),
+                    }
+                })
+                .collect(),
+        )
+    }
 }
 
 fn is_ident_byte(b: u8) -> bool {
@@ -255,10 +389,10 @@ fn skip_quoted(b: &[u8], i: usize) -> Option<usize> {
     }
 }
 
-/// The byte just after the first row of an `INSERT`/`REPLACE … VALUES (…)` (as
-/// [`first_row_end`] finds it in tokens); `None` for other statements, and for any comment
-/// or `;` on the way.
-fn text_first_row_end(b: &[u8]) -> Option<usize> {
+/// The first row of an `INSERT`/`REPLACE … VALUES (…)` (as [`first_row_end`] finds it in
+/// tokens): the byte of its `(` and the byte just after its `)`; `None` for other statements,
+/// and for any comment or `;` on the way.
+fn text_first_row(b: &[u8]) -> Option<(usize, usize)> {
     let mut i = b.iter().position(|c| !c.is_ascii_whitespace())?;
     let word_end = |i: usize| i + b[i..].iter().take_while(|&&c| is_ident_byte(c)).count();
     let first = &b[i..word_end(i)];
@@ -267,7 +401,7 @@ fn text_first_row_end(b: &[u8]) -> Option<usize> {
     }
     i += first.len();
     let mut depth = 0i32;
-    let mut row = false;
+    let mut row = None;
     loop {
         let c = *b.get(i)?;
         match c {
@@ -279,8 +413,8 @@ fn text_first_row_end(b: &[u8]) -> Option<usize> {
             b')' => {
                 depth -= 1;
                 i += 1;
-                if row && depth == 0 {
-                    return Some(i);
+                if let (Some(open), 0) = (row, depth) {
+                    return Some((open, i));
                 }
             }
             b'#' | b';' => return None,
@@ -289,7 +423,7 @@ fn text_first_row_end(b: &[u8]) -> Option<usize> {
             c if is_ident_byte(c) => {
                 let e = word_end(i);
                 let w = &b[i..e];
-                if depth == 0 && !row {
+                if depth == 0 && row.is_none() {
                     if w.eq_ignore_ascii_case(b"VALUES") {
                         let open = e + b[e..]
                             .iter()
@@ -298,7 +432,7 @@ fn text_first_row_end(b: &[u8]) -> Option<usize> {
                         if b.get(open) != Some(&b'(') {
                             return None;
                         }
-                        row = true;
+                        row = Some(open);
                     } else if [&b"SELECT"[..], b"TABLE", b"WITH", b"SET"]
                         .iter()
                         .any(|k| w.eq_ignore_ascii_case(k))
@@ -579,6 +713,93 @@ mod tests {
             sql.push_str(row);
         }
         sql
+    }
+
+    /// Rows of one shape with other literals: the tree is sqlparser's but for the spans of the
+    /// later rows' nodes other than literals; every literal has sqlparser's value and span.
+    fn assert_shaped_like_whole(sql: &str, mode: SqlModeFlags) {
+        use crate::stmt_cache::{literal_slots, without_spans};
+        let (text, whole) = text_and_whole(sql, mode);
+        let text = text.unwrap_or_else(|| panic!("text path declined {sql}"));
+        assert_eq!(
+            without_spans(&format!("{text:?}")),
+            without_spans(&format!("{whole:?}")),
+            "{sql}"
+        );
+        assert_eq!(literal_slots(&text), literal_slots(&whole), "{sql}");
+    }
+
+    #[test]
+    fn shaped_rows_make_the_tree_sqlparser_makes() {
+        let mode = SqlModeFlags::default();
+        let mut sqls = vec![
+            bulk(
+                "INSERT INTO events (id, ts, n, p) VALUES (UNHEX(REPLACE(UUID(),'-','')),'2026-11-24 10:00:00',1,'abc')",
+                ",(UNHEX(REPLACE(UUID(),'-','')),'2026-11-24 10:00:01',22,'de f')",
+                30,
+            ),
+            bulk(
+                "REPLACE INTO t VALUES (NOW(), -1, CONCAT('a', \"b\"), NULL, 1 + 2)",
+                ",\n  (NOW(),  -100, CONCAT('ü€ snow\n☃', \"\"), NULL,\n30 + 4.5)",
+                20,
+            ) + ";\n",
+        ];
+        // generated: other literals of other lengths, lines and spacing in every row
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for _ in 0..30 {
+            let mut sql = "INSERT INTO t (a, b, c) VALUES ".to_string();
+            for r in 0..(3 + next(40)) {
+                if r > 0 {
+                    sql.push_str([",", ", ", ",\n", " ,\t"][next(4) as usize]);
+                }
+                let s: String = (0..next(6))
+                    .map(|_| ["x", "ü", " ", "\n", "-"][next(5) as usize])
+                    .collect();
+                sql.push_str(&format!(
+                    "(LPAD('{s}', {}, 'x'), -{}.{}, IFNULL(NULL, \"{s}\"))",
+                    next(20),
+                    next(100_000),
+                    next(100)
+                ));
+            }
+            if sql.len() >= MIN_TEXT {
+                sqls.push(sql);
+            }
+        }
+        for sql in &sqls {
+            assert_shaped_like_whole(sql, mode);
+        }
+    }
+
+    #[test]
+    fn rows_of_another_shape_leave_the_text_path() {
+        let mode = SqlModeFlags::default();
+        let head = "INSERT INTO t VALUES (NOW(), 'a', 1)";
+        for row in [
+            ", (NOW(), 'a', 1), (CURDATE(), 'b', 2)",
+            ", (NOW(), 'a', 1), (NOW(), 'b')",
+            ", (NOW(), 'a', 1), (NOW(), 'b' 'c', 2)",
+            ", (NOW(), 'a', 1), (NOW(), 'it''s', 2)",
+            ", (NOW(), 'a', 1), (NOW(), 'b', ?)",
+            ", (NOW(), 'a', 1), (NOW(), (SELECT 1), 2)",
+            ", (NOW(), 'a', 1), (NOW(), 'b', 2) ON DUPLICATE KEY UPDATE a = 1",
+        ] {
+            let sql = bulk(head, row, 20);
+            assert!(text_path(&sql, mode).is_none(), "{sql}");
+        }
+        // a first row with a subquery
+        let sql = bulk(
+            "INSERT INTO t VALUES ((SELECT 1), 'a')",
+            ", ((SELECT 1), 'b')",
+            20,
+        );
+        assert!(text_path(&sql, mode).is_none(), "{sql}");
     }
 
     #[test]

@@ -109,16 +109,59 @@ pub fn scan(sql: &str, mode: SqlModeFlags) -> Option<Scan> {
     if sql.len() > MAX_TEXT || !first_word_qualifies(sql) {
         return None;
     }
-    let b = sql.as_bytes();
     let mut key = String::with_capacity(sql.len() + 2);
     key.push(char::from(
         b'0' + mode.ansi_quotes as u8 + 2 * mode.pipes_as_concat as u8,
     ));
     let mut lits = Vec::new();
-    let mut pos = Pos { line: 1, col: 1 };
+    scan_into(
+        sql,
+        0,
+        Location::new(1, 1),
+        mode,
+        false,
+        &mut key,
+        &mut lits,
+    )?;
+    Some(Scan { key, lits })
+}
+
+/// One parenthesized group of `sql` starting at byte `from` (its `(`, at `at`) read as
+/// [`scan`] reads a statement: its key and literals, and the byte after its `)`.
+pub(crate) fn scan_group(
+    sql: &str,
+    from: usize,
+    at: Location,
+    mode: SqlModeFlags,
+) -> Option<(String, Vec<Lit>, usize)> {
+    if sql.as_bytes().get(from) != Some(&b'(') {
+        return None;
+    }
+    let (mut key, mut lits) = (String::new(), Vec::new());
+    let end = scan_into(sql, from, at, mode, true, &mut key, &mut lits)?;
+    Some((key, lits, end))
+}
+
+/// [`scan`]'s reader: from byte `from` (at `at`) to the end of `sql`, or with `group` to the
+/// `)` closing the `(` at `from`; the byte where it stopped.
+fn scan_into(
+    sql: &str,
+    from: usize,
+    at: Location,
+    mode: SqlModeFlags,
+    group: bool,
+    key: &mut String,
+    lits: &mut Vec<Lit>,
+) -> Option<usize> {
+    let b = sql.as_bytes();
+    let mut pos = Pos {
+        line: at.line,
+        col: at.column,
+    };
     // the previous token was a string (MySQL concatenates adjacent strings)
     let mut after_string = false;
-    let mut i = 0;
+    let mut depth = 0usize;
+    let mut i = from;
     while i < b.len() {
         let c = b[i];
         let start = i;
@@ -226,12 +269,22 @@ pub fn scan(sql: &str, mode: SqlModeFlags) -> Option<Scan> {
             _ => {
                 i += 1;
                 key.push(c as char);
+                match c {
+                    b'(' => depth += 1,
+                    b')' => {
+                        depth = depth.checked_sub(1)?;
+                        if group && depth == 0 {
+                            return Some(i);
+                        }
+                    }
+                    _ => {}
+                }
             }
         }
         pos.advance(&b[start..i]);
         after_string = false;
     }
-    Some(Scan { key, lits })
+    (!group).then_some(i)
 }
 
 /// Whether a value is one [`scan`] takes out of the text (NULL, TRUE and FALSE are words: they
@@ -273,6 +326,35 @@ impl Visitor for Match<'_> {
             }
         }
         ControlFlow::Continue(())
+    }
+}
+
+/// Whether `exprs` hold no query and their literal `Expr::Value` nodes, in the visitor's order,
+/// are exactly `lits` (values and spans).
+pub(crate) fn literals_match(exprs: &[Expr], lits: &[Lit]) -> bool {
+    let mut m = Match {
+        lits,
+        matched: 0,
+        queries: 0,
+    };
+    exprs.iter().all(|e| e.visit(&mut m).is_continue()) && m.matched == lits.len() && m.queries == 0
+}
+
+/// Sets the literal `Expr::Value` nodes of `exprs`, in the visitor's order, to `lits`.
+pub(crate) fn set_expr_literals(exprs: &mut [Expr], lits: Vec<Lit>) {
+    let mut lits = lits.into_iter();
+    for e in exprs {
+        let _ = sqlparser::ast::visit_expressions_mut(e, |e| {
+            if let Expr::Value(v) = e {
+                if is_slot(&v.value) {
+                    if let Some(l) = lits.next() {
+                        v.value = l.value;
+                        v.span = l.span;
+                    }
+                }
+            }
+            ControlFlow::<()>::Continue(())
+        });
     }
 }
 
@@ -522,6 +604,35 @@ impl StmtCache {
     }
 }
 
+/// A tree's `Debug` text with every span blanked (tests compare trees whose nodes other than
+/// the literals keep the spans of another text).
+#[cfg(test)]
+pub(crate) fn without_spans(d: &str) -> String {
+    let mut out = String::with_capacity(d.len());
+    let mut rest = d;
+    while let Some(at) = rest.find("Span(Location(") {
+        out.push_str(&rest[..at]);
+        let end = rest[at..].find("))").expect("a span's end") + at + 2;
+        out.push_str("Span");
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The literal values of a statement with their spans, in the visitor's order.
+#[cfg(test)]
+pub(crate) fn literal_slots(stmt: &Statement) -> Vec<(Value, Span)> {
+    let mut out = Vec::new();
+    let _ = sqlparser::ast::visit_expressions(stmt, |e| {
+        if let Some(v) = slot(e) {
+            out.push((v.value.clone(), v.span));
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -534,17 +645,7 @@ mod tests {
     /// `Debug` of the statement with every span blanked (the spans of the nodes other than
     /// the literals are the first text's in a template's copy, see the module docs).
     fn shape(p: &Parsed) -> String {
-        let d = format!("{:?}", p.stmt);
-        let mut out = String::with_capacity(d.len());
-        let mut rest = d.as_str();
-        while let Some(at) = rest.find("Span(Location(") {
-            out.push_str(&rest[..at]);
-            let end = rest[at..].find("))").expect("a span's end") + at + 2;
-            out.push_str("Span");
-            rest = &rest[end..];
-        }
-        out.push_str(rest);
-        out
+        without_spans(&format!("{:?}", p.stmt))
     }
 
     /// `b` through the template made of `a` (which must be one).

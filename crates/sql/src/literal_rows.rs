@@ -247,18 +247,6 @@ fn location_at(sql: &str, at: usize) -> Location {
     Location::new(line, 1 + head[line_start..].chars().count() as u64)
 }
 
-/// Steps `loc` over `bytes` of text.
-fn advance(loc: &mut Location, bytes: &[u8]) {
-    for &b in bytes {
-        if b == b'\n' {
-            loc.line += 1;
-            loc.column = 1;
-        } else if b & 0xC0 != 0x80 {
-            loc.column += 1;
-        }
-    }
-}
-
 /// The `VALUES` expressions of the one-row insert sqlparser made of the head.
 fn first_row(stmt: &Statement) -> Option<&[Expr]> {
     let Statement::Insert(ins) = stmt else {
@@ -288,7 +276,7 @@ struct ShapedRows {
 
 /// Reads the rows of a `VALUES` list whose first row is `sql[open..end]` (see [`ShapedRows`]).
 fn shaped_rows(sql: &str, open: usize, end: usize, mode: SqlModeFlags) -> Option<ShapedRows> {
-    use crate::stmt_cache::scan_group;
+    use crate::stmt_cache::{advance, scan_group};
     let b = sql.as_bytes();
     let mut at = location_at(sql, open);
     let (key, first, e) = scan_group(sql, open, at, mode)?;
@@ -745,13 +733,7 @@ mod tests {
             ) + ";\n",
         ];
         // generated: other literals of other lengths, lines and spacing in every row
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut next = crate::stmt_cache::generator(0x2545_f491_4f6c_dd1d);
         for _ in 0..30 {
             let mut sql = "INSERT INTO t (a, b, c) VALUES ".to_string();
             for r in 0..(3 + next(40)) {

@@ -63,25 +63,15 @@ pub struct Scan {
     pub lits: Vec<Lit>,
 }
 
-/// Where the scan is, in sqlparser's terms.
-struct Pos {
-    line: u64,
-    col: u64,
-}
-
-impl Pos {
-    fn loc(&self) -> Location {
-        Location::new(self.line, self.col)
-    }
-    /// Steps over `bytes` (columns count characters, as sqlparser's do).
-    fn advance(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            if b == b'\n' {
-                self.line += 1;
-                self.col = 1;
-            } else if b & 0xC0 != 0x80 {
-                self.col += 1;
-            }
+/// Steps `loc` over `bytes` of text, as sqlparser counts: lines and columns from 1, columns in
+/// characters.
+pub(crate) fn advance(loc: &mut Location, bytes: &[u8]) {
+    for &b in bytes {
+        if b == b'\n' {
+            loc.line += 1;
+            loc.column = 1;
+        } else if b & 0xC0 != 0x80 {
+            loc.column += 1;
         }
     }
 }
@@ -154,10 +144,7 @@ fn scan_into(
     lits: &mut Vec<Lit>,
 ) -> Option<usize> {
     let b = sql.as_bytes();
-    let mut pos = Pos {
-        line: at.line,
-        col: at.column,
-    };
+    let mut pos = at;
     // the previous token was a string (MySQL concatenates adjacent strings)
     let mut after_string = false;
     let mut depth = 0usize;
@@ -171,7 +158,7 @@ fn scan_into(
                     i += 1;
                 }
                 key.push(' ');
-                pos.advance(&b[start..i]);
+                advance(&mut pos, &b[start..i]);
                 continue;
             }
             b'\'' | b'"' if c == b'\'' || !mode.ansi_quotes => {
@@ -193,15 +180,15 @@ fn scan_into(
                 }
                 let text = sql[body..i].to_string();
                 i += 1;
-                let from = pos.loc();
-                pos.advance(&b[start..i]);
+                let from = pos;
+                advance(&mut pos, &b[start..i]);
                 lits.push(Lit {
                     value: if c == b'\'' {
                         Value::SingleQuotedString(text)
                     } else {
                         Value::DoubleQuotedString(text)
                     },
-                    span: Span::new(from, pos.loc()),
+                    span: Span::new(from, pos),
                 });
                 key.push(MARK);
                 key.push(c as char);
@@ -244,11 +231,11 @@ fn scan_into(
                 if b.get(i).is_some_and(|&n| is_word_byte(n) || n == b'.') {
                     return None;
                 }
-                let from = pos.loc();
-                pos.advance(&b[start..i]);
+                let from = pos;
+                advance(&mut pos, &b[start..i]);
                 lits.push(Lit {
                     value: Value::Number(sql[start..i].to_string(), false),
-                    span: Span::new(from, pos.loc()),
+                    span: Span::new(from, pos),
                 });
                 key.push(MARK);
                 key.push('n');
@@ -281,7 +268,7 @@ fn scan_into(
                 }
             }
         }
-        pos.advance(&b[start..i]);
+        advance(&mut pos, &b[start..i]);
         after_string = false;
     }
     (!group).then_some(i)
@@ -620,6 +607,18 @@ pub(crate) fn without_spans(d: &str) -> String {
     out
 }
 
+/// A small deterministic generator for tests (no clock, no global state): `next(n)` is in
+/// `0..n`.
+#[cfg(test)]
+pub(crate) fn generator(mut seed: u64) -> impl FnMut(u64) -> u64 {
+    move |n| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    }
+}
+
 /// The literal values of a statement with their spans, in the visitor's order.
 #[cfg(test)]
 pub(crate) fn literal_slots(stmt: &Statement) -> Vec<(Value, Span)> {
@@ -819,14 +818,7 @@ mod tests {
 
     #[test]
     fn generated_copies_are_the_parse() {
-        // a small deterministic generator (no clock, no global state)
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
+        let mut next = generator(0x9e37_79b9_7f4a_7c15);
         let shapes = [
             "INSERT INTO t (a, b, c) VALUES (%, $, &)",
             "INSERT INTO t VALUES (%, $), (-%, $), (%, NULL)",

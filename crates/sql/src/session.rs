@@ -698,11 +698,10 @@ impl<E: KvEngine> Session<E> {
     ) -> Vec<Result<Output>> {
         self.inst.status.questions.fetch_add(1, Ordering::Relaxed);
         let mode = self.parse_mode();
-        let hits = self.stmt_cache.hits;
         let parsed = self
             .stmt_cache
             .parse(sql, mode, |sql| parser::parse_with(sql, mode));
-        if self.stmt_cache.hits != hits {
+        if matches!(parsed, Ok(crate::stmt_cache::Statements::Template(..))) {
             self.inst
                 .status
                 .text_template_hits

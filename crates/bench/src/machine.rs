@@ -131,6 +131,57 @@ pub fn machine_busy_seconds() -> Option<f64> {
     Some(busy / clock_ticks())
 }
 
+/// CPU times at the start of a load run, to split each transaction's CPU cost between the
+/// server and everything else on the machine (mostly the load generator, which shares the
+/// CPUs on the machine the benchmarks run on).
+#[derive(Debug, Clone, Copy)]
+pub struct CpuMark {
+    pid: Option<u32>,
+    server: Option<f64>,
+    busy: Option<f64>,
+}
+
+impl CpuMark {
+    /// The CPU times now, for server process `pid` (when known) and the whole machine.
+    pub fn now(pid: Option<u32>) -> CpuMark {
+        CpuMark {
+            pid,
+            server: pid.and_then(process_cpu_seconds),
+            busy: machine_busy_seconds(),
+        }
+    }
+
+    /// (server µs, other µs) per transaction since the mark, for `txns` transactions; NaN
+    /// when unknown.
+    pub fn per_txn(&self, txns: Option<f64>) -> (f64, f64) {
+        self.per_txn_from(
+            txns,
+            self.pid.and_then(process_cpu_seconds),
+            machine_busy_seconds(),
+        )
+    }
+
+    fn per_txn_from(
+        &self,
+        txns: Option<f64>,
+        server: Option<f64>,
+        busy: Option<f64>,
+    ) -> (f64, f64) {
+        let Some(n) = txns.filter(|n| *n > 0.0) else {
+            return (f64::NAN, f64::NAN);
+        };
+        let server = self.server.zip(server).map(|(a, b)| b - a);
+        let busy = self.busy.zip(busy).map(|(a, b)| b - a);
+        let us = |s: f64| s * 1e6 / n;
+        match (server, busy) {
+            (Some(s), Some(b)) => (us(s), us((b - s).max(0.0))),
+            (Some(s), None) => (us(s), f64::NAN),
+            (None, Some(b)) => (f64::NAN, us(b)),
+            (None, None) => (f64::NAN, f64::NAN),
+        }
+    }
+}
+
 /// Bytes as MiB.
 pub fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1u64 << 20) as f64
@@ -153,6 +204,30 @@ mod tests {
         assert!(b >= a && a >= 0.0);
         assert!(machine_busy_seconds().expect("/proc/stat") > 0.0);
         assert!(process_cpu_seconds(u32::MAX).is_none());
+    }
+
+    #[test]
+    fn cpu_per_transaction_splits_server_and_rest() {
+        let mark = CpuMark {
+            pid: Some(1),
+            server: Some(10.0),
+            busy: Some(100.0),
+        };
+        // 2 s of server CPU and 3 s of machine CPU over 1000 transactions
+        let (s, o) = mark.per_txn_from(Some(1000.0), Some(12.0), Some(103.0));
+        assert!((s - 2000.0).abs() < 1e-6 && (o - 1000.0).abs() < 1e-6);
+        // the server's share cannot make the rest negative
+        let (_, o) = mark.per_txn_from(Some(1000.0), Some(15.0), Some(103.0));
+        assert_eq!(o, 0.0);
+        assert!(mark
+            .per_txn_from(Some(1000.0), None, Some(103.0))
+            .0
+            .is_nan());
+        assert!(mark.per_txn_from(None, Some(12.0), Some(103.0)).0.is_nan());
+        assert!(mark
+            .per_txn_from(Some(0.0), Some(12.0), Some(103.0))
+            .1
+            .is_nan());
     }
 
     #[test]

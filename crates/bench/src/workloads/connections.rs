@@ -200,7 +200,7 @@ impl Unit for ConnSysbench {
                 // (sysbench 1.0 gives its threads a fixed 30 s to connect and prepare; 1.1's
                 // --thread-init-timeout does not exist there.)
                 args.push("--forced-shutdown=5".into());
-                let cpu0 = CpuMark::now(ctx.target.server_pid);
+                let cpu0 = machine::CpuMark::now(ctx.target.server_pid);
                 let r = sysbench_run_forced(test, &args)
                     .and_then(|(o, forced)| Ok((parse_output(&o)?, forced)));
                 cpus.push(cpu0.per_txn(r.as_ref().ok().map(|(r, _)| r.tps * self.time as f64)));
@@ -297,46 +297,6 @@ impl Unit for ConnSysbench {
             conn.query_drop(format!("DROP DATABASE {DB}"))?;
         }
         Ok(out)
-    }
-}
-
-/// CPU times at the start of a sysbench run, to split each transaction's CPU cost between the
-/// server and everything else on the machine (mostly sysbench itself, which shares the CPUs).
-struct CpuMark {
-    pid: Option<u32>,
-    server: Option<f64>,
-    busy: Option<f64>,
-}
-
-impl CpuMark {
-    fn now(pid: Option<u32>) -> CpuMark {
-        CpuMark {
-            pid,
-            server: pid.and_then(machine::process_cpu_seconds),
-            busy: machine::machine_busy_seconds(),
-        }
-    }
-
-    /// (server µs, other µs) per transaction since the mark; NaN when unknown.
-    fn per_txn(&self, txns: Option<f64>) -> (f64, f64) {
-        let Some(n) = txns.filter(|n| *n > 0.0) else {
-            return (f64::NAN, f64::NAN);
-        };
-        let server = match (self.server, self.pid.and_then(machine::process_cpu_seconds)) {
-            (Some(a), Some(b)) => Some(b - a),
-            _ => None,
-        };
-        let busy = match (self.busy, machine::machine_busy_seconds()) {
-            (Some(a), Some(b)) => Some(b - a),
-            _ => None,
-        };
-        let us = |s: f64| s * 1e6 / n;
-        match (server, busy) {
-            (Some(s), Some(b)) => (us(s), us((b - s).max(0.0))),
-            (Some(s), None) => (us(s), f64::NAN),
-            (None, Some(b)) => (f64::NAN, us(b)),
-            (None, None) => (f64::NAN, f64::NAN),
-        }
     }
 }
 

@@ -89,6 +89,8 @@ def test_bench_run_sysbench(server, tmp_path):
     _, md = bench(server, tmp_path, ["sysbench"])
     assert figure(md, "oltp_point_select, 2 thr: tps") > 0
     assert figure(md, "oltp_update_index, 1 thr: p95") > 0
+    # --server-pid given: the server's CPU per transaction is measured
+    assert figure(md, "oltp_point_select, 2 thr: server CPU per txn") > 0
 
 
 def test_bench_run_connections(server, tmp_path):

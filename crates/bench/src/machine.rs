@@ -131,6 +131,15 @@ pub fn machine_busy_seconds() -> Option<f64> {
     Some(busy / clock_ticks())
 }
 
+/// What the two figures of [`CpuMark::per_txn`] mean, for a workload's notes.
+pub const CPU_PER_TXN_NOTE: &str = "\"server CPU per txn\" is the server process's user + system \
+     CPU time (all threads) during the run divided by the transactions counted; \"other CPU per \
+     txn\" is the rest of the machine's busy CPU time in the same interval (mostly the load \
+     generator and the kernel's work for it, and anything else running) divided by the same \
+     count. Where the load generator shares the server's CPUs and they are saturated, tps is \
+     bounded by the two together; the server CPU is the figure that compares the engines' \
+     efficiency, and moves less with other load on the machine than tps.";
+
 /// CPU times at the start of a load run, to split each transaction's CPU cost between the
 /// server and everything else on the machine (mostly the load generator, which shares the
 /// CPUs on the machine the benchmarks run on).

@@ -91,6 +91,23 @@ impl Outcome {
         });
     }
 
+    /// Appends the "server CPU per txn" and "other CPU per txn" figures of `label` (see
+    /// [`crate::machine::CPU_PER_TXN_NOTE`]) from a `(server µs, other µs)` pair.
+    pub fn cpu_per_txn(&mut self, label: &str, (server_us, other_us): (f64, f64)) {
+        self.fig(
+            format!("{label}: server CPU per txn"),
+            "µs",
+            server_us,
+            Better::Lower,
+        );
+        self.fig(
+            format!("{label}: other CPU per txn"),
+            "µs",
+            other_us,
+            Better::Lower,
+        );
+    }
+
     /// One outcome from several rounds of the same work: every figure and chart point is the
     /// median of its values over the rounds (figures and points missing from a round are
     /// left out of that median). Notes are kept once each.

@@ -158,13 +158,11 @@ impl Unit for ConnSysbench {
              then are not counted), with its defaults otherwise (server-side prepared statements, deadlocks and lock wait \
              timeouts ignored and counted); a thread count that failed shows – and a note."
                 .into(),
-            "\"server CPU per txn\" is the server process's user + system CPU time during the \
-             sysbench run divided by the transactions it counted; \"other CPU per txn\" is the \
-             rest of the machine's busy CPU time in the same interval (sysbench itself, the \
-             kernel's work for it, and anything else running). Both include the time sysbench \
-             spends connecting its threads and preparing statements before its timer starts, \
-             which grows with the thread count. When the two together reach the machine's CPU \
-             capacity (CPUs × run time / transactions), the run was CPU-bound."
+            machine::CPU_PER_TXN_NOTE.into(),
+            "Both CPU figures include the time sysbench spends connecting its threads and \
+             preparing statements before its timer starts, which grows with the thread count. \
+             When the two together reach the machine's CPU capacity (CPUs × run time / \
+             transactions), the run was CPU-bound."
                 .into(),
         ]
     }
@@ -264,18 +262,7 @@ impl Unit for ConnSysbench {
                     results[i].map_or(f64::NAN, |r| r.p95_ms),
                     Better::Lower,
                 );
-                out.fig(
-                    format!("{test}, {t} thr: server CPU per txn"),
-                    "µs",
-                    cpus[i].0,
-                    Better::Lower,
-                );
-                out.fig(
-                    format!("{test}, {t} thr: other CPU per txn"),
-                    "µs",
-                    cpus[i].1,
-                    Better::Lower,
-                );
+                out.cpu_per_txn(&format!("{test}, {t} thr"), cpus[i]);
                 if tps[i].is_finite() {
                     points.push((t as f64, tps[i]));
                     shares.push((t as f64, share));

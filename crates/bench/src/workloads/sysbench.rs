@@ -7,7 +7,7 @@ use mysql::prelude::Queryable;
 use super::{Ctx, Params, Unit};
 use crate::chart::ChartSpec;
 use crate::client::fresh_database;
-use crate::machine::CpuMark;
+use crate::machine::{CpuMark, CPU_PER_TXN_NOTE};
 use crate::report::{Better, Outcome};
 use crate::sysbench::{connection_args, parse_output, sysbench};
 
@@ -92,14 +92,7 @@ impl Unit for Sysbench {
              lock wait timeouts ignored and counted); the tests run in the order \
              listed on the same tables, so oltp_insert grows them for the tests after it."
                 .into(),
-            "server CPU per txn: the server process's CPU time (user + system, all threads) \
-             over the run divided by its transactions; other CPU per txn: the rest of the \
-             machine's busy CPU over the run (mostly sysbench and the kernel's work for it) \
-             divided by the same count. Where sysbench shares the server's CPUs and they are \
-             saturated, tps is bounded by (server + other) CPU per txn: the server CPU is the \
-             figure that compares the engines' efficiency, less sensitive to other load on the \
-             machine than tps."
-                .into(),
+            CPU_PER_TXN_NOTE.into(),
         ]
     }
 
@@ -129,7 +122,7 @@ impl Unit for Sysbench {
                 args.push("--report-interval=0".into());
                 let cpu0 = CpuMark::now(ctx.target.server_pid);
                 let r = parse_output(&sysbench(test, &args, "run")?)?;
-                let (server_us, other_us) = cpu0.per_txn(Some(r.tps * self.time as f64));
+                let cpu = cpu0.per_txn(Some(r.tps * self.time as f64));
                 pb.inc(1);
                 pb.suspend(|| {
                     ctx.say(&format!(
@@ -155,18 +148,7 @@ impl Unit for Sysbench {
                     r.p95_ms,
                     Better::Lower,
                 );
-                out.fig(
-                    format!("{test}, {t} thr: server CPU per txn"),
-                    "µs",
-                    server_us,
-                    Better::Lower,
-                );
-                out.fig(
-                    format!("{test}, {t} thr: other CPU per txn"),
-                    "µs",
-                    other_us,
-                    Better::Lower,
-                );
+                out.cpu_per_txn(&format!("{test}, {t} thr"), cpu);
                 if r.errors_per_s > 0.0 {
                     out.notes.push(format!(
                         "{test} at {t} threads: {:.2} ignored errors/s",

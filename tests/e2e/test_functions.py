@@ -225,6 +225,28 @@ def test_errors(server):
     q(c, "DROP DATABASE e2e_fn_err")
 
 
+def test_unknown_function_fails_before_any_row(db):
+    """Functions are resolved when the statement is bound: an unknown one (1305) or a wrong
+    argument count (1582) fails the statement even when no row reaches the call."""
+    c, name = db
+    q(c, "CREATE TABLE t (id INT PRIMARY KEY, x INT)")
+    q(c, "INSERT INTO t VALUES (1, 10), (2, 20)")
+    with pytest.raises(pymysql.MySQLError) as e:
+        q(c, "SELECT COALESCE(NO_SUCH_FN(x), 35) FROM t WHERE id > 100")
+    assert e.value.args == (1305, f"FUNCTION {name}.no_such_fn does not exist")
+    with pytest.raises(pymysql.MySQLError) as e:
+        q(c, "SELECT other_db.f(x) FROM t WHERE id > 100")
+    assert e.value.args == (1305, "FUNCTION other_db.f does not exist")
+    assert err(c, "SELECT LEFT(x) FROM t WHERE id > 100") == 1582
+    assert err(c, "UPDATE t SET x = NO_SUCH_FN(x) WHERE id > 100") == 1305
+    assert err(c, "DELETE FROM t WHERE id > 100 AND NO_SUCH_FN(x)") == 1305
+    # a prepared statement is refused at PREPARE, before it runs
+    assert err(c, "PREPARE s FROM 'SELECT NO_SUCH_FN(x) FROM t WHERE id > ?'") == 1305
+    # known functions over zero rows still run (an empty result, no error)
+    assert q(c, "SELECT COALESCE(LENGTH(x), 35) FROM t WHERE id > 100") == ()
+    assert q(c, "SELECT x FROM t ORDER BY id") == ((10,), (20,))
+
+
 # One call per function docs/functions.md marks as implemented: every one must be dispatched
 # (no "FUNCTION ... does not exist" / unsupported errors).
 SMOKE = """

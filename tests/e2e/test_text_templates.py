@@ -1,5 +1,5 @@
 """Text INSERT / REPLACE / UPDATE / DELETE of a repeated shape are built from the parsed tree of
-an earlier one (crates/sql/src/stmt_cache.rs): over the wire, with PyMySQL's text protocol,
+an earlier one (crates/sql/src/parse/stmt_cache.rs): over the wire, with PyMySQL's text protocol,
 the rows written must be exactly those of the literals sent, errors must be the parser's and
 the executor's, and the sql_mode that changes tokens must be honoured."""
 import decimal
@@ -97,7 +97,7 @@ def test_ansi_quotes_changes_the_shape(server, db):
 
 def test_bulk_rows_of_one_shape_keep_their_own_literals(server, db):
     """A multi-row INSERT whose rows call functions: the rows after the first are copies of
-    the first row's parsed expressions with their own literals (crates/sql/src/literal_rows.rs)."""
+    the first row's parsed expressions with their own literals (crates/sql/src/parse/literal_rows.rs)."""
     c, _ = db
     cur = c.cursor()
     cur.execute("CREATE TABLE b (id INT PRIMARY KEY, s VARCHAR(40), h VARBINARY(16), n BIGINT, d DECIMAL(8,2))")

@@ -9,11 +9,11 @@
 //! It must not depend on any other Strata crate, on the storage engine, or on the SQL parser.
 #![warn(missing_docs)]
 
+pub mod client;
 pub mod codes;
 pub mod collation;
 pub mod decimal;
 pub mod error;
-pub mod infile;
 pub mod time;
 pub mod types;
 pub mod value;

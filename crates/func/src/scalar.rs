@@ -161,13 +161,76 @@ pub fn arg_count_error(name: &str) -> Error {
     )
 }
 
+/// The functions [`call`] evaluates itself (the rest are in [`arity`]'s table, the date and
+/// time functions and the JSON functions).
+const CALL_NAMES: &[&str] = &[
+    "IF",
+    "IFNULL",
+    "NULLIF",
+    "COALESCE",
+    "ISNULL",
+    "LIKE",
+    "CONCAT_WS",
+    "ELT",
+    "FIELD",
+    "GREATEST",
+    "LEAST",
+    "INTERVAL",
+    "QUOTE",
+    "CHAR",
+    "RAND",
+    "PI",
+    "UUID",
+    "UUID_SHORT",
+    "DATABASE",
+    "SCHEMA",
+    "MAKE_SET",
+    "ANY_VALUE",
+    "NAME_CONST",
+    "CHARSET",
+    "COLLATION",
+    "COERCIBILITY",
+    "ICU_VERSION",
+    "CURRENT_ROLE",
+    "PS_CURRENT_THREAD_ID",
+    "IS_IPV4",
+    "IS_IPV6",
+    "IS_IPV4_COMPAT",
+    "IS_IPV4_MAPPED",
+    "MASTER_POS_WAIT",
+    "SOURCE_POS_WAIT",
+];
+
+/// True when `name` (upper case) is a built-in function [`call`] / [`call_typed`] evaluate, so
+/// the binder can reject an unknown one (1305) before any row is read, as MySQL does.
+pub fn is_builtin(name: &str) -> bool {
+    CALL_NAMES.contains(&name)
+        || arity(name).is_some()
+        || datefn::NAMES.contains(&name)
+        || jsonfn::takes_json(name)
+        || name == jsonfn::MARK_JSON
+        || name == jsonfn::MARK_BOOL
+}
+
+/// The argument counts `name` takes, (least, most), where the function's table knows them
+/// (`None` for an unknown function and for those that check their own count).
+pub fn arg_counts(name: &str) -> Option<(usize, usize)> {
+    arity(name)
+}
+
 /// Error 1305 "FUNCTION db.name does not exist" (1046 without a current database).
 pub fn unknown_function_error(name: &str, ctx: &FnCtx) -> Error {
     unknown_function(name, ctx)
 }
 
 fn unknown_function(name: &str, ctx: &FnCtx) -> Error {
-    match &ctx.current_db {
+    unknown_function_in(name, ctx.current_db.as_deref())
+}
+
+/// Error 1305 "FUNCTION db.name does not exist" for function `name` looked up in database `db`
+/// (1046 "No database selected" without one).
+pub fn unknown_function_in(name: &str, db: Option<&str>) -> Error {
+    match db {
         Some(db) => Error::new(
             codes::ER_SP_DOES_NOT_EXIST,
             format!("FUNCTION {db}.{} does not exist", name.to_ascii_lowercase()),
@@ -2109,6 +2172,45 @@ mod tests {
     }
     fn cs(name: &str, args: &[Value]) -> String {
         c(name, args).to_string()
+    }
+
+    /// Every name in the top-level match arms of `call` and `call_strict` (read from this
+    /// file's source) is reported built-in, and every built-in name is dispatched (no 1305
+    /// for any argument count).
+    #[test]
+    fn is_builtin_matches_the_dispatch() {
+        let src = include_str!("scalar.rs");
+        let mut arms = Vec::new();
+        let mut in_fn = false;
+        for l in src.lines() {
+            if l.starts_with("pub fn call(") || l.starts_with("fn call_strict(") {
+                in_fn = true;
+            } else if l.starts_with("fn ") || l.starts_with("pub fn ") || l.starts_with("const ") {
+                in_fn = false;
+            }
+            let arm = l.strip_prefix("        ").filter(|r| r.starts_with('"') || r.starts_with("| \""));
+            if let (true, Some(r)) = (in_fn, arm) {
+                for part in r.split('"').skip(1).step_by(2) {
+                    if part.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_') {
+                        arms.push(part.to_string());
+                    }
+                }
+            }
+        }
+        assert!(arms.len() > 100, "found only {} arms", arms.len());
+        for a in &arms {
+            assert!(is_builtin(a), "{a} is dispatched but not is_builtin");
+        }
+        assert!(!is_builtin("NOPE") && !is_builtin("STDDEV_POP"));
+        let mut ctx = FnCtx { current_db: Some("test".into()), ..FnCtx::default() };
+        for a in arms.iter().map(String::as_str).chain(CALL_NAMES.iter().copied()) {
+            for n in 0..4 {
+                let args = vec![Value::Int(1); n];
+                if let Err(e) = call(a, &args, &mut ctx, &mut vec![]) {
+                    assert_ne!(e.num(), 1305, "{a}/{n}: {e}");
+                }
+            }
+        }
     }
 
     #[test]

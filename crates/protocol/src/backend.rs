@@ -101,6 +101,12 @@ pub enum QueryResult {
     Ok(OkInfo),
     /// A result set.
     Rows(ResultSet),
+    /// A result set whose column definitions and rows were sent while the statement ran
+    /// (through [`common::client::Client::rows`]); only its end is left to send.
+    RowsSent {
+        /// Number of warnings the statement raised.
+        warnings: u16,
+    },
 }
 
 /// What a successful COM_STMT_PREPARE reports.
@@ -243,7 +249,7 @@ pub trait Session: Send {
     /// invalid sequences anywhere else (identifiers, keywords) are MySQL's error 1300 (see
     /// [`invalid_utf8_outside_strings`]).
     fn query_bytes(&mut self, sql: &[u8], multi: bool) -> Vec<common::Result<QueryResult>> {
-        self.query_bytes_with_files(sql, multi, &mut common::infile::NoLocalFiles)
+        self.query_bytes_with_files(sql, multi, &mut common::client::NoClient)
     }
 
     /// [`Session::query`] with the client's files reachable for `LOAD DATA LOCAL INFILE`.
@@ -252,7 +258,7 @@ pub trait Session: Send {
         &mut self,
         sql: &str,
         multi: bool,
-        files: &mut dyn common::infile::LocalFiles,
+        files: &mut dyn common::client::Client,
     ) -> Vec<common::Result<QueryResult>> {
         let _ = files;
         self.query(sql, multi)
@@ -264,7 +270,7 @@ pub trait Session: Send {
         &mut self,
         sql: &[u8],
         multi: bool,
-        files: &mut dyn common::infile::LocalFiles,
+        files: &mut dyn common::client::Client,
     ) -> Vec<common::Result<QueryResult>> {
         match std::str::from_utf8(sql) {
             Ok(s) => self.query_with_files(s, multi, files),

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::codes;
-use common::{ColumnMeta, Error, ErrorCode};
+use common::{ColumnMeta, Error, ErrorCode, Value};
 
 use crate::auth::{self, AuthCache, RsaKeys};
 use crate::backend::{
@@ -179,12 +179,58 @@ pub struct ClientFiles<'a, S> {
     pub max_packet: usize,
     /// The connection's packet stream.
     pub io: &'a mut PacketIo<S>,
+    /// A result set may be sent while it is produced ([`common::client::RowSink`]).
+    pub stream_rows: bool,
+    /// The client set CLIENT_DEPRECATE_EOF (no EOF packet after the column definitions).
+    pub deprecate_eof: bool,
+    /// The columns of the result set being sent, once [`common::client::RowSink::columns`] ran.
+    pub columns: Vec<ColumnMeta>,
+    /// The row being encoded (reused).
+    pub buf: Vec<u8>,
 }
 
-impl<S: Read + Write> common::infile::LocalFiles for ClientFiles<'_, S> {
+impl<S: Read + Write> common::client::RowSink for ClientFiles<'_, S> {
+    fn columns(&mut self, columns: &[ColumnMeta], status: u16) -> common::Result<()> {
+        let mut count = Vec::with_capacity(9);
+        crate::packet::put_lenenc_int(&mut count, columns.len() as u64);
+        let mut sent = self.io.write_packet(&count);
+        for c in columns {
+            sent = sent.and_then(|_| self.io.write_packet(&column_definition(c, false)));
+        }
+        if !self.deprecate_eof {
+            sent = sent.and_then(|_| self.io.write_packet(&eof_packet(0, status)));
+        }
+        self.columns = columns.to_vec();
+        sent.map_err(write_error)
+    }
+
+    fn row(&mut self, row: &[Value]) -> common::Result<()> {
+        self.buf.clear();
+        put_text_row(&mut self.buf, &self.columns, row);
+        self.io.write_packet(&self.buf).map_err(write_error)
+    }
+}
+
+/// MySQL's 1160 for a result that could not be written to the client.
+fn write_error(e: io::Error) -> common::Error {
+    common::Error::new(
+        codes::ER_NET_ERROR_ON_WRITE,
+        format!("Got an error writing communication packets: {e}"),
+    )
+}
+
+impl<S: Read + Write> common::client::Client for ClientFiles<'_, S> {
+    fn rows(&mut self) -> Option<&mut dyn common::client::RowSink> {
+        if self.stream_rows {
+            Some(self)
+        } else {
+            None
+        }
+    }
+
     fn open(&mut self, name: &str) -> common::Result<Box<dyn Read + '_>> {
         if !self.enabled {
-            return Err(common::infile::local_files_disabled());
+            return Err(common::client::local_files_disabled());
         }
         let mut req = Vec::with_capacity(name.len() + 1);
         req.push(0xFB);
@@ -1133,6 +1179,8 @@ impl<B: Backend, S: Transport> Connection<B, S> {
                 st,
             ),
             QueryResult::Rows(rs) => self.write_result_set(rs, binary, st),
+            // the columns and rows went out while the statement ran; only the end is left
+            QueryResult::RowsSent { warnings } => self.write_eof(*warnings, st),
         }
     }
 
@@ -1141,6 +1189,10 @@ impl<B: Backend, S: Transport> Connection<B, S> {
         let mut files = ClientFiles {
             enabled: self.caps & caps::LOCAL_FILES != 0,
             max_packet: self.max_packet(),
+            stream_rows: true,
+            deprecate_eof: self.deprecate_eof(),
+            columns: Vec::new(),
+            buf: Vec::new(),
             io: &mut self.io,
         };
         let session = self

@@ -21,7 +21,7 @@
 //!
 //! Compression and cursors are not supported (and not advertised). `LOAD DATA LOCAL INFILE`
 //! is: [`conn::ClientFiles`] sends the LOCAL INFILE request and streams the client's file to the
-//! SQL layer through `common::infile::LocalFiles`.
+//! SQL layer through `common::client::Client`.
 //!
 //! ```no_run
 //! # fn demo<B: protocol::Backend>(backend: std::sync::Arc<B>) -> std::io::Result<()> {

@@ -44,7 +44,7 @@ impl<E: KvEngine> Backend<E> {
     fn account(&self, user: &str, host: &str) -> Option<Account> {
         let acl = &self.inst.acl;
         if acl.skip_grant_tables() {
-            return sql::acl::is_local(host).then(|| Account {
+            return sql::acl::accounts::is_local(host).then(|| Account {
                 user: user.to_string(),
                 host: host.to_string(),
                 plugin: AuthPlugin::Native,
@@ -103,6 +103,7 @@ fn to_result(out: Output, warnings: u16) -> QueryResult {
             rows,
             warnings,
         }),
+        Output::RowsSent { .. } => QueryResult::RowsSent { warnings },
     }
 }
 
@@ -167,7 +168,7 @@ impl<E: KvEngine> protocol::Backend for Backend<E> {
         acl.skip_grant_tables()
             || acl
                 .match_login(user, host)
-                .is_some_and(|a| a.global & sql::acl::privs::SUPER != 0)
+                .is_some_and(|a| a.global & sql::acl::accounts::privs::SUPER != 0)
     }
 
     fn connect_failed(&self) {
@@ -209,7 +210,7 @@ impl<E: KvEngine> protocol::Session for Session<E> {
         &mut self,
         sql: &str,
         multi: bool,
-        files: &mut dyn common::infile::LocalFiles,
+        files: &mut dyn common::client::Client,
     ) -> Vec<Result<QueryResult>> {
         let outs = self.inner.query_with_files(sql, multi, files);
         outs.into_iter()
@@ -270,7 +271,7 @@ impl<E: KvEngine> protocol::Session for Session<E> {
     }
 
     fn kill(&mut self, conn_id: u32) -> Result<()> {
-        sql::acl_check::check_kill(&self.inner, conn_id)?;
+        sql::acl::check::check_kill(&self.inner, conn_id)?;
         self.inner.inst.kill(conn_id, false)
     }
 

@@ -93,7 +93,7 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
     ));
     overrides.push(("thread_pool_size".into(), cfg.thread_pool_size.to_string()));
     overrides.push(("back_log".into(), cfg.back_log.to_string()));
-    let globals = sql::sysvars::GlobalVars::new(&overrides)
+    let globals = sql::runtime::sysvars::GlobalVars::new(&overrides)
         .map_err(|e| format!("invalid configuration: {}", e.msg))?;
     globals.set_internal("datadir", common::Value::Str(abs(&cfg.datadir)));
     // secure_file_priv: where LOAD DATA INFILE may read server files. Default: the `files`
@@ -188,7 +188,7 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
         port: cfg.port,
         socket: cfg.socket.clone(),
         max_connections: cfg.max_connections,
-        server_version: sql::sysvars::SERVER_VERSION.to_string(),
+        server_version: sql::runtime::sysvars::SERVER_VERSION.to_string(),
         key_dir: cfg.datadir.clone(),
         max_allowed_packet: cfg.max_allowed_packet,
         back_log: cfg.back_log,

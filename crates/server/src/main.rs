@@ -40,7 +40,7 @@ fn main() {
     eprintln!(
         "strata: ready for connections on {} (version {}); data directory {}{}",
         running.handle.local_addr(),
-        sql::sysvars::SERVER_VERSION,
+        sql::runtime::sysvars::SERVER_VERSION,
         cfg.datadir.display(),
         cfg.socket
             .as_ref()

@@ -1,13 +1,13 @@
 //! The thread pool's INFORMATION_SCHEMA tables (TP_THREAD_STATE, TP_THREAD_GROUP_STATE,
 //! TP_THREAD_GROUP_STATS) and connection-handling status variables, read from the listener's
-//! [`protocol::ConnectionRegistry`] and handed to the SQL layer as a [`sql::info::ServerInfo`].
+//! [`protocol::ConnectionRegistry`] and handed to the SQL layer as a [`sql::runtime::info::ServerInfo`].
 
 use std::sync::Arc;
 
 use common::wait::WaitType;
 use common::Value;
 use protocol::ConnectionRegistry;
-use sql::info::{InfoTable, InfoType, ServerInfo};
+use sql::runtime::info::{InfoTable, InfoType, ServerInfo};
 
 const B: InfoType = InfoType::BigInt;
 

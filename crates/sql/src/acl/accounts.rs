@@ -15,7 +15,7 @@ use storage::catalog::ColumnDef;
 use storage::engine::KvEngine;
 use storage::Storage;
 
-use crate::session::Session;
+use crate::session::session::Session;
 
 /// The static privileges as bits of [`AccountDef::global`] and friends.
 pub mod privs {
@@ -767,8 +767,8 @@ pub fn show_grants<E: KvEngine>(
         Some(Token::Word(w)) if w.value.eq_ignore_ascii_case("FOR") => {
             let mut t = vec![Token::make_keyword("DROP"), Token::make_keyword("USER")];
             t.extend_from_slice(&toks[1..]);
-            match crate::acl_stmt::parse(&t) {
-                Some(Ok(crate::acl_stmt::AclStmt::DropUser { users, .. })) if users.len() == 1 => {
+            match crate::acl::stmt::parse(&t) {
+                Some(Ok(crate::acl::stmt::AclStmt::DropUser { users, .. })) if users.len() == 1 => {
                     users[0].resolve(sess)
                 }
                 Some(Err(e)) => return Err(e),

@@ -16,10 +16,17 @@ use sqlparser::ast::{self, Statement, Visit, Visitor};
 use sqlparser::tokenizer::Token;
 use storage::engine::KvEngine;
 
-use crate::acl::{first_priv_name, is_public_db, privs, table_denied, Privs};
-use crate::acl_stmt::{self, AclStmt, PrivLevel, UserSpec};
-use crate::parser::{Parsed, Stmt};
-use crate::session::Session;
+use crate::acl::accounts::first_priv_name;
+use crate::acl::accounts::is_public_db;
+use crate::acl::accounts::privs;
+use crate::acl::accounts::table_denied;
+use crate::acl::accounts::Privs;
+use crate::acl::stmt::AclStmt;
+use crate::acl::stmt::PrivLevel;
+use crate::acl::stmt::UserSpec;
+use crate::parse::parser::Parsed;
+use crate::parse::parser::Stmt;
+use crate::session::session::Session;
 
 /// Which columns of a table a need covers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,7 +143,7 @@ fn check_need<E: KvEngine>(sess: &Session<E>, pv: &Privs, n: &Need) -> Result<()
                 return if want & !privs::SELECT == 0 {
                     Ok(())
                 } else {
-                    Err(crate::acl::db_denied(sess, db))
+                    Err(crate::acl::accounts::db_denied(sess, db))
                 };
             }
             let have = pv.table(db, table);
@@ -179,21 +186,21 @@ fn check_need<E: KvEngine>(sess: &Session<E>, pv: &Privs, n: &Need) -> Result<()
             if pv.db(db) & want == *want {
                 Ok(())
             } else {
-                Err(crate::acl::db_denied(sess, db))
+                Err(crate::acl::accounts::db_denied(sess, db))
             }
         }
         Need::DbAny(db) => {
             if pv.sees_db(db) {
                 Ok(())
             } else {
-                Err(crate::acl::db_denied(sess, db))
+                Err(crate::acl::accounts::db_denied(sess, db))
             }
         }
         Need::Global { privs: want, what } => {
             if pv.global() & want != 0 {
                 Ok(())
             } else {
-                Err(crate::acl::need_privilege(what))
+                Err(crate::acl::accounts::need_privilege(what))
             }
         }
         Need::Kill(id) => {
@@ -231,7 +238,7 @@ fn check_need<E: KvEngine>(sess: &Session<E>, pv: &Privs, n: &Need) -> Result<()
                     if pv.db(db) & want == want {
                         Ok(())
                     } else {
-                        Err(crate::acl::db_denied(sess, db))
+                        Err(crate::acl::accounts::db_denied(sess, db))
                     }
                 }
                 PrivLevel::Table(Some(db), t) => {
@@ -390,7 +397,7 @@ pub fn needs<E: KvEngine>(sess: &Session<E>, s: &Stmt) -> Result<Vec<Need>> {
                 Cols::Any,
             ));
             for op in &a.ops {
-                if let crate::alter::AlterOp::Rename(new) = op {
+                if let crate::ddl::alter::AlterOp::Rename(new) = op {
                     out.extend(table_need(sess, &a.table, privs::DROP, Cols::Any));
                     out.extend(table_need(
                         sess,
@@ -427,7 +434,7 @@ pub fn needs<E: KvEngine>(sess: &Session<E>, s: &Stmt) -> Result<Vec<Need>> {
                 });
             }
             let mut p = privs::INSERT;
-            if l.on_dup == Some(crate::load::OnDup::Replace) {
+            if l.on_dup == Some(crate::dml::load::OnDup::Replace) {
                 p |= privs::DELETE;
             }
             out.extend(table_need(sess, &l.table, p, Cols::Any));
@@ -799,7 +806,7 @@ fn show_needs<E: KvEngine>(sess: &Session<E>, toks: &[Token], out: &mut Vec<Need
             // another account's grants need SELECT on the mysql schema
             let mut t: Vec<Token> = vec![Token::make_keyword("DROP"), Token::make_keyword("USER")];
             t.extend_from_slice(&toks[i + 2..]);
-            if let Some(Ok(AclStmt::DropUser { users, .. })) = acl_stmt::parse(&t) {
+            if let Some(Ok(AclStmt::DropUser { users, .. })) = crate::acl::stmt::parse(&t) {
                 if let Some(u) = users.first() {
                     let (user, host) = u.resolve(sess);
                     if !(user == sess.user && host == sess.account_host) {
@@ -845,8 +852,8 @@ fn acl_needs<E: KvEngine>(sess: &Session<E>, a: &AclStmt, out: &mut Vec<Need>) -
             grant_option,
             ..
         } => {
-            let level = acl_stmt::resolve_level(sess, level)?;
-            let (mut bits, cols) = acl_stmt::level_bits(items, &level)?;
+            let level = crate::acl::stmt::resolve_level(sess, level)?;
+            let (mut bits, cols) = crate::acl::stmt::level_bits(items, &level)?;
             for (_, b) in cols {
                 bits |= b;
             }
@@ -860,8 +867,8 @@ fn acl_needs<E: KvEngine>(sess: &Session<E>, a: &AclStmt, out: &mut Vec<Need>) -
             level,
             ..
         } => {
-            let level = acl_stmt::resolve_level(sess, level)?;
-            let (mut bits, cols) = acl_stmt::level_bits(items, &level)?;
+            let level = crate::acl::stmt::resolve_level(sess, level)?;
+            let (mut bits, cols) = crate::acl::stmt::level_bits(items, &level)?;
             for (_, b) in cols {
                 bits |= b;
             }

@@ -1,6 +1,6 @@
 //! Account management statements: CREATE / ALTER / DROP / RENAME USER, SET PASSWORD, GRANT and
 //! REVOKE — parsed from tokens here (sqlparser does not know most of MySQL's forms) and applied
-//! to the account cache and store ([`crate::acl::Acl`]). Who may run them is decided by
+//! to the account cache and store ([`crate::acl::accounts::Acl`]). Who may run them is decided by
 //! [`crate::acl_check`] before execution.
 
 use common::{codes, Error, Level, Result, Warning};
@@ -8,8 +8,12 @@ use sqlparser::tokenizer::Token;
 use storage::catalog::acl::{AccountChange, AccountDef, ColumnPriv, DbPriv, TablePriv};
 use storage::engine::KvEngine;
 
-use crate::acl::{privs, quoted, PLUGINS, PRIVS};
-use crate::session::{Output, Session};
+use crate::acl::accounts::privs;
+use crate::acl::accounts::quoted;
+use crate::acl::accounts::PLUGINS;
+use crate::acl::accounts::PRIVS;
+use crate::session::session::Output;
+use crate::session::session::Session;
 
 /// An account named in a statement.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1119,7 +1123,7 @@ fn revoke_from(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parser::tokenize;
+    use crate::parse::parser::tokenize;
 
     fn toks(sql: &str) -> Vec<Token> {
         tokenize(sql)

@@ -44,8 +44,12 @@ use storage::catalog::{
 use storage::engine::KvEngine;
 use storage::{Handle, InsertOutcome, UpdateOutcome};
 
-use crate::expr::{conjuncts, Binder, CmpOp, EvalCtx, Expr};
-use crate::session::Session;
+use crate::bind::expr::Binder;
+use crate::ir::expr::conjuncts;
+use crate::ir::expr::CmpOp;
+use crate::ir::expr::EvalCtx;
+use crate::ir::expr::Expr;
+use crate::session::session::Session;
 
 /// Most partitions (leaves included) a table may have, as in MySQL.
 pub const MAX_PARTITIONS: usize = 8192;
@@ -409,14 +413,20 @@ pub fn split_create_table(
                 }
                 let head = tokens[..i].to_vec();
                 let rest: Vec<_> = tokens[sig[k + 1] + 1..].to_vec();
-                let dialect = crate::dialect::StrataDialect::default();
+                let dialect = crate::parse::dialect::StrataDialect::default();
                 let mut p = Parser::new(&dialect).with_tokens_with_locations(rest);
-                let perr =
-                    |e: ParserError| Error::parse(crate::parser::short_near(text, &e.to_string()));
+                let perr = |e: ParserError| {
+                    Error::parse(crate::parse::parser::short_near(text, &e.to_string()))
+                };
                 let spec = parse_partition_by(&mut p).map_err(perr)?;
                 match p.peek_token().token {
                     Token::EOF | Token::SemiColon => {}
-                    t => return Err(Error::parse(crate::parser::near_text(text, &t.to_string()))),
+                    t => {
+                        return Err(Error::parse(crate::parse::parser::near_text(
+                            text,
+                            &t.to_string(),
+                        )))
+                    }
                 }
                 return Ok(Some((head, spec)));
             }
@@ -464,7 +474,7 @@ pub fn print_expr(e: &ast::Expr) -> String {
                     .join(","),
                 other => other.to_string(),
             };
-            if name == crate::parser::COMPOUND_INTERVAL.to_ascii_lowercase() {
+            if name == crate::parse::parser::COMPOUND_INTERVAL.to_ascii_lowercase() {
                 return args;
             }
             format!("{name}({args})")
@@ -819,7 +829,7 @@ fn check_func<E: KvEngine>(s: &Session<E>, def: &TableDef, f: &FuncSpec) -> Resu
             }
         }
         // a bare column must be an integer; any other expression must return one
-        let scope = crate::select::table_scope(def, None);
+        let scope = crate::bind::select::table_scope(def, None);
         let bound = Binder::new(&scope, s, "partition function").bind(e)?;
         if let (Expr::Col(ci), ast::Expr::Identifier(_) | ast::Expr::Nested(_)) = (&bound, e) {
             if !is_int_type(&def.columns[*ci].ty) {
@@ -832,7 +842,7 @@ fn check_func<E: KvEngine>(s: &Session<E>, def: &TableDef, f: &FuncSpec) -> Resu
                 ));
             }
         }
-        let ty = crate::expr::expr_type(&bound, &scope, &[], usize::MAX);
+        let ty = crate::bind::expr::expr_type(&bound, &scope, &[], usize::MAX);
         if !matches!(ty, func::types::ExprType::Int | func::types::ExprType::UInt) {
             return Err(perr(
                 codes::ER_PARTITION_FUNC_NOT_ALLOWED_ERROR,
@@ -943,7 +953,7 @@ fn func_columns(def: &TableDef, f: &PartFunc) -> Vec<usize> {
 }
 
 fn parse_expr_text(text: &str) -> Result<ast::Expr> {
-    let dialect = crate::dialect::StrataDialect::default();
+    let dialect = crate::parse::dialect::StrataDialect::default();
     let mut p = Parser::new(&dialect)
         .try_with_sql(text)
         .map_err(|e| Error::parse(e.to_string()))?;
@@ -952,7 +962,7 @@ fn parse_expr_text(text: &str) -> Result<ast::Expr> {
 
 /// Evaluates a constant of a VALUES clause.
 fn eval_const<E: KvEngine>(s: &mut Session<E>, e: &ast::Expr) -> Result<Value> {
-    let scope = crate::expr::Scope::default();
+    let scope = crate::ir::scope::Scope::default();
     let bound = Binder::new(&scope, &*s, "partition function")
         .bind(e)
         .map_err(|_| {
@@ -1585,7 +1595,7 @@ fn bind_func<E: KvEngine>(s: &Session<E>, def: &TableDef, f: &PartFunc, n: usize
     let cols = func_columns(def, f);
     let (expr, mono) = if f.columns.is_empty() {
         let ast_e = parse_expr_text(&f.expr)?;
-        let scope = crate::select::table_scope(def, None);
+        let scope = crate::bind::select::table_scope(def, None);
         let e = Binder::new(&scope, s, "partition function").bind(&ast_e)?;
         let mono = match &e {
             Expr::Col(_) => Mono::Identity,
@@ -2003,7 +2013,7 @@ impl PartRt {
         if v.is_null() {
             return Ok(Some(Value::Null));
         }
-        Ok(crate::access::exact_key_value(
+        Ok(crate::plan::access::exact_key_value(
             &v,
             &self.def.columns[col].ty,
             ctx,
@@ -2575,17 +2585,17 @@ pub fn all_leaves<E: KvEngine>(s: &Session<E>, t: &TableDef) -> Result<Vec<Arc<T
     Ok(runtime(s, t)?.leaves.clone())
 }
 
-/// [`crate::select::fetch`] over the pruned leaves of a partitioned table, one after another.
+/// [`crate::exec::fetch::fetch`] over the pruned leaves of a partitioned table, one after another.
 ///
 /// # Errors
-/// As [`crate::select::fetch`].
+/// As [`crate::exec::fetch::fetch`].
 #[allow(clippy::too_many_arguments)]
 pub fn fetch<E: KvEngine>(
     s: &mut Session<E>,
     t: &TableDef,
     filter: Option<&Expr>,
     ctx: &mut EvalCtx<'_>,
-    scan: &crate::select::Scan,
+    scan: &crate::exec::fetch::Scan,
 ) -> Result<Vec<(Handle, Vec<Value>)>> {
     let (order_hint, limit_hint) = (scan.order_hint, scan.limit_hint);
     let leaves = read_leaves(s, t, filter, ctx)?;
@@ -2597,11 +2607,13 @@ pub fn fetch<E: KvEngine>(
             (None, Some(l)) => Some(l.saturating_sub(out.len())),
             (_, l) => l,
         };
-        let leaf_scan = crate::select::Scan {
+        let leaf_scan = crate::exec::fetch::Scan {
             limit_hint: lim,
             ..scan.clone()
         };
-        out.extend(crate::select::fetch(s, &leaf, filter, ctx, &leaf_scan)?);
+        out.extend(crate::exec::fetch::fetch(
+            s, &leaf, filter, ctx, &leaf_scan,
+        )?);
         if order_hint.is_none() && limit_hint.is_some_and(|l| out.len() >= l) {
             break;
         }
@@ -2935,7 +2947,7 @@ fn copy_into<E: KvEngine>(
             }
             n += 1;
             pending += 1;
-            if pending >= crate::alter::COPY_BATCH {
+            if pending >= crate::ddl::alter::COPY_BATCH {
                 std::mem::replace(&mut w, st.begin(storage::TxnOptions::default())).commit(false)?;
                 pending = 0;
             }
@@ -2970,7 +2982,7 @@ fn apply<E: KvEngine>(
     };
     crash_point(s, "partition_after_copy");
     // readers went on during the copy (no-write lock); publishing needs the table alone
-    if let Err(e) = s.mdl_lock(&t.db, &t.name, crate::mdl::MdlMode::Exclusive) {
+    if let Err(e) = s.mdl_lock(&t.db, &t.name, crate::runtime::mdl::MdlMode::Exclusive) {
         st.abandon_new_ids(&new_ids)?;
         return Err(e);
     }
@@ -2983,7 +2995,11 @@ fn apply<E: KvEngine>(
     Ok(n)
 }
 
-fn admin_rows(t: &TableDef, op: &str, msgs: Vec<(&str, String)>) -> crate::session::Output {
+fn admin_rows(
+    t: &TableDef,
+    op: &str,
+    msgs: Vec<(&str, String)>,
+) -> crate::session::session::Output {
     let rows = msgs
         .into_iter()
         .map(|(ty, m)| {
@@ -2995,10 +3011,10 @@ fn admin_rows(t: &TableDef, op: &str, msgs: Vec<(&str, String)>) -> crate::sessi
             ]
         })
         .collect();
-    crate::session::Output::Rows {
+    crate::session::session::Output::Rows {
         columns: ["Table", "Op", "Msg_type", "Msg_text"]
             .iter()
-            .map(|n| crate::show::str_meta(n, 64))
+            .map(|n| crate::show::show::str_meta(n, 64))
             .collect(),
         rows,
     }
@@ -3012,14 +3028,14 @@ pub fn alter<E: KvEngine>(
     s: &mut Session<E>,
     t: &Arc<TableDef>,
     op: &PartOp,
-) -> Result<crate::session::Output> {
+) -> Result<crate::session::session::Output> {
     let Some(p) = t.partitioning.clone() else {
         return Err(perr(
             codes::ER_PARTITION_MGMT_ON_NONPARTITIONED,
             "Partition management on a not partitioned table is not possible",
         ));
     };
-    let ok = |n: u64| crate::session::Output::Ok {
+    let ok = |n: u64| crate::session::session::Output::Ok {
         affected: n,
         last_insert_id: 0,
         info: format!("Records: {n}  Duplicates: 0  Warnings: 0"),
@@ -3266,7 +3282,7 @@ pub fn alter<E: KvEngine>(
                 }
             }
             match kind.as_str() {
-                "analyze" => crate::stats::analyze(s, t)?,
+                "analyze" => crate::catalog::stats::analyze(s, t)?,
                 "check" | "repair" => {
                     let bad = misplaced_rows(s, t, &leaves)?;
                     if bad > 0 {
@@ -3293,7 +3309,7 @@ fn rehash<E: KvEngine>(
     t: &TableDef,
     mut np: Partitioning,
     old_leaves: &[Arc<TableDef>],
-) -> Result<crate::session::Output> {
+) -> Result<crate::session::session::Output> {
     for ids in np.leaf_ids_mut() {
         ids.clear();
     }
@@ -3301,7 +3317,7 @@ fn rehash<E: KvEngine>(
     let mut new = t.clone();
     new.partitioning = Some(Arc::new(np));
     let n = apply(s, t, new, old_leaves)?;
-    Ok(crate::session::Output::Ok {
+    Ok(crate::session::session::Output::Ok {
         affected: n,
         last_insert_id: 0,
         info: format!("Records: {n}  Duplicates: 0  Warnings: 0"),
@@ -3354,9 +3370,9 @@ fn exchange<E: KvEngine>(
     part: &str,
     other: &ast::ObjectName,
     validate: bool,
-) -> Result<crate::session::Output> {
-    let (odb, oname) = crate::ddl::qualify(s, other)?;
-    s.mdl_lock(&odb, &oname, crate::mdl::MdlMode::Exclusive)?;
+) -> Result<crate::session::session::Output> {
+    let (odb, oname) = crate::ddl::table::qualify(s, other)?;
+    s.mdl_lock(&odb, &oname, crate::runtime::mdl::MdlMode::Exclusive)?;
     let u = s
         .storage()
         .get_table(&odb, &oname)?
@@ -3425,12 +3441,12 @@ fn exchange<E: KvEngine>(
         }
     }
     crash_point(s, "partition_after_prepare");
-    s.mdl_lock(&t.db, &t.name, crate::mdl::MdlMode::Exclusive)?;
+    s.mdl_lock(&t.db, &t.name, crate::runtime::mdl::MdlMode::Exclusive)?;
     s.storage()
         .exchange_leaf((&t.db, &t.name, t.version), leaf, (&odb, &oname, u.version))?;
     s.inst.partitions.clear();
     crash_point(s, "partition_after_publish");
-    Ok(crate::session::Output::ok(0))
+    Ok(crate::session::session::Output::ok(0))
 }
 
 /// Checks that the partitioning functions of `def` still bind to its columns (after an ALTER

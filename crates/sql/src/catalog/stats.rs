@@ -19,7 +19,7 @@ use storage::engine::KvEngine;
 use storage::txn::{IndexRange, LockMode};
 use storage::Storage;
 
-use crate::session::Session;
+use crate::session::session::Session;
 
 /// At most this many index entries are read per index; larger tables are extrapolated.
 const SAMPLE_LIMIT: u64 = 200_000;
@@ -96,7 +96,7 @@ pub fn analyze<E: KvEngine>(s: &mut Session<E>, t: &TableDef) -> Result<()> {
         let mut distinct = vec![0u64; ncols];
         let mut n = 0u64;
         // a partitioned table: each partition in turn (distinct counts add up)
-        let leaves = crate::partition::all_leaves(s, t)?;
+        let leaves = crate::catalog::partition::all_leaves(s, t)?;
         let txn = s.ensure_txn();
         for leaf in &leaves {
             let mut prev: Option<Vec<Value>> = None;
@@ -160,7 +160,7 @@ pub fn analyze<E: KvEngine>(s: &mut Session<E>, t: &TableDef) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use crate::session::test_support::{ok, rows, session};
+    use crate::session::session::test_support::{ok, rows, session};
 
     #[test]
     fn statistics_are_read_back_from_the_dictionary() {

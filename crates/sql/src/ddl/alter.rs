@@ -60,7 +60,7 @@
 //! when the table is not being written. Two ALTERs of the same table racing are detected (the
 //! later one fails with 1412 and leaves the earlier one's result in place).
 
-use crate::mdl::MdlMode;
+use crate::runtime::mdl::MdlMode;
 use std::collections::HashMap;
 
 use common::{codes, DataType, Error, Result, Value, Warning};
@@ -72,8 +72,9 @@ use storage::catalog::{ColumnDef, IndexColumn, IndexDef, IndexKind, TableDef};
 use storage::engine::KvEngine;
 use storage::{InsertOutcome, Storage, TxnOptions};
 
-use crate::ddl::{self, qualify};
-use crate::session::{Output, Session};
+use crate::ddl::table::qualify;
+use crate::session::session::Output;
+use crate::session::session::Session;
 
 /// Name prefix of the temporary table a rebuilding ALTER copies into.
 pub const TEMP_PREFIX: &str = "#sql-alter-";
@@ -213,7 +214,7 @@ pub enum Lock {
 #[derive(Debug, Clone)]
 pub enum AlterOp {
     /// A partition operation (`ADD PARTITION`, `PARTITION BY`, …).
-    Partition(Box<crate::partition::PartOp>),
+    Partition(Box<crate::catalog::partition::PartOp>),
     /// `ADD [COLUMN] def [FIRST | AFTER c]`.
     AddColumn {
         /// The definition.
@@ -319,9 +320,10 @@ fn ident_text(n: &ast::Ident) -> String {
 /// # Errors
 /// 1064 for syntax errors; 1235 for operations Strata does not support.
 pub fn parse(tokens: Vec<TokenWithSpan>, text: &str) -> Result<AlterStmt> {
-    let dialect = crate::dialect::StrataDialect::default();
+    let dialect = crate::parse::dialect::StrataDialect::default();
     let mut p = Parser::new(&dialect).with_tokens_with_locations(tokens);
-    let perr = |e: ParserError| Error::parse(crate::parser::short_near(text, &e.to_string()));
+    let perr =
+        |e: ParserError| Error::parse(crate::parse::parser::short_near(text, &e.to_string()));
     p.expect_keyword_is(Keyword::ALTER).map_err(perr)?;
     p.expect_keyword_is(Keyword::TABLE).map_err(perr)?;
     let table = p.parse_object_name(false).map_err(perr)?;
@@ -344,7 +346,7 @@ pub fn parse(tokens: Vec<TokenWithSpan>, text: &str) -> Result<AlterStmt> {
             // table options may be separated by spaces
             _ if is_option => {}
             other => {
-                return Err(Error::parse(crate::parser::near_text(
+                return Err(Error::parse(crate::parse::parser::near_text(
                     text,
                     &other.to_string(),
                 )))
@@ -361,7 +363,7 @@ fn parse_op(p: &mut Parser<'_>, ops: &mut Vec<AlterOp>) -> std::result::Result<b
     let w0 = w0.unwrap_or_default();
     let w1 = w1.unwrap_or_default();
     let w2 = w2.unwrap_or_default();
-    if let Some(op) = crate::partition::parse_alter_op(p)? {
+    if let Some(op) = crate::catalog::partition::parse_alter_op(p)? {
         ops.push(AlterOp::Partition(Box::new(op)));
         return Ok(false);
     }
@@ -803,8 +805,12 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
     for op in ops {
         match op {
             AlterOp::AddColumn { spec, position } => {
-                let cs =
-                    ddl::column_spec(&spec.name, &spec.data_type, spec.options.iter(), table_coll)?;
+                let cs = crate::ddl::table::column_spec(
+                    &spec.name,
+                    &spec.data_type,
+                    spec.options.iter(),
+                    table_coll,
+                )?;
                 let id = next_slot;
                 next_slot += 1;
                 column_keys(&cs, id, &mut new_indexes);
@@ -836,8 +842,12 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
             } => {
                 let i =
                     find_orig(&slots, old, oname).ok_or_else(|| unknown_column(oname, tname))?;
-                let cs =
-                    ddl::column_spec(&spec.name, &spec.data_type, spec.options.iter(), table_coll)?;
+                let cs = crate::ddl::table::column_spec(
+                    &spec.name,
+                    &spec.data_type,
+                    spec.options.iter(),
+                    table_coll,
+                )?;
                 let mut slot = slots.remove(i);
                 column_keys(&cs, slot.id, &mut new_indexes);
                 slot.col = cs.col;
@@ -849,7 +859,7 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
             AlterOp::RenameColumn { old: oname, new } => {
                 let i =
                     find_orig(&slots, old, oname).ok_or_else(|| unknown_column(oname, tname))?;
-                ddl::check_column_name(new)?;
+                crate::ddl::table::check_column_name(new)?;
                 slots[i].col.name = new.clone();
             }
             AlterOp::SetDefault { column, value } => {
@@ -858,7 +868,7 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
                 let col = &mut slots[i].col;
                 match value {
                     Some(e) => {
-                        let text = ddl::default_text(e);
+                        let text = crate::ddl::table::default_text(e);
                         let mut probe = col.clone();
                         probe.default = Some(text.clone());
                         if col.ty.is_lob() && !text.starts_with('(') {
@@ -870,7 +880,7 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
                                 ),
                             ));
                         }
-                        ddl::validate_default(&probe, &text)?;
+                        crate::ddl::table::validate_default(&probe, &text)?;
                         col.default = Some(text);
                     }
                     None => col.default = None,
@@ -884,7 +894,8 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
             }),
             AlterOp::AddForeignKey(fk) => {
                 let cols: Vec<ColumnDef> = slots.iter().map(|sl| sl.col.clone()).collect();
-                let def = ddl::foreign_key(s, &old.db, tname, &cols, fk, &foreign_keys)?;
+                let def =
+                    crate::ddl::table::foreign_key(s, &old.db, tname, &cols, fk, &foreign_keys)?;
                 // the index a FOREIGN KEY needs, when no key starts with its columns
                 let name_of = |id: usize| {
                     slots
@@ -1022,7 +1033,7 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
             }
             AlterOp::TableOption { key, value } => {
                 match key.as_str() {
-                    "ENGINE" => opts.engine = ddl::canonical_engine(value),
+                    "ENGINE" => opts.engine = crate::ddl::table::canonical_engine(value),
                     "COMMENT" => {
                         opts.comment = value.clone();
                         continue;
@@ -1036,7 +1047,7 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
                         opts.collation = table_coll;
                     }
                     "COLLATE" => {
-                        table_coll = ddl::collation_of(None, Some(value))?
+                        table_coll = crate::ddl::table::collation_of(None, Some(value))?
                             .ok_or_else(|| Error::parse(value))?;
                         opts.collation = table_coll;
                     }
@@ -1117,7 +1128,7 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
             NewKeyParts::Named(exprs) => {
                 let mut v = Vec::new();
                 for e in exprs {
-                    v.push(ddl::index_column(&columns, e)?);
+                    v.push(crate::ddl::table::index_column(&columns, e)?);
                 }
                 v
             }
@@ -1195,10 +1206,10 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
         }
     }
     if let Some(p) = &pk {
-        ddl::check_index_cols(&columns, &p.def.columns)?;
+        crate::ddl::table::check_index_cols(&columns, &p.def.columns)?;
     }
     for ix in &secondaries {
-        ddl::check_index_cols(&columns, &ix.def.columns)?;
+        crate::ddl::table::check_index_cols(&columns, &ix.def.columns)?;
     }
     // AUTO_INCREMENT: one column, first part of some key, NOT NULL
     let firsts: Vec<usize> = pk
@@ -1225,7 +1236,7 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
         ));
     }
     let mut secondaries: Vec<IndexDef> = secondaries.into_iter().map(|ix| ix.def).collect();
-    ddl::sort_keys(&mut secondaries, &columns);
+    crate::ddl::table::sort_keys(&mut secondaries, &columns);
     // FOREIGN KEY columns follow renames; a dropped one is refused (1828), as in MySQL
     for fk in foreign_keys.iter_mut() {
         let self_ref = fk.ref_db == old.db && fk.ref_table == old.name;
@@ -1444,7 +1455,7 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
 }
 
 /// Column-level PRIMARY KEY / UNIQUE of an ADD/MODIFY/CHANGE become new indexes.
-fn column_keys(cs: &ddl::ColumnSpec, slot: usize, out: &mut Vec<NewIndex>) {
+fn column_keys(cs: &crate::ddl::table::ColumnSpec, slot: usize, out: &mut Vec<NewIndex>) {
     if cs.primary_key {
         out.push(NewIndex {
             name: Some("PRIMARY".into()),
@@ -1487,7 +1498,7 @@ fn charset_collation<E: KvEngine>(
             .unwrap_or_default());
     }
     let cs = (!charset.eq_ignore_ascii_case("DEFAULT")).then_some(charset);
-    ddl::collation_of(cs, collation)?.ok_or_else(|| Error::parse(charset))
+    crate::ddl::table::collation_of(cs, collation)?.ok_or_else(|| Error::parse(charset))
 }
 
 /// `ty` with its collation replaced (CONVERT TO CHARACTER SET); non-text types unchanged.
@@ -1530,7 +1541,7 @@ fn fill_values<E: KvEngine>(
     let mut defaults = Vec::with_capacity(columns.len());
     for (c, from) in columns.iter().zip(src) {
         defaults.push(match from {
-            None if !c.auto_increment => Some(crate::dml::default_expr(s, c)?),
+            None if !c.auto_increment => Some(crate::dml::single::default_expr(s, c)?),
             _ => None,
         });
     }
@@ -1546,7 +1557,7 @@ fn fill_values<E: KvEngine>(
                 None => Value::Null,
             };
             let v = if v.is_null() && !c.nullable {
-                crate::dml::implicit_default(&c.ty)
+                crate::dml::single::implicit_default(&c.ty)
             } else {
                 v
             };
@@ -1625,7 +1636,7 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, a: &AlterStmt) -> Result<Output>
     }
     let renamed = target != (db.clone(), tname.clone());
     if renamed {
-        ddl::check_ident(&target.1, "table")?;
+        crate::ddl::table::check_ident(&target.1, "table")?;
         if !s.db_exists(&target.0)? {
             return Err(Error::bad_db(&target.0));
         }
@@ -1640,7 +1651,8 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, a: &AlterStmt) -> Result<Output>
     for op in &a.ops {
         if let AlterOp::Partition(po) = op {
             match po.as_ref() {
-                crate::partition::PartOp::PartitionBy(_) | crate::partition::PartOp::Remove => {
+                crate::catalog::partition::PartOp::PartitionBy(_)
+                | crate::catalog::partition::PartOp::Remove => {
                     part_clause = Some(po.as_ref().clone())
                 }
                 other => {
@@ -1648,16 +1660,16 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, a: &AlterStmt) -> Result<Output>
                         return Err(Error::parse("PARTITION"));
                     }
                     // the no-write lock taken above; publishing upgrades it
-                    return crate::partition::alter(s, &t, other);
+                    return crate::catalog::partition::alter(s, &t, other);
                 }
             }
         }
     }
     let mut p = plan(s, &t, &a.ops)?;
     match part_clause {
-        Some(crate::partition::PartOp::PartitionBy(spec)) => {
+        Some(crate::catalog::partition::PartOp::PartitionBy(spec)) => {
             let norm = p.def.clone().normalized();
-            let built = crate::partition::build(s, &norm, &spec)?;
+            let built = crate::catalog::partition::build(s, &norm, &spec)?;
             p.def.partitioning = Some(std::sync::Arc::new(built));
             p.rebuild.get_or_insert_with(|| "PARTITION BY".into());
         }
@@ -1674,8 +1686,8 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, a: &AlterStmt) -> Result<Output>
         }
         None => {
             if let Some(pp) = p.def.partitioning.clone() {
-                crate::partition::check_partitioning(&p.def.clone().normalized(), &pp)?;
-                crate::partition::check_binds(s, &p.def)?;
+                crate::catalog::partition::check_partitioning(&p.def.clone().normalized(), &pp)?;
+                crate::catalog::partition::check_binds(s, &p.def)?;
                 let same_indexes = p.def.indexes.len() == t.indexes.len()
                     && p.def
                         .indexes
@@ -1793,7 +1805,7 @@ fn rebuild<E: KvEngine>(
             return Err(e);
         }
     };
-    crate::partition::crash_point(s, "partition_after_copy");
+    crate::catalog::partition::crash_point(s, "partition_after_copy");
     if let Err(e) = s.mdl_lock(&old.db, &old.name, MdlMode::Exclusive) {
         let _ = st.drop_table(&old.db, &tmp_name);
         return Err(e);
@@ -1803,7 +1815,7 @@ fn rebuild<E: KvEngine>(
         return Err(e);
     }
     s.inst.partitions.clear();
-    crate::partition::crash_point(s, "partition_after_publish");
+    crate::catalog::partition::crash_point(s, "partition_after_publish");
     Ok(alter_ok(n, s.warnings.len()))
 }
 
@@ -1820,7 +1832,7 @@ fn copy_rows<E: KvEngine>(
     let no_auto_on_zero = s.mode("NO_AUTO_VALUE_ON_ZERO");
     let fills = fill_values(s, &tmp.columns, &p.src)?;
     let mut reader = st.begin(TxnOptions::default());
-    let rows = crate::partition::all_leaves(s, old)?
+    let rows = crate::catalog::partition::all_leaves(s, old)?
         .iter()
         .map(|l| reader.scan_all(l))
         .collect::<Result<Vec<_>>>()?
@@ -1859,7 +1871,7 @@ fn copy_rows<E: KvEngine>(
                                 ));
                                 let mut w2 = Vec::new();
                                 func::store::store(
-                                    crate::dml::implicit_default(&c.ty),
+                                    crate::dml::single::implicit_default(&c.ty),
                                     &c.ty,
                                     false,
                                     &c.name,
@@ -1907,7 +1919,7 @@ fn copy_rows<E: KvEngine>(
                     st.autoinc_observe(tmp, v)?;
                 }
             }
-            let leaf = crate::partition::leaf_for(s, tmp, &new, ctx)?;
+            let leaf = crate::catalog::partition::leaf_for(s, tmp, &new, ctx)?;
             match w.insert(leaf.as_deref().unwrap_or(tmp), &new)? {
                 InsertOutcome::Inserted(_) => {}
                 InsertOutcome::Duplicate { index_no, .. } => {
@@ -1937,7 +1949,7 @@ pub fn rename_tables<E: KvEngine>(s: &mut Session<E>, list: &[ast::RenameTable])
     for r in list {
         let from = qualify(s, &r.old_name)?;
         let to = qualify(s, &r.new_name)?;
-        ddl::check_ident(&to.1, "table")?;
+        crate::ddl::table::check_ident(&to.1, "table")?;
         names.push(from.clone());
         names.push(to.clone());
         pairs.push((from, to));
@@ -1953,8 +1965,8 @@ mod tests {
     use storage::StorageOptions;
 
     use super::*;
-    use crate::session::test_support::rows;
-    use crate::sysvars::GlobalVars;
+    use crate::runtime::sysvars::GlobalVars;
+    use crate::session::session::test_support::rows;
     use crate::Instance;
 
     fn session() -> Session<MemEngine> {
@@ -2051,15 +2063,15 @@ mod tests {
             "ALTER TABLE t ADD CONSTRAINT c CHECK (a > 0), DROP CHECK c, DROP FOREIGN KEY f",
             "ALTER TABLE t ALTER INDEX i VISIBLE",
         ] {
-            let p = crate::parser::parse(sql).unwrap_or_else(|e| panic!("{sql}: {}", e.msg));
+            let p = crate::parse::parser::parse(sql).unwrap_or_else(|e| panic!("{sql}: {}", e.msg));
             assert!(
-                matches!(p[0].stmt, crate::parser::Stmt::AlterTable(_)),
+                matches!(p[0].stmt, crate::parse::parser::Stmt::AlterTable(_)),
                 "{sql}"
             );
         }
-        let p =
-            crate::parser::parse("ALTER TABLE t ADD (c INT, d INT), RENAME KEY a TO b").unwrap();
-        let crate::parser::Stmt::AlterTable(a) = &p[0].stmt else {
+        let p = crate::parse::parser::parse("ALTER TABLE t ADD (c INT, d INT), RENAME KEY a TO b")
+            .unwrap();
+        let crate::parse::parser::Stmt::AlterTable(a) = &p[0].stmt else {
             panic!()
         };
         assert_eq!(a.ops.len(), 3);
@@ -2071,7 +2083,10 @@ mod tests {
             "ALTER TABLE t RENAME INDEX a b",
         ] {
             assert_eq!(
-                crate::parser::parse(bad).map(|_| ()).unwrap_err().num(),
+                crate::parse::parser::parse(bad)
+                    .map(|_| ())
+                    .unwrap_err()
+                    .num(),
                 1064,
                 "{bad}"
             );

@@ -8,7 +8,8 @@ use common::{Error, Result, Value};
 use sqlparser::tokenizer::Token;
 use storage::engine::KvEngine;
 
-use crate::session::{Output, Session};
+use crate::session::session::Output;
+use crate::session::session::Session;
 
 /// A table named by CHECK TABLE: (database, table); database `None` = the current one.
 pub type CheckName = (Option<String>, String);
@@ -88,7 +89,7 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, names: &[CheckName]) -> Result<O
                 Value::Str(msg),
             ]);
         };
-        s.mdl_lock(&db, name, crate::mdl::MdlMode::SharedRead)?;
+        s.mdl_lock(&db, name, crate::runtime::mdl::MdlMode::SharedRead)?;
         let Some(t) = s.storage().get_table(&db, name)? else {
             push("Error", format!("Table '{db}.{name}' doesn't exist"));
             push("status", "Operation failed".into());
@@ -98,7 +99,7 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, names: &[CheckName]) -> Result<O
             push("status", "OK".into());
             continue;
         }
-        let leaves = crate::partition::all_leaves(s, &t)?;
+        let leaves = crate::catalog::partition::all_leaves(s, &t)?;
         let mut problems = Vec::new();
         for (i, leaf) in leaves.iter().enumerate() {
             let rep = s.storage().check_table(leaf)?;
@@ -110,7 +111,7 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, names: &[CheckName]) -> Result<O
         }
         if leaves.len() > 1 || t.partitioning.is_some() {
             let all: Vec<usize> = (0..leaves.len()).collect();
-            let bad = crate::partition::misplaced_rows(s, &t, &all)?;
+            let bad = crate::catalog::partition::misplaced_rows(s, &t, &all)?;
             if bad > 0 {
                 problems.push(format!("Found {bad} misplaced rows"));
             }
@@ -127,7 +128,7 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, names: &[CheckName]) -> Result<O
     Ok(Output::Rows {
         columns: ["Table", "Op", "Msg_type", "Msg_text"]
             .iter()
-            .map(|n| crate::show::str_meta(n, 64))
+            .map(|n| crate::show::show::str_meta(n, 64))
             .collect(),
         rows,
     })
@@ -138,7 +139,7 @@ mod tests {
     use super::*;
 
     fn toks(sql: &str) -> Vec<Token> {
-        let (t, _, _) = crate::parser::tokenize(sql).unwrap();
+        let (t, _, _) = crate::parse::parser::tokenize(sql).unwrap();
         t.into_iter()
             .map(|t| t.token)
             .filter(|t| !matches!(t, Token::Whitespace(_)))

@@ -4,7 +4,7 @@
 //! [`crate::alter`], which shares the column and key mapping here ([`column_spec`],
 //! [`map_type`], [`index_column`]).
 
-use crate::mdl::MdlMode;
+use crate::runtime::mdl::MdlMode;
 use common::types::LobSize;
 use common::{codes, Collation, DataType, Error, Result, Value};
 use sqlparser::ast::{self, ColumnOption, Statement, TableConstraint};
@@ -13,7 +13,8 @@ use storage::catalog::{
 };
 use storage::engine::KvEngine;
 
-use crate::session::{Output, Session};
+use crate::session::session::Output;
+use crate::session::session::Session;
 
 /// Maximum identifier length.
 const MAX_IDENT: usize = 64;
@@ -105,7 +106,7 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
             } else {
                 IndexKind::Normal
             };
-            let ix = crate::alter::IndexSpec {
+            let ix = crate::ddl::alter::IndexSpec {
                 name: ci
                     .name
                     .as_ref()
@@ -114,11 +115,11 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
                 columns: ci.columns.iter().map(|c| c.column.clone()).collect(),
                 comment: String::new(),
             };
-            crate::alter::execute(
+            crate::ddl::alter::execute(
                 s,
-                &crate::alter::AlterStmt {
+                &crate::ddl::alter::AlterStmt {
                     table: ci.table_name.clone(),
-                    ops: vec![crate::alter::AlterOp::AddIndex(ix)],
+                    ops: vec![crate::ddl::alter::AlterOp::AddIndex(ix)],
                 },
             )
         }
@@ -129,7 +130,7 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
             table,
             ..
         } => match object_type {
-            ast::ObjectType::View => crate::view::drop(s, names, *if_exists),
+            ast::ObjectType::View => crate::ddl::view::drop(s, names, *if_exists),
             ast::ObjectType::Table => {
                 let mut missing = Vec::new();
                 let mut targets = Vec::new();
@@ -149,7 +150,7 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
             }
             ast::ObjectType::Database | ast::ObjectType::Schema => {
                 let name = obj_parts(&names[0]).join(".");
-                if crate::show::is_system_db(&name) {
+                if crate::runtime::schemas::is_system_db(&name) {
                     return Err(Error::new(
                         codes::ER_DBACCESS_DENIED_ERROR,
                         format!(
@@ -182,11 +183,11 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
             ast::ObjectType::Index => {
                 let tbl = table.as_ref().ok_or_else(|| Error::parse("DROP INDEX"))?;
                 let iname = obj_parts(&names[0]).pop().unwrap_or_default();
-                crate::alter::execute(
+                crate::ddl::alter::execute(
                     s,
-                    &crate::alter::AlterStmt {
+                    &crate::ddl::alter::AlterStmt {
                         table: tbl.clone(),
-                        ops: vec![crate::alter::AlterOp::DropIndex(iname)],
+                        ops: vec![crate::ddl::alter::AlterOp::DropIndex(iname)],
                     },
                 )
             }
@@ -203,8 +204,8 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
             }
             Ok(Output::ok(0))
         }
-        Statement::RenameTable(list) => crate::alter::rename_tables(s, list),
-        Statement::AlterTable(at) => crate::alter::execute_ast(s, at),
+        Statement::RenameTable(list) => crate::ddl::alter::rename_tables(s, list),
+        Statement::AlterTable(at) => crate::ddl::alter::execute_ast(s, at),
         other => Err(Error::not_supported(other.to_string())),
     }
 }
@@ -232,7 +233,7 @@ fn create_database<E: KvEngine>(
     collation: Collation,
 ) -> Result<Output> {
     check_ident(name, "database")?;
-    if crate::show::is_system_db(name) || s.storage().get_database(name)?.is_some() {
+    if crate::runtime::schemas::is_system_db(name) || s.storage().get_database(name)?.is_some() {
         let e = Error::new(
             codes::ER_DB_CREATE_EXISTS,
             format!("Can't create database '{name}'; database exists"),
@@ -598,8 +599,8 @@ fn create_table_select<E: KvEngine>(
     q: &ast::Query,
 ) -> Result<Output> {
     let sql = q.to_string();
-    let planned = crate::query::plan(s, q, &sql)?;
-    let types = crate::view::output_column_types(&planned);
+    let planned = crate::bind::query::plan(s, q, &sql)?;
+    let types = crate::ddl::view::output_column_types(&planned);
     let explicit = !ct.columns.is_empty() || !ct.constraints.is_empty();
     if explicit {
         let mut base = ct.clone();
@@ -675,10 +676,10 @@ fn create_table_select<E: KvEngine>(
         sql
     );
     let result = (|| {
-        let parsed = crate::parser::parse(&insert_sql)?;
+        let parsed = crate::parse::parser::parse(&insert_sql)?;
         match parsed.into_iter().next().map(|p| p.stmt) {
-            Some(crate::parser::Stmt::Ast(ast::Statement::Insert(ins))) => {
-                crate::dml::insert(s, &ins, &[])
+            Some(crate::parse::parser::Stmt::Ast(ast::Statement::Insert(ins))) => {
+                crate::dml::single::insert(s, &ins, &[])
             }
             _ => Err(Error::internal(
                 "CREATE TABLE ... SELECT: bad generated INSERT",
@@ -702,14 +703,14 @@ fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Resul
 pub(crate) fn create_table_with<E: KvEngine>(
     s: &mut Session<E>,
     ct: &ast::CreateTable,
-    part: Option<&crate::partition::PartSpec>,
+    part: Option<&crate::catalog::partition::PartSpec>,
 ) -> Result<Output> {
     let (db, name) = qualify(s, &ct.name)?;
     check_ident(&name, "table")?;
     if !s.db_exists(&db)? {
         return Err(Error::bad_db(&db));
     }
-    if crate::show::is_system_db(&db) {
+    if crate::runtime::schemas::is_system_db(&db) {
         return Err(Error::new(
             codes::ER_DBACCESS_DENIED_ERROR,
             format!(
@@ -1035,7 +1036,9 @@ pub(crate) fn create_table_with<E: KvEngine>(
                 "PARTITION BY with CREATE TABLE ... SELECT / LIKE",
             ));
         }
-        def.partitioning = Some(std::sync::Arc::new(crate::partition::build(s, &def, spec)?));
+        def.partitioning = Some(std::sync::Arc::new(crate::catalog::partition::build(
+            s, &def, spec,
+        )?));
     }
     s.storage().create_table(def)?;
     Ok(Output::ok(0))
@@ -1337,7 +1340,7 @@ pub(crate) fn validate_default(col: &ColumnDef, d: &str) -> Result<()> {
         let lit = if let Some(inner) = d.strip_prefix('\'').and_then(|x| x.strip_suffix('\'')) {
             Value::Str(inner.replace("''", "'"))
         } else {
-            crate::expr::number_literal(d).unwrap_or(Value::Str(d.to_string()))
+            crate::bind::expr::number_literal(d).unwrap_or(Value::Str(d.to_string()))
         };
         let mut w = Vec::new();
         // zero dates are accepted in defaults as MySQL does when NO_ZERO_DATE isn't strict for DDL

@@ -5,7 +5,7 @@
 //! the same thing whatever the current database is when it is used. Columns are recorded from
 //! the planned query so DESCRIBE / SHOW COLUMNS / INFORMATION_SCHEMA.COLUMNS describe it.
 
-use crate::mdl::MdlMode;
+use crate::runtime::mdl::MdlMode;
 use std::ops::ControlFlow;
 
 use common::{codes, DataType, Error, Result};
@@ -14,9 +14,10 @@ use sqlparser::ast::{self, Visit, Visitor};
 use storage::catalog::{ColumnDef, TableDef, TableOptions, ViewDef};
 use storage::engine::KvEngine;
 
-use crate::expr::Scope;
-use crate::query::{self, Query};
-use crate::session::{Output, Session};
+use crate::ir::query::Query;
+use crate::ir::scope::Scope;
+use crate::session::session::Output;
+use crate::session::session::Session;
 
 /// Nesting limit for views defined on views (guards against cycles).
 const MAX_VIEW_DEPTH: usize = 32;
@@ -38,7 +39,7 @@ pub fn plan_view<E: KvEngine>(s: &Session<E>, t: &TableDef, v: &ViewDef) -> Resu
     }
     let q = parse_select(&v.select)?;
     DEPTH.with(|d| d.set(depth + 1));
-    let r = query::plan_query(s, &q, &v.select, &Scope::default());
+    let r = crate::bind::query::plan_query(s, &q, &v.select, &Scope::default());
     DEPTH.with(|d| d.set(depth));
     let mut planned = r.map_err(|e| {
         if matches!(e.code.num, 1146 | 1054 | 1356) {
@@ -64,9 +65,9 @@ fn invalid(t: &TableDef) -> Error {
 }
 
 fn parse_select(sql: &str) -> Result<ast::Query> {
-    let parsed = crate::parser::parse(sql)?;
+    let parsed = crate::parse::parser::parse(sql)?;
     match parsed.into_iter().next().map(|p| p.stmt) {
-        Some(crate::parser::Stmt::Ast(ast::Statement::Query(q))) => Ok(*q),
+        Some(crate::parse::parser::Stmt::Ast(ast::Statement::Query(q))) => Ok(*q),
         _ => Err(Error::parse(sql)),
     }
 }
@@ -156,7 +157,7 @@ pub fn output_column_types(q: &Query) -> Vec<DataType> {
             .iter()
             .zip(&p.types)
             .map(|(e, t)| match e {
-                crate::expr::Expr::Col(i) => {
+                crate::ir::expr::Expr::Col(i) => {
                     match p.scope.cols.get(*i).and_then(|c| c.ty.clone()) {
                         Some(ty) => ty,
                         None => column_type(t),
@@ -171,7 +172,7 @@ pub fn output_column_types(q: &Query) -> Vec<DataType> {
 
 /// CREATE [OR REPLACE] VIEW.
 pub fn create<E: KvEngine>(s: &mut Session<E>, cv: &ast::CreateView) -> Result<Output> {
-    let (db, name) = crate::ddl::qualify(s, &cv.name)?;
+    let (db, name) = crate::ddl::table::qualify(s, &cv.name)?;
     if s.storage().get_database(&db)?.is_none() {
         return Err(Error::new(
             codes::ER_BAD_DB_ERROR,
@@ -183,7 +184,7 @@ pub fn create<E: KvEngine>(s: &mut Session<E>, cv: &ast::CreateView) -> Result<O
     let select = q.to_string();
     let column_names: Vec<String> = cv.columns.iter().map(|c| c.name.value.clone()).collect();
     let planned = {
-        let mut p = query::plan_query(s, &q, &select, &Scope::default())?;
+        let mut p = crate::bind::query::plan_query(s, &q, &select, &Scope::default())?;
         if !column_names.is_empty() {
             p.rename_columns(&column_names)?;
         }
@@ -220,7 +221,7 @@ pub fn create<E: KvEngine>(s: &mut Session<E>, cv: &ast::CreateView) -> Result<O
         ast::CreateTableOptions::None => String::new(),
         ast::CreateTableOptions::With(opts) => match opts.as_slice() {
             [ast::SqlOption::KeyValue { key, value }]
-                if key.value == crate::parser::VIEW_CHECK_OPTION =>
+                if key.value == crate::parse::parser::VIEW_CHECK_OPTION =>
             {
                 match value {
                     ast::Expr::Value(v) => match &v.value {
@@ -313,7 +314,7 @@ pub fn drop<E: KvEngine>(
 ) -> Result<Output> {
     let mut missing = Vec::new();
     let mut targets = Vec::new();
-    let qualified = crate::ddl::qualify_all(s, names)?;
+    let qualified = crate::ddl::table::qualify_all(s, names)?;
     s.mdl_lock_all(&qualified, MdlMode::Exclusive)?;
     for (db, t) in qualified {
         match s.storage().get_table(&db, &t)? {
@@ -327,7 +328,7 @@ pub fn drop<E: KvEngine>(
             None => missing.push(format!("{db}.{t}")),
         }
     }
-    crate::ddl::drop_found(s, targets, missing, if_exists)
+    crate::ddl::table::drop_found(s, targets, missing, if_exists)
 }
 
 /// SHOW CREATE VIEW output row: (View, Create View, character_set_client, collation_connection).
@@ -430,7 +431,7 @@ fn mapping<E: KvEngine>(s: &Session<E>, t: &TableDef, v: &ViewDef, what: &str) -
                 exprs.push(e.clone())
             }
             ast::SelectItem::Wildcard(_) | ast::SelectItem::QualifiedWildcard(..) => {
-                let (db, tname) = crate::ddl::qualify(s, &base)?;
+                let (db, tname) = crate::ddl::table::qualify(s, &base)?;
                 let bt = s
                     .storage()
                     .get_table(&db, &tname)?
@@ -546,7 +547,7 @@ pub fn target_view<E: KvEngine>(
     s: &Session<E>,
     name: &ast::ObjectName,
 ) -> Result<Option<TableDef>> {
-    let (db, t) = crate::ddl::qualify(s, name)?;
+    let (db, t) = crate::ddl::table::qualify(s, name)?;
     s.mdl_lock(&db, &t, s.shared_mdl)?;
     Ok(s.storage()
         .get_table(&db, &t)?
@@ -713,7 +714,7 @@ pub fn rewrite_delete<E: KvEngine>(
 
 #[cfg(test)]
 mod tests {
-    use crate::session::test_support::{err, ok, rows, session};
+    use crate::session::session::test_support::{err, ok, rows, session};
 
     #[test]
     fn check_option_rules() {

@@ -5,23 +5,29 @@
 //!
 //! The file is read as a stream (a buffer of [`READ_CHUNK`] bytes), never whole. A server-side
 //! file must lie inside `secure_file_priv` (error 1290) and needs the FILE privilege (checked
-//! in `acl_check`); a LOCAL file comes from the client through `common::infile::LocalFiles`
+//! in `acl_check`); a LOCAL file comes from the client through `common::client::Client`
 //! and needs `local_infile` ON. As in MySQL, LOCAL implies IGNORE for duplicates and turns
 //! data errors into warnings (the server cannot stop the client's transfer).
 
 use std::io::Read;
 
-use common::infile::LocalFiles;
+use common::client::Client;
 use common::{codes, DataType, Error, Result, Value, Warning};
 use sqlparser::ast;
 use sqlparser::tokenizer::Token;
 use storage::engine::KvEngine;
 use storage::txn::InsertOutcome;
 
-use crate::dml::{convert_col, dup_error, implicit_default, RowFiller};
-use crate::expr::{Binder, Expr};
-use crate::select::{resolve_table, table_scope};
-use crate::session::{Output, Session};
+use crate::bind::expr::Binder;
+use crate::bind::select::resolve_table;
+use crate::bind::select::table_scope;
+use crate::dml::single::convert_col;
+use crate::dml::single::dup_error;
+use crate::dml::single::implicit_default;
+use crate::dml::single::RowFiller;
+use crate::ir::expr::Expr;
+use crate::session::session::Output;
+use crate::session::session::Session;
 
 /// Bytes read from the file at a time.
 pub const READ_CHUNK: usize = 64 * 1024;
@@ -377,7 +383,7 @@ fn parse_load(p: &[Token]) -> Result<LoadStmt> {
             if start == i {
                 return Err(bad(i));
             }
-            let e = crate::parser::parse_expr_tokens(p[start..i].to_vec())?;
+            let e = crate::parse::parser::parse_expr_tokens(p[start..i].to_vec())?;
             st.set.push((name, e));
             if p.get(i) == Some(&Token::Comma) {
                 i += 1;
@@ -769,7 +775,7 @@ fn field_value(bytes: Vec<u8>, ty: Option<&DataType>, cs: Charset) -> Value {
 pub fn execute<E: KvEngine>(
     s: &mut Session<E>,
     st: &LoadStmt,
-    files: &mut dyn LocalFiles,
+    files: &mut dyn Client,
 ) -> Result<Output> {
     let t = resolve_table(s, &st.table)?;
     if t.options.view.is_some() {
@@ -778,7 +784,10 @@ pub fn execute<E: KvEngine>(
     let t = if st.partitions.is_empty() {
         t
     } else {
-        std::sync::Arc::new(crate::partition::select_partitions(&t, &st.partitions)?)
+        std::sync::Arc::new(crate::catalog::partition::select_partitions(
+            &t,
+            &st.partitions,
+        )?)
     };
     if st.format.field_term.is_empty() && st.format.enclosed.is_none() {
         // fixed-size rows (column display widths) are not implemented
@@ -851,7 +860,7 @@ pub fn execute<E: KvEngine>(
             Some(Value::Int(0)) | Some(Value::Null)
         );
         if !enabled {
-            return Err(common::infile::local_files_disabled());
+            return Err(common::client::local_files_disabled());
         }
         local_reader = files.open(&st.file)?;
         &mut *local_reader
@@ -879,7 +888,7 @@ pub fn execute<E: KvEngine>(
         let mut deleted = 0u64;
         let mut skipped = 0u64;
         // a warning, or in strict mode the same condition as an error
-        let warn = |ctx: &mut crate::expr::EvalCtx<'_>, code, msg: String| -> Result<()> {
+        let warn = |ctx: &mut crate::ir::expr::EvalCtx<'_>, code, msg: String| -> Result<()> {
             if strict {
                 return Err(Error::new(code, msg));
             }
@@ -966,7 +975,7 @@ pub fn execute<E: KvEngine>(
                     .map(|v| v.clone().unwrap_or(Value::Null))
                     .collect();
                 for (ci, e) in &bound_set {
-                    let v = crate::query::eval(s, e, &env, ctx)?;
+                    let v = crate::exec::query::eval(s, e, &env, ctx)?;
                     row[*ci] = Some(convert_col(&t, *ci, v, strict, row_no, false, ctx)?);
                 }
             }
@@ -977,7 +986,7 @@ pub fn execute<E: KvEngine>(
                 if attempts > 64 {
                     return Err(Error::internal("REPLACE did not converge"));
                 }
-                match crate::partition::insert(s, &t, &full, ctx)? {
+                match crate::catalog::partition::insert(s, &t, &full, ctx)? {
                     InsertOutcome::Inserted(_) => {
                         inserted += 1;
                         break;
@@ -988,7 +997,7 @@ pub fn execute<E: KvEngine>(
                         row: existing,
                     } => match on_dup {
                         OnDup::Replace => {
-                            crate::partition::delete(s, &t, &handle, &existing, ctx)?;
+                            crate::catalog::partition::delete(s, &t, &handle, &existing, ctx)?;
                             deleted += 1;
                         }
                         OnDup::Ignore => {
@@ -1146,9 +1155,9 @@ mod tests {
     }
 
     fn parse_sql(sql: &str) -> LoadStmt {
-        let p = crate::parser::parse(sql).unwrap();
+        let p = crate::parse::parser::parse(sql).unwrap();
         match &p[0].stmt {
-            crate::parser::Stmt::LoadData(l) => (**l).clone(),
+            crate::parse::parser::Stmt::LoadData(l) => (**l).clone(),
             other => panic!("not LOAD DATA: {other:?}"),
         }
     }
@@ -1189,10 +1198,12 @@ mod tests {
         let l = parse_sql("load data infile 'f' into table t");
         assert!(!l.local && l.on_dup.is_none());
         assert_eq!(l.format, Format::default());
-        let e = crate::parser::parse("LOAD DATA INFILE 'f' INTO TABLE t FIELDS ENCLOSED BY 'ab'")
-            .unwrap_err();
+        let e = crate::parse::parser::parse(
+            "LOAD DATA INFILE 'f' INTO TABLE t FIELDS ENCLOSED BY 'ab'",
+        )
+        .unwrap_err();
         assert_eq!(e.code.num, 1083);
-        let e = crate::parser::parse("LOAD DATA INFILE 'f' INTO t").unwrap_err();
+        let e = crate::parse::parser::parse("LOAD DATA INFILE 'f' INTO t").unwrap_err();
         assert_eq!(e.code.num, 1064);
     }
 }

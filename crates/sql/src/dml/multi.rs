@@ -15,9 +15,14 @@ use storage::catalog::TableDef;
 use storage::engine::KvEngine;
 use storage::txn::{LockMode, UpdateOutcome};
 
-use crate::expr::{Binder, EvalCtx, Expr};
-use crate::select::{self, JoinTable, Plan, Source};
-use crate::session::{Output, Session};
+use crate::bind::expr::Binder;
+use crate::ir::block::JoinTable;
+use crate::ir::block::Plan;
+use crate::ir::block::Source;
+use crate::ir::expr::EvalCtx;
+use crate::ir::expr::Expr;
+use crate::session::session::Output;
+use crate::session::session::Session;
 
 /// A target table of the statement: its position in the FROM list and definition.
 struct Target {
@@ -80,7 +85,7 @@ fn lock_current<E: KvEngine>(
 ) -> Result<Option<LeafRow>> {
     let off = p.from[t.from_index].offset;
     let read = &row[off..off + t.def.columns.len()];
-    let def = match crate::partition::leaf_for(s, &t.def, read, ctx)? {
+    let def = match crate::catalog::partition::leaf_for(s, &t.def, read, ctx)? {
         Some(leaf) => leaf,
         None => t.def.clone(),
     };
@@ -119,7 +124,7 @@ fn joined_rows<E: KvEngine>(
     p: &Plan,
     ctx: &mut EvalCtx<'_>,
 ) -> Result<Vec<Vec<Value>>> {
-    select::run_plan(s, p, ctx)
+    crate::exec::select::run_plan(s, p, ctx)
 }
 
 /// Multi-table UPDATE.
@@ -135,7 +140,7 @@ pub fn update<E: KvEngine>(
             "Incorrect usage of UPDATE and ORDER BY",
         ));
     }
-    let p = select::join_plan(s, tables, u.selection.as_ref())?;
+    let p = crate::bind::select::join_plan(s, tables, u.selection.as_ref())?;
     // assignments: (target, column, value over the joined row)
     let mut targets: Vec<Target> = Vec::new();
     let mut assigns: Vec<(usize, usize, Expr)> = Vec::new();
@@ -190,18 +195,20 @@ pub fn update<E: KvEngine>(
                     if *ati != ti {
                         continue;
                     }
-                    let v = crate::query::eval(s, e, &env, ctx)?;
-                    let v = crate::dml::convert_col(&t.def, *ci, v, strict, matched, true, ctx)?;
+                    let v = crate::exec::query::eval(s, e, &env, ctx)?;
+                    let v = crate::dml::single::convert_col(
+                        &t.def, *ci, v, strict, matched, true, ctx,
+                    )?;
                     new[*ci] = v.clone();
                     env[off + *ci] = v;
                 }
-                if crate::dml::rows_equal(&old, &new) {
+                if crate::dml::single::rows_equal(&old, &new) {
                     continue;
                 }
-                match crate::partition::update(s, &t.def, &h, &old, &new, ctx)? {
+                match crate::catalog::partition::update(s, &t.def, &h, &old, &new, ctx)? {
                     UpdateOutcome::Updated(_) => changed += 1,
                     UpdateOutcome::Duplicate { index_no, .. } => {
-                        return Err(crate::dml::dup_error(&t.def, index_no, &new))
+                        return Err(crate::dml::single::dup_error(&t.def, index_no, &new))
                     }
                 }
             }
@@ -231,7 +238,7 @@ pub fn delete<E: KvEngine>(
     selection: Option<&ast::Expr>,
     params: &[Value],
 ) -> Result<Output> {
-    let p = select::join_plan(s, tables, selection)?;
+    let p = crate::bind::select::join_plan(s, tables, selection)?;
     let mut ts = Vec::new();
     for n in targets {
         let name =

@@ -9,16 +9,24 @@ use storage::catalog::{ColumnDef, TableDef};
 use storage::engine::KvEngine;
 use storage::txn::{InsertOutcome, LockMode, UpdateOutcome};
 
-use crate::expr::{Binder, EvalCtx, Expr, Scope, ScopeCol};
-use crate::select::{fetch, resolve_table, table_scope, Scan};
-use crate::session::{Output, Session};
+use crate::bind::expr::Binder;
+use crate::bind::select::resolve_table;
+use crate::bind::select::table_scope;
+use crate::exec::fetch::fetch;
+use crate::exec::fetch::Scan;
+use crate::ir::expr::EvalCtx;
+use crate::ir::expr::Expr;
+use crate::ir::scope::Scope;
+use crate::ir::scope::ScopeCol;
+use crate::session::session::Output;
+use crate::session::session::Session;
 
 /// Parses and binds a column's DEFAULT clause text.
 pub fn default_expr<E: KvEngine>(s: &Session<E>, col: &ColumnDef) -> Result<Option<Expr>> {
     let Some(text) = &col.default else {
         return Ok(None);
     };
-    let dialect = crate::dialect::StrataDialect::default();
+    let dialect = crate::parse::dialect::StrataDialect::default();
     let e = sqlparser::parser::Parser::new(&dialect)
         .try_with_sql(text)
         .and_then(|mut p| p.parse_expr())
@@ -301,7 +309,7 @@ fn upsert_scope(t: &TableDef) -> Scope {
     for i in 0..n {
         let c = scope.cols[i].clone();
         scope.cols.push(ScopeCol {
-            table: crate::expr::VALUES_QUALIFIER.to_string(),
+            table: crate::ir::scope::VALUES_QUALIFIER.to_string(),
             ..c
         });
     }
@@ -321,7 +329,7 @@ pub fn insert<E: KvEngine>(
     // a prepared INSERT … VALUES / SET into a table keeps its bound form; one into a view is
     // rewritten at each execution
     let plan = s.prepared_plan(|s| {
-        if crate::view::target_view(s, &table_name(ins)?)?.is_some() {
+        if crate::ddl::view::target_view(s, &table_name(ins)?)?.is_some() {
             return Ok(None);
         }
         bind_insert(s, ins).map(Some)
@@ -345,8 +353,8 @@ fn selects(ins: &ast::Insert) -> bool {
 fn bind_view_check<'c, E: KvEngine>(
     s: &Session<E>,
     t: &TableDef,
-    check: Option<&'c crate::view::ViewCheck>,
-) -> Result<Option<(Expr, &'c crate::view::ViewCheck)>> {
+    check: Option<&'c crate::ddl::view::ViewCheck>,
+) -> Result<Option<(Expr, &'c crate::ddl::view::ViewCheck)>> {
     let Some(c) = check else { return Ok(None) };
     let Some(cond) = c.condition() else {
         return Ok(None);
@@ -362,15 +370,15 @@ fn bind_view_check<'c, E: KvEngine>(
 /// is warning 1369 and Ok(false), else error 1369.
 fn view_check_passes<E: KvEngine>(
     s: &mut Session<E>,
-    check: &Option<(Expr, &crate::view::ViewCheck)>,
+    check: &Option<(Expr, &crate::ddl::view::ViewCheck)>,
     row: &[Value],
     ignore: bool,
-    ctx: &mut crate::expr::EvalCtx<'_>,
+    ctx: &mut crate::ir::expr::EvalCtx<'_>,
 ) -> Result<bool> {
     let Some((cond, c)) = check else {
         return Ok(true);
     };
-    if crate::query::eval_bool(s, cond, row, ctx)? {
+    if crate::exec::query::eval_bool(s, cond, row, ctx)? {
         return Ok(true);
     }
     if ignore {
@@ -385,10 +393,10 @@ fn insert_checked<E: KvEngine>(
     s: &mut Session<E>,
     ins: &ast::Insert,
     params: &[Value],
-    check: Option<crate::view::ViewCheck>,
+    check: Option<crate::ddl::view::ViewCheck>,
 ) -> Result<Output> {
-    if let Some(v) = crate::view::target_view(s, &table_name(ins)?)? {
-        let (rewritten, check) = crate::view::rewrite_insert(s, &v, ins, check)?;
+    if let Some(v) = crate::ddl::view::target_view(s, &table_name(ins)?)? {
+        let (rewritten, check) = crate::ddl::view::rewrite_insert(s, &v, ins, check)?;
         return insert_checked(s, &rewritten, params, check);
     }
     let plan = bind_insert(s, ins)?;
@@ -429,7 +437,7 @@ fn bind_insert<E: KvEngine>(s: &Session<E>, ins: &ast::Insert) -> Result<InsertP
                     other => Err(Error::parse(other.to_string())),
                 })
                 .collect::<Result<_>>()?;
-            Arc::new(crate::partition::select_partitions(&t, &names)?)
+            Arc::new(crate::catalog::partition::select_partitions(&t, &names)?)
         }
         _ => t,
     };
@@ -540,7 +548,7 @@ fn bind_value<E: KvEngine>(s: &Session<E>, e: &ast::Expr) -> Result<Option<Expr>
 fn run_insert<E: KvEngine>(
     s: &mut Session<E>,
     plan: &InsertPlan,
-    view_check: &Option<(Expr, &crate::view::ViewCheck)>,
+    view_check: &Option<(Expr, &crate::ddl::view::ViewCheck)>,
     params: &[Value],
 ) -> Result<Output> {
     let InsertPlan {
@@ -555,7 +563,7 @@ fn run_insert<E: KvEngine>(
     let strict = s.strict() && !ignore;
     let (bound_rows, src_rows): (&[Vec<Option<Expr>>], Vec<Vec<Value>>) = match src {
         InsertSrc::Exprs(rows) => (rows, Vec::new()),
-        InsertSrc::Query(q) => match crate::select::execute(s, q, params, &q.to_string())? {
+        InsertSrc::Query(q) => match crate::exec::select::execute(s, q, params, &q.to_string())? {
             Output::Rows { rows, .. } => {
                 if rows.first().is_some_and(|r| r.len() != targets.len()) {
                     return Err(Error::new(
@@ -591,7 +599,7 @@ fn run_insert<E: KvEngine>(
                     Some(src_rows[ri][k].clone())
                 } else {
                     match bound_rows[ri].get(k).and_then(|e| e.as_ref()) {
-                        Some(e) => Some(crate::query::eval(s, e, &[], ctx)?),
+                        Some(e) => Some(crate::exec::query::eval(s, e, &[], ctx)?),
                         None => None,
                     }
                 };
@@ -612,7 +620,7 @@ fn run_insert<E: KvEngine>(
                 if attempts > 64 {
                     return Err(Error::internal("REPLACE did not converge"));
                 }
-                let outcome = crate::partition::insert(s, t, &full, ctx)?;
+                let outcome = crate::catalog::partition::insert(s, t, &full, ctx)?;
                 match outcome {
                     InsertOutcome::Inserted(_) => {
                         affected += 1;
@@ -624,7 +632,7 @@ fn run_insert<E: KvEngine>(
                         row: existing,
                     } => {
                         if replace {
-                            crate::partition::delete(s, t, &handle, &existing, ctx)?;
+                            crate::catalog::partition::delete(s, t, &handle, &existing, ctx)?;
                             affected += 1;
                             continue;
                         }
@@ -647,8 +655,9 @@ fn run_insert<E: KvEngine>(
                                     affected += 1;
                                 }
                             } else {
-                                match crate::partition::update(s, t, &handle, &existing, &new, ctx)?
-                                {
+                                match crate::catalog::partition::update(
+                                    s, t, &handle, &existing, &new, ctx,
+                                )? {
                                     UpdateOutcome::Updated(_) => affected += 2,
                                     UpdateOutcome::Duplicate { index_no, .. } => {
                                         return Err(dup_error(t, index_no, &new))
@@ -757,8 +766,8 @@ fn fetch_where<E: KvEngine>(
     if !f.has_subquery() {
         return fetch(s, t, Some(f), ctx, &Scan::locking(LockMode::Exclusive));
     }
-    let f = crate::query::resolve(s, f, None, ctx)?;
-    let (plain, correlated): (Vec<&Expr>, Vec<&Expr>) = crate::expr::conjuncts(&f)
+    let f = crate::exec::query::resolve(s, f, None, ctx)?;
+    let (plain, correlated): (Vec<&Expr>, Vec<&Expr>) = crate::ir::expr::conjuncts(&f)
         .into_iter()
         .partition(|c| !c.has_subquery());
     let plain = plain
@@ -775,7 +784,7 @@ fn fetch_where<E: KvEngine>(
     let mut out = Vec::with_capacity(rows.len());
     'rows: for (h, r) in rows {
         for c in &correlated {
-            if !crate::query::eval_bool(s, c, &r, ctx)? {
+            if !crate::exec::query::eval_bool(s, c, &r, ctx)? {
                 continue 'rows;
             }
         }
@@ -787,7 +796,7 @@ fn fetch_where<E: KvEngine>(
 /// Error 1288 when a write names a view.
 fn not_a_view(t: &TableDef, what: &str) -> Result<()> {
     if t.options.view.is_some() {
-        return Err(crate::view::not_updatable(t, what));
+        return Err(crate::ddl::view::not_updatable(t, what));
     }
     Ok(())
 }
@@ -811,7 +820,7 @@ fn single_table<E: KvEngine>(
                 t
             } else {
                 let names: Vec<String> = partitions.iter().map(|p| p.value.clone()).collect();
-                Arc::new(crate::partition::select_partitions(&t, &names)?)
+                Arc::new(crate::catalog::partition::select_partitions(&t, &names)?)
             };
             Ok((t, alias.as_ref().map(|a| a.name.value.clone())))
         }
@@ -866,7 +875,7 @@ fn sort_and_limit(
         }
         let coll = ctx.fnctx.collation;
         let desc: Vec<bool> = order.iter().map(|(_, d)| *d).collect();
-        keyed.sort_by(|a, b| crate::select::compare_sort_keys(&a.0, &b.0, &desc, coll));
+        keyed.sort_by(|a, b| crate::exec::sort::compare_sort_keys(&a.0, &b.0, &desc, coll));
         rows.extend(keyed.into_iter().map(|(_, h, r)| (h, r)));
     }
     if let Some(l) = limit {
@@ -890,7 +899,7 @@ pub fn update<E: KvEngine>(
             | Some(ast::UpdateTableFromKind::AfterSet(more)) => tables.extend(more.iter().cloned()),
             None => {}
         }
-        return crate::multi::update(s, u, &tables, params);
+        return crate::dml::multi::update(s, u, &tables, params);
     }
     // a prepared UPDATE of a table keeps its bound form (one of a view is rewritten each time)
     let plan = s.prepared_plan(|s| {
@@ -908,7 +917,9 @@ pub fn update<E: KvEngine>(
 /// Whether the table an UPDATE or DELETE names is a view.
 fn is_view_target<E: KvEngine>(s: &Session<E>, twj: &ast::TableWithJoins) -> Result<bool> {
     match &twj.relation {
-        ast::TableFactor::Table { name, .. } => Ok(crate::view::target_view(s, name)?.is_some()),
+        ast::TableFactor::Table { name, .. } => {
+            Ok(crate::ddl::view::target_view(s, name)?.is_some())
+        }
         _ => Ok(false),
     }
 }
@@ -917,11 +928,11 @@ fn update_checked<E: KvEngine>(
     s: &mut Session<E>,
     u: &ast::Update,
     params: &[Value],
-    check: Option<crate::view::ViewCheck>,
+    check: Option<crate::ddl::view::ViewCheck>,
 ) -> Result<Output> {
     if let ast::TableFactor::Table { name, .. } = &u.table.relation {
-        if let Some(v) = crate::view::target_view(s, name)? {
-            let (rewritten, check) = crate::view::rewrite_update(s, &v, u, check)?;
+        if let Some(v) = crate::ddl::view::target_view(s, name)? {
+            let (rewritten, check) = crate::ddl::view::rewrite_update(s, &v, u, check)?;
             return update_checked(s, &rewritten, params, check);
         }
     }
@@ -978,7 +989,7 @@ fn bind_update<E: KvEngine>(s: &Session<E>, u: &ast::Update) -> Result<UpdatePla
 fn run_update<E: KvEngine>(
     s: &mut Session<E>,
     plan: &UpdatePlan,
-    view_check: &Option<(Expr, &crate::view::ViewCheck)>,
+    view_check: &Option<(Expr, &crate::ddl::view::ViewCheck)>,
     params: &[Value],
 ) -> Result<Output> {
     let UpdatePlan {
@@ -1006,7 +1017,7 @@ fn run_update<E: KvEngine>(
         for (ri, (h, old)) in rows.into_iter().enumerate() {
             let mut new = old.clone();
             for (ci, e) in assigns {
-                let v = crate::query::eval(s, e, &new, ctx)?;
+                let v = crate::exec::query::eval(s, e, &new, ctx)?;
                 // single-table UPDATE: later assignments see earlier ones
                 new[*ci] = convert_col(t, *ci, v, strict, ri as u64 + 1, true, ctx)?;
             }
@@ -1019,7 +1030,7 @@ fn run_update<E: KvEngine>(
                 matched -= 1;
                 continue;
             }
-            match crate::partition::update(s, t, &h, &old, &new, ctx)? {
+            match crate::catalog::partition::update(s, t, &h, &old, &new, ctx)? {
                 UpdateOutcome::Updated(_) => changed += 1,
                 UpdateOutcome::Duplicate { index_no, .. } => {
                     return Err(dup_error(t, index_no, &new))
@@ -1062,11 +1073,11 @@ pub fn delete<E: KvEngine>(
                 _ => None,
             })
             .collect();
-        return crate::multi::delete(s, &targets, using, d.selection.as_ref(), params);
+        return crate::dml::multi::delete(s, &targets, using, d.selection.as_ref(), params);
     }
     if !d.tables.is_empty() {
         // DELETE t1, t2 FROM <join>
-        return crate::multi::delete(s, &d.tables, from, d.selection.as_ref(), params);
+        return crate::dml::multi::delete(s, &d.tables, from, d.selection.as_ref(), params);
     }
     if from.len() != 1 || !from[0].joins.is_empty() {
         return Err(Error::not_supported(
@@ -1084,9 +1095,9 @@ pub fn delete<E: KvEngine>(
         let ast::TableFactor::Table { name, .. } = &from[0].relation else {
             return Err(Error::internal("a view target that is not a name"));
         };
-        let v = crate::view::target_view(s, name)?
+        let v = crate::ddl::view::target_view(s, name)?
             .ok_or_else(|| Error::internal("a view target that is not a view"))?;
-        let rewritten = crate::view::rewrite_delete(s, &v, d)?;
+        let rewritten = crate::ddl::view::rewrite_delete(s, &v, d)?;
         return delete(s, &rewritten, params);
     };
     let DeletePlan {
@@ -1103,7 +1114,7 @@ pub fn delete<E: KvEngine>(
         sort_and_limit(&mut rows, order, limit, ctx)?;
         let n = rows.len() as u64;
         for (h, old) in rows {
-            crate::partition::delete(s, t, &h, &old, ctx)?;
+            crate::catalog::partition::delete(s, t, &h, &old, ctx)?;
         }
         Ok(n)
     })?;

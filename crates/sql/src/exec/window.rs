@@ -11,10 +11,14 @@ use std::cmp::Ordering;
 use common::{Error, Result, Value};
 use storage::engine::KvEngine;
 
-use crate::expr::{AggCall, AggFunc, EvalCtx, Expr, FrameBound, WindowDef};
-use crate::query;
-use crate::select::{self, Plan};
-use crate::session::Session;
+use crate::ir::block::Plan;
+use crate::ir::expr::AggCall;
+use crate::ir::expr::AggFunc;
+use crate::ir::expr::EvalCtx;
+use crate::ir::expr::Expr;
+use crate::ir::expr::FrameBound;
+use crate::ir::expr::WindowDef;
+use crate::session::session::Session;
 
 /// Computes every window call of `p` for `rows` (the block's rows after grouping and HAVING),
 /// writing results at `scope width + call index`.
@@ -43,11 +47,14 @@ pub fn compute<E: KvEngine>(
 
 fn eval_all<E: KvEngine>(
     s: &mut Session<E>,
-    exprs: &[crate::expr::Expr],
+    exprs: &[crate::ir::expr::Expr],
     row: &[Value],
     ctx: &mut EvalCtx<'_>,
 ) -> Result<Vec<Value>> {
-    exprs.iter().map(|e| query::eval(s, e, row, ctx)).collect()
+    exprs
+        .iter()
+        .map(|e| crate::exec::query::eval(s, e, row, ctx))
+        .collect()
 }
 
 fn compute_one<E: KvEngine>(
@@ -60,7 +67,7 @@ fn compute_one<E: KvEngine>(
     let n = rows.len();
     let coll = ctx.fnctx.collation;
     // per-row partition key, order key, argument value
-    let order_exprs: Vec<crate::expr::Expr> = w.order.iter().map(|(e, _)| e.clone()).collect();
+    let order_exprs: Vec<crate::ir::expr::Expr> = w.order.iter().map(|(e, _)| e.clone()).collect();
     let desc: Vec<bool> = w.order.iter().map(|(_, d)| *d).collect();
     let mut pkeys = Vec::with_capacity(n);
     let mut okeys = Vec::with_capacity(n);
@@ -74,7 +81,7 @@ fn compute_one<E: KvEngine>(
         pkeys.push(k);
         okeys.push(eval_all(s, &order_exprs, r, ctx)?);
         args.push(match &a.arg {
-            Some(e) => query::eval(s, e, r, ctx)?,
+            Some(e) => crate::exec::query::eval(s, e, r, ctx)?,
             None => Value::Int(1),
         });
     }
@@ -83,7 +90,7 @@ fn compute_one<E: KvEngine>(
     idx.sort_by(|&x, &y| {
         pkeys[x]
             .cmp(&pkeys[y])
-            .then_with(|| select::compare_sort_keys(&okeys[x], &okeys[y], &desc, coll))
+            .then_with(|| crate::exec::sort::compare_sort_keys(&okeys[x], &okeys[y], &desc, coll))
     });
     let mut out = vec![Value::Null; n];
     let mut start = 0;
@@ -111,7 +118,7 @@ fn compute_one<E: KvEngine>(
 
 fn int_arg<E: KvEngine>(
     s: &mut Session<E>,
-    e: Option<&crate::expr::Expr>,
+    e: Option<&crate::ir::expr::Expr>,
     row: &[Value],
     default: i64,
     ctx: &mut EvalCtx<'_>,
@@ -119,7 +126,7 @@ fn int_arg<E: KvEngine>(
     match e {
         None => Ok(default),
         Some(e) => {
-            let v = query::eval(s, e, row, ctx)?;
+            let v = crate::exec::query::eval(s, e, row, ctx)?;
             Ok(func::convert::to_i64(&v, ctx.warnings).unwrap_or(default))
         }
     }
@@ -141,7 +148,8 @@ fn partition<E: KvEngine>(
     let m = part.len();
     let coll = ctx.fnctx.collation;
     let peer = |x: usize, y: usize| {
-        select::compare_sort_keys(&okeys[part[x]], &okeys[part[y]], desc, coll) == Ordering::Equal
+        crate::exec::sort::compare_sort_keys(&okeys[part[x]], &okeys[part[y]], desc, coll)
+            == Ordering::Equal
     };
     // peer group boundaries: first[i] / last[i] position of row i's peer group
     let mut first = vec![0usize; m];
@@ -225,7 +233,7 @@ fn partition<E: KvEngine>(
                     args[part[target as usize]].clone()
                 } else {
                     match w.extra.get(1) {
-                        Some(d) => query::eval(s, d, &rows[r], ctx)?,
+                        Some(d) => crate::exec::query::eval(s, d, &rows[r], ctx)?,
                         None => Value::Null,
                     }
                 };
@@ -272,8 +280,11 @@ fn partition<E: KvEngine>(
                 _ => 1,
             };
             // running state when the frame starts at the partition's first row
-            let mut running: Option<(select::AggState, i64, std::collections::HashSet<Vec<u8>>)> =
-                None;
+            let mut running: Option<(
+                crate::exec::aggregate::AggState,
+                i64,
+                std::collections::HashSet<Vec<u8>>,
+            )> = None;
             for (pos, &r) in part.iter().enumerate() {
                 let lo = bound(fs, pos, true).max(0);
                 let hi = bound(fe, pos, false).min(m as i64 - 1);
@@ -302,23 +313,24 @@ fn partition<E: KvEngine>(
                         }
                     }
                     _ if fs == FrameBound::UnboundedPreceding && !empty => {
-                        let (st, upto, seen) = running
-                            .get_or_insert_with(|| (select::new_state(a), -1, Default::default()));
+                        let (st, upto, seen) = running.get_or_insert_with(|| {
+                            (crate::exec::aggregate::new_state(a), -1, Default::default())
+                        });
                         while *upto < hi {
                             *upto += 1;
                             feed(st, seen, a, args[part[*upto as usize]].clone(), ctx)?;
                         }
-                        select::finish_state(st.clone(), a)
+                        crate::exec::aggregate::finish_state(st.clone(), a)
                     }
                     _ => {
-                        let mut st = select::new_state(a);
+                        let mut st = crate::exec::aggregate::new_state(a);
                         let mut seen = Default::default();
                         if !empty {
                             for t in lo..=hi {
                                 feed(&mut st, &mut seen, a, args[part[t as usize]].clone(), ctx)?;
                             }
                         }
-                        select::finish_state(st, a)
+                        crate::exec::aggregate::finish_state(st, a)
                     }
                 };
             }
@@ -442,7 +454,7 @@ impl RangeFrame {
             return if is_start { i64::MAX / 2 } else { -1 };
         }
         let cmp = |k: &Value| {
-            let o = select::compare_sort_keys(
+            let o = crate::exec::sort::compare_sort_keys(
                 std::slice::from_ref(k),
                 std::slice::from_ref(t),
                 &[false],
@@ -469,7 +481,7 @@ impl RangeFrame {
 }
 
 fn feed(
-    st: &mut select::AggState,
+    st: &mut crate::exec::aggregate::AggState,
     seen: &mut std::collections::HashSet<Vec<u8>>,
     a: &AggCall,
     v: Value,
@@ -482,12 +494,12 @@ fn feed(
             return Ok(());
         }
     }
-    select::update_state(st, a, v, ctx)
+    crate::exec::aggregate::update_state(st, a, v, ctx)
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::session::test_support::{err, ok, rows, session};
+    use crate::session::session::test_support::{err, ok, rows, session};
 
     fn col(r: Vec<Vec<String>>, i: usize) -> Vec<String> {
         r.into_iter().map(|x| x[i].clone()).collect()

@@ -21,7 +21,11 @@ use sqlparser::ast::{Expr, Parens, SetExpr, Statement, UnaryOperator, Value};
 use sqlparser::keywords::Keyword;
 use sqlparser::tokenizer::{Location, Span, Token, TokenWithSpan, Word};
 
-use crate::parser::{group_end, next_non_ws_idx, Parsed, SqlModeFlags, Stmt};
+use crate::parse::parser::group_end;
+use crate::parse::parser::next_non_ws_idx;
+use crate::parse::parser::Parsed;
+use crate::parse::parser::SqlModeFlags;
+use crate::parse::parser::Stmt;
 
 /// Rows after the first worth taking this way (fewer cost sqlparser next to nothing).
 const MIN_ROWS: usize = 2;
@@ -269,14 +273,15 @@ fn first_row(stmt: &Statement) -> Option<&[Expr]> {
 /// (values and spans) and it must hold no subquery. Spans of the later rows' nodes other than
 /// their literals are the first row's (see `stmt_cache` on spans: an INSERT reads none).
 struct ShapedRows {
-    first: Vec<crate::stmt_cache::Lit>,
+    first: Vec<crate::parse::stmt_cache::Lit>,
     /// Per later row: its `(` and `)` locations and its literals.
-    later: Vec<(Location, Location, Vec<crate::stmt_cache::Lit>)>,
+    later: Vec<(Location, Location, Vec<crate::parse::stmt_cache::Lit>)>,
 }
 
 /// Reads the rows of a `VALUES` list whose first row is `sql[open..end]` (see [`ShapedRows`]).
 fn shaped_rows(sql: &str, open: usize, end: usize, mode: SqlModeFlags) -> Option<ShapedRows> {
-    use crate::stmt_cache::{advance, scan_group};
+    use crate::parse::stmt_cache::advance;
+    use crate::parse::stmt_cache::scan_group;
     let b = sql.as_bytes();
     let mut at = location_at(sql, open);
     let (key, first, e) = scan_group(sql, open, at, mode)?;
@@ -329,7 +334,7 @@ impl ShapedRows {
     /// The later rows, from the first row's expressions (`None` when they are not the shape
     /// the scan read).
     fn build(self, first: &[Expr]) -> Option<Rows> {
-        if !crate::stmt_cache::literals_match(first, &self.first) {
+        if !crate::parse::stmt_cache::literals_match(first, &self.first) {
             return None;
         }
         let paren = |t: Token, at: Location| {
@@ -340,7 +345,7 @@ impl ShapedRows {
                 .into_iter()
                 .map(|(lo, hi, lits)| {
                     let mut content = first.to_vec();
-                    crate::stmt_cache::set_expr_literals(&mut content, lits);
+                    crate::parse::stmt_cache::set_expr_literals(&mut content, lits);
                     Parens {
                         opening_token: paren(Token::LParen, lo),
                         content,
@@ -613,7 +618,8 @@ fn text_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parser::{parse_tokens_with, tokenize};
+    use crate::parse::parser::parse_tokens_with;
+    use crate::parse::parser::tokenize;
 
     /// The statement parsed whole by sqlparser, and through [`split`] when it applies.
     fn both(sql: &str) -> (Statement, Option<Statement>) {
@@ -678,7 +684,10 @@ mod tests {
 
     /// The statement through the text path (None when it declines).
     fn text_path(sql: &str, mode: SqlModeFlags) -> Option<Statement> {
-        parse_text(sql, mode, |h| crate::parser::parse_tokenized(h, mode)).map(|p| {
+        parse_text(sql, mode, |h| {
+            crate::parse::parser::parse_tokenized(h, mode)
+        })
+        .map(|p| {
             assert_eq!(p.sql, sql);
             match p.stmt {
                 Stmt::Ast(s) => s,
@@ -689,7 +698,7 @@ mod tests {
 
     /// The statement through the text path, and parsed whole.
     fn text_and_whole(sql: &str, mode: SqlModeFlags) -> (Option<Statement>, Statement) {
-        let (toks, _, _) = crate::parser::tokenize_with(sql, mode).unwrap();
+        let (toks, _, _) = crate::parse::parser::tokenize_with(sql, mode).unwrap();
         let whole = parse_tokens_with(toks, &String::new).unwrap();
         (text_path(sql, mode), whole)
     }
@@ -706,7 +715,8 @@ mod tests {
     /// Rows of one shape with other literals: the tree is sqlparser's but for the spans of the
     /// later rows' nodes other than literals; every literal has sqlparser's value and span.
     fn assert_shaped_like_whole(sql: &str, mode: SqlModeFlags) {
-        use crate::stmt_cache::{literal_slots, without_spans};
+        use crate::parse::stmt_cache::literal_slots;
+        use crate::parse::stmt_cache::without_spans;
         let (text, whole) = text_and_whole(sql, mode);
         let text = text.unwrap_or_else(|| panic!("text path declined {sql}"));
         assert_eq!(
@@ -733,7 +743,7 @@ mod tests {
             ) + ";\n",
         ];
         // generated: other literals of other lengths, lines and spacing in every row
-        let mut next = crate::stmt_cache::generator(0x2545_f491_4f6c_dd1d);
+        let mut next = crate::parse::stmt_cache::generator(0x2545_f491_4f6c_dd1d);
         for _ in 0..30 {
             let mut sql = "INSERT INTO t (a, b, c) VALUES ".to_string();
             for r in 0..(3 + next(40)) {

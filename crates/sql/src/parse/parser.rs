@@ -47,22 +47,22 @@ pub enum Stmt {
     /// `DO expr [, expr ...]`: evaluated for their effects, no result set (held as the
     /// equivalent SELECT).
     Do(Box<Statement>),
-    /// `ALTER TABLE …`, parsed by [`crate::alter::parse`] (sqlparser lacks many MySQL forms).
-    AlterTable(crate::alter::AlterStmt),
+    /// `ALTER TABLE …`, parsed by [`crate::ddl::alter::parse`] (sqlparser lacks many MySQL forms).
+    AlterTable(crate::ddl::alter::AlterStmt),
     /// `CREATE TABLE … PARTITION BY …`: sqlparser's statement for the part before the
     /// partition clause, and the clause parsed by [`crate::partition`].
-    CreatePartitioned(Box<Statement>, Box<crate::partition::PartSpec>),
+    CreatePartitioned(Box<Statement>, Box<crate::catalog::partition::PartSpec>),
     /// `CHECK TABLE t [, t ...] [options]` (see [`crate::checktable`]).
-    CheckTable(Vec<crate::checktable::CheckName>),
+    CheckTable(Vec<crate::ddl::checktable::CheckName>),
     /// CREATE/ALTER/DROP/RENAME USER, SET PASSWORD, GRANT, REVOKE ([`crate::acl_stmt`]).
-    Acl(crate::acl_stmt::AclStmt),
+    Acl(crate::acl::stmt::AclStmt),
     /// A SET whose assignment list holds a `NAMES …` element next to other assignments
     /// (sqlparser takes `SET NAMES` only alone), e.g. sqlx's connect-time `SET sql_mode=…,
     /// time_zone='+00:00', NAMES utf8mb4 COLLATE utf8mb4_unicode_ci`: the parts in order, each
     /// an `ast::Statement::Set`.
     SetList(Vec<Statement>),
     /// `LOAD DATA [LOCAL] INFILE …` ([`crate::load`]).
-    LoadData(Box<crate::load::LoadStmt>),
+    LoadData(Box<crate::dml::load::LoadStmt>),
 }
 
 /// Where PREPARE takes its statement text from.
@@ -177,7 +177,7 @@ pub fn tokenize_with(
     sql: &str,
     mode: SqlModeFlags,
 ) -> Result<(Vec<TokenWithSpan>, usize, Vec<String>)> {
-    let dialect = crate::dialect::StrataDialect::default();
+    let dialect = crate::parse::dialect::StrataDialect::default();
     let text = strip_versioned(sql);
     let mut out: Vec<TokenWithSpan> = Tokenizer::new(&dialect, &text)
         .tokenize_with_location()
@@ -335,6 +335,30 @@ pub fn tokenize_with(
                     })));
                     i += 1;
                     continue;
+                }
+                if up == "FORMAT" {
+                    // EXPLAIN [ANALYZE] FORMAT=TRADITIONAL is the default tabular format;
+                    // sqlparser knows no TRADITIONAL, so the clause is dropped
+                    let prev = res
+                        .iter()
+                        .rev()
+                        .find(|t| !matches!(t.token, Token::Whitespace(_)));
+                    let after_explain = matches!(prev.map(|t| &t.token), Some(Token::Word(w))
+                        if ["EXPLAIN", "DESCRIBE", "DESC", "ANALYZE"]
+                            .iter()
+                            .any(|k| w.value.eq_ignore_ascii_case(k)));
+                    let mut j = next_non_ws_idx(&out, i + 1);
+                    if let Some(k) = j.filter(|k| out[*k].token == Token::Eq) {
+                        j = next_non_ws_idx(&out, k + 1);
+                    }
+                    if let Some(k) = j.filter(|k| {
+                        after_explain
+                            && matches!(&out[*k].token, Token::Word(w)
+                                if w.value.eq_ignore_ascii_case("TRADITIONAL"))
+                    }) {
+                        i = k + 1;
+                        continue;
+                    }
                 }
                 if up == "LOCK" && words_follow(&out, i + 1, &["IN", "SHARE", "MODE"]) {
                     res.push(word("FOR"));
@@ -842,7 +866,8 @@ pub fn parse(sql: &str) -> Result<Vec<Parsed>> {
 
 /// [`parse`] under the given sql_mode flags.
 pub fn parse_with(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parsed>> {
-    if let Some(p) = crate::literal_rows::parse_text(sql, mode, |head| parse_tokenized(head, mode))
+    if let Some(p) =
+        crate::parse::literal_rows::parse_text(sql, mode, |head| parse_tokenized(head, mode))
     {
         return Ok(vec![p]);
     }
@@ -940,7 +965,7 @@ pub(crate) fn parse_tokenized(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parse
             String::new()
         };
         let partitioned = if is_create_table {
-            crate::partition::split_create_table(&toks, &text)?
+            crate::catalog::partition::split_create_table(&toks, &text)?
         } else {
             None
         };
@@ -960,16 +985,16 @@ pub(crate) fn parse_tokenized(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parse
             }
             let text = render(&toks);
             Stmt::Do(Box::new(parse_tokens(toks, &text)?))
-        } else if let Some(a) = crate::acl_stmt::parse(&plain) {
+        } else if let Some(a) = crate::acl::stmt::parse(&plain) {
             Stmt::Acl(a?)
         } else if let Some(p) = prepared_stmt(&plain) {
             p?
-        } else if let Some(names) = crate::checktable::parse(&plain) {
+        } else if let Some(names) = crate::ddl::checktable::parse(&plain) {
             Stmt::CheckTable(names?)
-        } else if let Some(l) = crate::load::parse(&plain) {
+        } else if let Some(l) = crate::dml::load::parse(&plain) {
             Stmt::LoadData(Box::new(l?))
         } else if is_alter_table {
-            Stmt::AlterTable(crate::alter::parse(toks, &text)?)
+            Stmt::AlterTable(crate::ddl::alter::parse(toks, &text)?)
         } else if let Some(parts) = split_set_names(&toks) {
             Stmt::SetList(
                 parts
@@ -984,10 +1009,10 @@ pub(crate) fn parse_tokenized(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parse
             let mut toks = toks;
             update_modifiers(&mut toks);
             let check = strip_view_check_option(&mut toks);
-            let rows = crate::literal_rows::split(&mut toks);
+            let rows = crate::parse::literal_rows::split(&mut toks);
             let mut stmt = parse_tokens_with(toks, &text_of)?;
             if let Some(rows) = rows {
-                if !crate::literal_rows::append(&mut stmt, rows) {
+                if !crate::parse::literal_rows::append(&mut stmt, rows) {
                     // not the one-row VALUES insert the tokens promised: parse the whole text
                     let (all, _, _) = tokenize_with(sql, mode)?;
                     let (mut toks, _) = split_statements(all)
@@ -1281,7 +1306,7 @@ pub(crate) fn parse_tokens_with(
     tokens: Vec<TokenWithSpan>,
     text: &dyn Fn() -> String,
 ) -> Result<Statement> {
-    let dialect = crate::dialect::StrataDialect::default();
+    let dialect = crate::parse::dialect::StrataDialect::default();
     // sqlparser's default nesting limit (50) rejects machine-generated WHERE clauses MySQL
     // accepts; deeper input still gets a clean syntax error instead of exhausting the stack
     let mut parser = Parser::new(&dialect)
@@ -1332,7 +1357,7 @@ pub(crate) fn short_near(text: &str, msg: &str) -> String {
 
 /// Parses an expression from tokens (used by SHOW ... WHERE).
 pub fn parse_expr_tokens(tokens: Vec<Token>) -> Result<sqlparser::ast::Expr> {
-    let dialect = crate::dialect::StrataDialect::default();
+    let dialect = crate::parse::dialect::StrataDialect::default();
     let text: String = tokens
         .iter()
         .map(|t| t.to_string())

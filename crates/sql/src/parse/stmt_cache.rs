@@ -33,7 +33,9 @@ use std::ops::ControlFlow;
 use sqlparser::ast::{Expr, Query, SetExpr, Statement, Value, ValueWithSpan, Visit, Visitor};
 use sqlparser::tokenizer::{Location, Span};
 
-use crate::parser::{Parsed, SqlModeFlags, Stmt};
+use crate::parse::parser::Parsed;
+use crate::parse::parser::SqlModeFlags;
+use crate::parse::parser::Stmt;
 
 /// Longer texts are parsed every time (their keys and trees would crowd the cache).
 const MAX_TEXT: usize = 16 * 1024;
@@ -632,7 +634,7 @@ pub(crate) fn literal_slots(stmt: &Statement) -> Vec<(Value, Span)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::parser::parse_with;
+    use crate::parse::parser::parse_with;
 
     fn scan0(sql: &str) -> Option<Scan> {
         scan(sql, SqlModeFlags::default())

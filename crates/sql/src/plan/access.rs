@@ -10,7 +10,10 @@ use std::ops::Bound;
 use common::{Result, Value};
 use storage::catalog::{IndexKind, TableDef};
 
-use crate::expr::{conjuncts, CmpOp, EvalCtx, Expr};
+use crate::ir::expr::conjuncts;
+use crate::ir::expr::CmpOp;
+use crate::ir::expr::EvalCtx;
+use crate::ir::expr::Expr;
 
 /// A constraint on one table column found in the WHERE clause, with the number of the
 /// conjunct each part came from (the last one wins).
@@ -105,7 +108,7 @@ pub fn choose(t: &TableDef, filter: Option<&Expr>) -> AccessPath {
 pub fn choose_with_stats(
     t: &TableDef,
     filter: Option<&Expr>,
-    stats: Option<&crate::stats::TableStatistics>,
+    stats: Option<&crate::catalog::stats::TableStatistics>,
 ) -> AccessPath {
     let Some(filter) = filter else {
         return AccessPath::full_scan();
@@ -406,7 +409,7 @@ fn unbound_empty(b: Bound<Vec<Value>>) -> Bound<Vec<Value>> {
 
 #[cfg(test)]
 mod tests {
-    use crate::session::test_support::{ok, rows, session};
+    use crate::session::session::test_support::{ok, rows, session};
 
     /// The first column of each row of `sql`, joined with commas.
     fn firsts(s: &mut crate::Session<storage::mem::MemEngine>, sql: &str) -> String {

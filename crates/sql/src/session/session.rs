@@ -15,9 +15,22 @@ use storage::engine::KvEngine;
 use storage::txn::{Isolation, Txn, TxnOptions, WaitCtx};
 use storage::Storage;
 
-use crate::expr::{BindEnv, EvalCtx};
-use crate::parser::{self, Parsed, PrepareSource, Stmt};
-use crate::sysvars::{self, GlobalVars, Scope};
+use crate::bind::expr::BindEnv;
+use crate::ir::expr::EvalCtx;
+use crate::parse::parser::Parsed;
+use crate::parse::parser::PrepareSource;
+use crate::parse::parser::Stmt;
+use crate::runtime::sysvars::GlobalVars;
+use crate::runtime::sysvars::Scope;
+
+/// A client whose files stay reachable but whose results are returned whole.
+struct WholeResults<'a>(&'a mut dyn common::client::Client);
+
+impl common::client::Client for WholeResults<'_> {
+    fn open(&mut self, name: &str) -> Result<Box<dyn std::io::Read + '_>> {
+        self.0.open(name)
+    }
+}
 
 /// Result of one statement.
 #[derive(Debug, Clone)]
@@ -37,6 +50,12 @@ pub enum Output {
         columns: Vec<ColumnMeta>,
         /// Rows.
         rows: Vec<Vec<Value>>,
+    },
+    /// A result set sent to the client while it was produced
+    /// ([`common::client::Client::rows`]); the caller only ends it.
+    RowsSent {
+        /// Rows sent.
+        rows: u64,
     },
 }
 
@@ -135,25 +154,25 @@ pub struct Instance<E: KvEngine> {
     /// Closes a client connection (installed by the server once it listens; KILL CONNECTION).
     pub disconnect: parking_lot::RwLock<Option<Disconnect>>,
     /// Index statistics from ANALYZE TABLE.
-    pub stats: crate::stats::StatsCache,
+    pub stats: crate::catalog::stats::StatsCache,
     /// Bound partitioning functions of partitioned tables.
-    pub partitions: crate::partition::RtCache,
+    pub partitions: crate::catalog::partition::RtCache,
     /// Thread-pool tables and connection status from the server (installed once it listens).
-    pub server_info: parking_lot::RwLock<Option<Arc<dyn crate::info::ServerInfo>>>,
+    pub server_info: parking_lot::RwLock<Option<Arc<dyn crate::runtime::info::ServerInfo>>>,
     /// Metadata locks on table names.
-    pub mdl: crate::mdl::MdlManager,
+    pub mdl: crate::runtime::mdl::MdlManager,
     /// Accounts and privileges.
-    pub acl: crate::acl::Acl,
+    pub acl: crate::acl::accounts::Acl,
 }
 
 impl<E: KvEngine> Instance<E> {
     /// A new instance over `storage`.
     pub fn new(storage: Arc<Storage<E>>, globals: GlobalVars) -> Arc<Self> {
         // tables a rebuilding ALTER TABLE was copying into when the server stopped
-        if let Err(e) = crate::alter::drop_leftover_tables(&storage) {
+        if let Err(e) = crate::ddl::alter::drop_leftover_tables(&storage) {
             tracing::warn!(error = %e.msg, "cannot drop tables left behind by an interrupted ALTER TABLE");
         }
-        let acl = crate::acl::Acl::default();
+        let acl = crate::acl::accounts::Acl::default();
         if let Err(e) = acl.load(&storage) {
             tracing::error!(error = %e.msg, "cannot load the account store");
         }
@@ -257,13 +276,13 @@ pub(crate) struct HotVars {
     high_priority: bool,
 }
 
-/// A prepared statement's plan (a SELECT's [`crate::query::Query`], an INSERT's, UPDATE's or
+/// A prepared statement's plan (a SELECT's [`crate::ir::query::Query`], an INSERT's, UPDATE's or
 /// DELETE's bound target and expressions), reused by later executions while its key holds.
 struct CachedPlan {
     key: PlanKey,
     plan: Arc<dyn std::any::Any + Send + Sync>,
     /// Tables the plan resolved: each execution takes their metadata locks again.
-    tables: Vec<crate::mdl::MdlKey>,
+    tables: Vec<crate::runtime::mdl::MdlKey>,
 }
 
 /// What a plan depends on besides the statement text: the dictionary (any DDL moves the schema
@@ -282,7 +301,7 @@ pub(crate) struct PlanRecord {
     /// Recording (only while planning a prepared statement).
     pub active: bool,
     /// Metadata lock keys of the tables resolved.
-    pub tables: Vec<crate::mdl::MdlKey>,
+    pub tables: Vec<crate::runtime::mdl::MdlKey>,
     /// The plan folded a value that may differ at the next execution (a user variable,
     /// `@@var`, LAST_INSERT_ID(), FOUND_ROWS(), ROW_COUNT(), an INFORMATION_SCHEMA table):
     /// it must not be reused.
@@ -342,7 +361,7 @@ pub struct Session<E: KvEngine> {
     /// Working tables of recursive CTEs being evaluated (by id).
     pub(crate) work_tables: HashMap<usize, Arc<Vec<Vec<Value>>>>,
     /// The metadata lock mode the running statement takes on the tables it reads or writes.
-    pub(crate) shared_mdl: crate::mdl::MdlMode,
+    pub(crate) shared_mdl: crate::runtime::mdl::MdlMode,
     /// The plan cache: a prepared statement's plan kept per statement id (see `prepared_plan`).
     plans: rustc_hash::FxHashMap<u32, CachedPlan>,
     /// The connection may hold metadata locks (set before each request, cleared on release).
@@ -357,11 +376,11 @@ pub struct Session<E: KvEngine> {
     hot: std::cell::Cell<Option<(u64, u64, HotVars)>>,
     /// The global values as of the statement's start, read without the shared lock while no
     /// SET GLOBAL came since (see [`Session::global_value`]).
-    globals: crate::sysvars::GlobalsSnapshot,
+    globals: crate::runtime::sysvars::GlobalsSnapshot,
     /// What planning touched (see [`PlanRecord`]).
     pub(crate) plan_rec: std::cell::RefCell<PlanRecord>,
     /// Parsed shapes of the text writes this session sent (see [`crate::stmt_cache`]).
-    pub stmt_cache: crate::stmt_cache::StmtCache,
+    pub stmt_cache: crate::parse::stmt_cache::StmtCache,
 }
 
 /// Session status flags (protocol SERVER_STATUS_*).
@@ -381,7 +400,7 @@ impl<E: KvEngine> Drop for Session<E> {
         }
         self.inst.processes.lock().remove(&self.conn_id);
         self.inst.mdl.release_all(self.conn_id);
-        crate::userlock::release_all(self.conn_id as u64);
+        crate::runtime::userlock::release_all(self.conn_id as u64);
     }
 }
 
@@ -423,7 +442,7 @@ impl<E: KvEngine> Session<E> {
             stmt_now: None,
             work_tables: HashMap::new(),
             sql_prepared: HashMap::new(),
-            shared_mdl: crate::mdl::MdlMode::SharedRead,
+            shared_mdl: crate::runtime::mdl::MdlMode::SharedRead,
             plans: Default::default(),
             mdl_held: Default::default(),
             hot: Default::default(),
@@ -466,7 +485,11 @@ impl<E: KvEngine> Session<E> {
 
     /// Runs `f` on the global value of `def`: from the session's snapshot while it is
     /// current, else from the shared values (a SET GLOBAL since the statement began).
-    fn global_value<R>(&self, def: &sysvars::VarDef, f: impl FnOnce(Option<&Value>) -> R) -> R {
+    fn global_value<R>(
+        &self,
+        def: &crate::runtime::sysvars::VarDef,
+        f: impl FnOnce(Option<&Value>) -> R,
+    ) -> R {
         if self.globals.generation() == self.inst.globals.generation() {
             f(self.globals.get(def))
         } else {
@@ -482,7 +505,7 @@ impl<E: KvEngine> Session<E> {
 
     /// Runs `f` on a system variable's current value without copying it.
     fn with_var<R>(&self, name: &str, f: impl FnOnce(Option<&Value>) -> R) -> R {
-        match sysvars::lookup(name) {
+        match crate::runtime::sysvars::lookup(name) {
             None => f(None),
             Some(def) => match self.vars.get(def.name) {
                 Some(v) => f(Some(v)),
@@ -516,7 +539,7 @@ impl<E: KvEngine> Session<E> {
             lock_wait_timeout: int("lock_wait_timeout", 31_536_000).max(0) as u64,
             max_session_mem_used: int(
                 "max_session_mem_used",
-                crate::limits::DEFAULT_MEM_LIMIT as i64,
+                crate::runtime::limits::DEFAULT_MEM_LIMIT as i64,
             )
             .max(0) as u64,
             max_execution_time: int("max_execution_time", 0).max(0) as u64,
@@ -547,8 +570,9 @@ impl<E: KvEngine> Session<E> {
     /// Sets the session value of a system variable directly (the server uses it at connect
     /// time: `wait_timeout` = `interactive_timeout` for interactive clients).
     pub fn set_session_value(&mut self, name: &str, value: Value) -> Result<()> {
-        let def = sysvars::lookup(name).ok_or_else(|| Error::unknown_sysvar(name))?;
-        let v = sysvars::normalise(def, &value)?;
+        let def =
+            crate::runtime::sysvars::lookup(name).ok_or_else(|| Error::unknown_sysvar(name))?;
+        let v = crate::runtime::sysvars::normalise(def, &value)?;
         self.vars.insert(def.name, v);
         self.vars_gen += 1;
         Ok(())
@@ -632,7 +656,7 @@ impl<E: KvEngine> Session<E> {
     /// USE db / COM_INIT_DB.
     pub fn use_db(&mut self, db: &str) -> Result<()> {
         if !self.privs().sees_db(db) {
-            return Err(crate::acl::db_denied(self, db));
+            return Err(crate::acl::accounts::db_denied(self, db));
         }
         if !self.db_exists(db)? {
             return Err(Error::bad_db(db));
@@ -645,7 +669,7 @@ impl<E: KvEngine> Session<E> {
     }
 
     pub(crate) fn db_exists(&self, db: &str) -> Result<bool> {
-        if crate::show::is_system_db(db) {
+        if crate::runtime::schemas::is_system_db(db) {
             return Ok(true);
         }
         Ok(self.storage().get_database(db)?.is_some())
@@ -677,8 +701,8 @@ impl<E: KvEngine> Session<E> {
     }
 
     /// The sql_mode flags the tokenizer needs.
-    fn parse_mode(&self) -> parser::SqlModeFlags {
-        parser::SqlModeFlags {
+    fn parse_mode(&self) -> crate::parse::parser::SqlModeFlags {
+        crate::parse::parser::SqlModeFlags {
             ansi_quotes: self.hot().ansi_quotes,
             pipes_as_concat: self.hot().pipes_as_concat,
         }
@@ -686,7 +710,7 @@ impl<E: KvEngine> Session<E> {
 
     /// COM_QUERY: runs every statement in `sql`; stops at the first error.
     pub fn query(&mut self, sql: &str, multi: bool) -> Vec<Result<Output>> {
-        self.query_with_files(sql, multi, &mut common::infile::NoLocalFiles)
+        self.query_with_files(sql, multi, &mut common::client::NoClient)
     }
 
     /// [`Session::query`] with the client's files reachable for `LOAD DATA LOCAL INFILE`.
@@ -694,14 +718,17 @@ impl<E: KvEngine> Session<E> {
         &mut self,
         sql: &str,
         multi: bool,
-        files: &mut dyn common::infile::LocalFiles,
+        files: &mut dyn common::client::Client,
     ) -> Vec<Result<Output>> {
         self.inst.status.questions.fetch_add(1, Ordering::Relaxed);
         let mode = self.parse_mode();
         let parsed = self
             .stmt_cache
-            .parse(sql, mode, |sql| parser::parse_with(sql, mode));
-        if matches!(parsed, Ok(crate::stmt_cache::Statements::Template(..))) {
+            .parse(sql, mode, |sql| crate::parse::parser::parse_with(sql, mode));
+        if matches!(
+            parsed,
+            Ok(crate::parse::stmt_cache::Statements::Template(..))
+        ) {
             self.inst
                 .status
                 .text_template_hits
@@ -719,6 +746,7 @@ impl<E: KvEngine> Session<E> {
                 sql.split(';').nth(1).unwrap_or("").trim(),
             ))];
         }
+        let single = parsed.as_slice().len() == 1;
         let mut out = Vec::with_capacity(parsed.as_slice().len());
         // A KILL QUERY from here on applies to this command: the flag is cleared before the
         // statement shows in the process list, not after (a KILL that saw it there was lost).
@@ -733,7 +761,13 @@ impl<E: KvEngine> Session<E> {
                 out.push(Err(Error::parse("?")));
                 break;
             }
-            let r = self.run_with_files(p, &[], files);
+            // a result is streamed only when it is the text's one statement: the results of
+            // a multi-statement text are sent in order once all of them ran
+            let r = if single {
+                self.run_with_files(p, &[], files)
+            } else {
+                self.run_with_files(p, &[], &mut WholeResults(&mut *files))
+            };
             let failed = r.is_err();
             out.push(r);
             if failed {
@@ -751,7 +785,7 @@ impl<E: KvEngine> Session<E> {
 
     /// COM_STMT_PREPARE.
     pub fn prepare(&mut self, sql: &str) -> Result<(u32, usize, Vec<ColumnMeta>)> {
-        let mut parsed = parser::parse_with(sql, self.parse_mode())?;
+        let mut parsed = crate::parse::parser::parse_with(sql, self.parse_mode())?;
         if parsed.len() != 1 {
             return Err(Error::parse(sql));
         }
@@ -762,7 +796,7 @@ impl<E: KvEngine> Session<E> {
                 "This command is not supported in the prepared statement protocol yet",
             ));
         }
-        crate::acl_check::check(self, &p)?;
+        crate::acl::check::check(self, &p)?;
         let columns = self.describe(&p)?;
         let id = self.next_stmt_id;
         self.next_stmt_id += 1;
@@ -800,7 +834,7 @@ impl<E: KvEngine> Session<E> {
             .threads_running
             .fetch_add(1, Ordering::Relaxed);
         self.executing = Some(id);
-        let r = self.run_with_files(&p.parsed, params, &mut common::infile::NoLocalFiles);
+        let r = self.run_with_files(&p.parsed, params, &mut common::client::NoClient);
         self.executing = None;
         self.inst
             .status
@@ -821,8 +855,8 @@ impl<E: KvEngine> Session<E> {
         &mut self,
         q: &ast::Query,
         sql: &str,
-    ) -> Result<Arc<crate::query::Query>> {
-        let plan = self.prepared_plan(|s| crate::query::plan(s, q, sql).map(Some))?;
+    ) -> Result<Arc<crate::ir::query::Query>> {
+        let plan = self.prepared_plan(|s| crate::bind::query::plan(s, q, sql).map(Some))?;
         Ok(plan.expect("a query always has a plan"))
     }
 
@@ -897,8 +931,8 @@ impl<E: KvEngine> Session<E> {
     pub(crate) fn note_plan_table(&self, db: &str, table: &str) {
         if let Ok(mut r) = self.plan_rec.try_borrow_mut() {
             // (system tables take no metadata lock)
-            if r.active && !crate::show::is_system_db(db) {
-                r.tables.push(crate::mdl::key(db, table));
+            if r.active && !crate::runtime::schemas::is_system_db(db) {
+                r.tables.push(crate::runtime::mdl::key(db, table));
             }
         }
     }
@@ -911,7 +945,7 @@ impl<E: KvEngine> Session<E> {
     /// Result metadata of a statement without running it.
     fn describe(&mut self, p: &Parsed) -> Result<Vec<ColumnMeta>> {
         match &p.stmt {
-            Stmt::Ast(Statement::Query(q)) => crate::select::describe(self, q, &p.sql),
+            Stmt::Ast(Statement::Query(q)) => crate::bind::select::describe(self, q, &p.sql),
             _ => Ok(vec![]),
         }
     }
@@ -969,22 +1003,31 @@ impl<E: KvEngine> Session<E> {
 
     /// Takes a metadata lock on `db`.`table` for this connection, held until the transaction
     /// ends (or the statement, outside a transaction); waits up to `lock_wait_timeout`.
-    pub(crate) fn mdl_lock(&self, db: &str, table: &str, mode: crate::mdl::MdlMode) -> Result<()> {
-        if crate::show::is_system_db(db) {
+    pub(crate) fn mdl_lock(
+        &self,
+        db: &str,
+        table: &str,
+        mode: crate::runtime::mdl::MdlMode,
+    ) -> Result<()> {
+        if crate::runtime::schemas::is_system_db(db) {
             return Ok(());
         }
-        self.mdl_lock_key(&crate::mdl::key(db, table), mode)
+        self.mdl_lock_key(&crate::runtime::mdl::key(db, table), mode)
     }
 
     /// [`Session::mdl_lock`] by key (a cached plan keeps its tables' keys).
-    fn mdl_lock_key(&self, key: &crate::mdl::MdlKey, mode: crate::mdl::MdlMode) -> Result<()> {
+    fn mdl_lock_key(
+        &self,
+        key: &crate::runtime::mdl::MdlKey,
+        mode: crate::runtime::mdl::MdlMode,
+    ) -> Result<()> {
         let timeout = std::time::Duration::from_secs(self.hot().lock_wait_timeout);
         self.mdl_held.set(true);
         self.inst.mdl.acquire(
             self.conn_id,
             key,
             mode,
-            &crate::mdl::MdlWait {
+            &crate::runtime::mdl::MdlWait {
                 timeout,
                 killed: &self.killed,
             },
@@ -1003,10 +1046,10 @@ impl<E: KvEngine> Session<E> {
     pub(crate) fn mdl_lock_all(
         &self,
         names: &[(String, String)],
-        mode: crate::mdl::MdlMode,
+        mode: crate::runtime::mdl::MdlMode,
     ) -> Result<()> {
         let mut keys: Vec<&(String, String)> = names.iter().collect();
-        keys.sort_by_key(|(d, t)| crate::mdl::key(d, t));
+        keys.sort_by_key(|(d, t)| crate::runtime::mdl::key(d, t));
         for (d, t) in keys {
             self.mdl_lock(d, t, mode)?;
         }
@@ -1071,7 +1114,7 @@ impl<E: KvEngine> Session<E> {
     /// does not apply to it).
     pub fn run(&mut self, p: &Parsed, params: &[Value]) -> Result<Output> {
         self.killed.store(false, Ordering::SeqCst);
-        self.run_with_files(p, params, &mut common::infile::NoLocalFiles)
+        self.run_with_files(p, params, &mut common::client::NoClient)
     }
 
     /// [`Session::run`] with the client's files reachable for `LOAD DATA LOCAL INFILE`.
@@ -1079,7 +1122,7 @@ impl<E: KvEngine> Session<E> {
         &mut self,
         p: &Parsed,
         params: &[Value],
-        files: &mut dyn common::infile::LocalFiles,
+        files: &mut dyn common::client::Client,
     ) -> Result<Output> {
         if self.kill_conn.load(Ordering::SeqCst) {
             // KILL CONNECTION arrived while the command was queued: run nothing more.
@@ -1090,7 +1133,7 @@ impl<E: KvEngine> Session<E> {
         if self.globals.generation() != self.inst.globals.generation() {
             self.globals = self.inst.globals.snapshot();
         }
-        let is_diag = matches!(&p.stmt, Stmt::Show(t) if crate::show::is_show_warnings(t));
+        let is_diag = matches!(&p.stmt, Stmt::Show(t) if crate::show::show::is_show_warnings(t));
         if !is_diag {
             self.prev_warnings = (
                 self.warnings
@@ -1118,24 +1161,25 @@ impl<E: KvEngine> Session<E> {
         }
         let transactional = class == Class::Dml || class == Class::Read;
         self.shared_mdl = if class == Class::Dml {
-            crate::mdl::MdlMode::SharedWrite
+            crate::runtime::mdl::MdlMode::SharedWrite
         } else {
-            crate::mdl::MdlMode::SharedRead
+            crate::runtime::mdl::MdlMode::SharedRead
         };
         if transactional {
             self.ensure_txn().stmt_begin();
         }
         // resource limits of this statement (see crate::limits)
         let hot = self.hot();
-        let _limits = crate::limits::StatementLimits::new(hot.max_session_mem_used);
+        let _limits = crate::runtime::limits::StatementLimits::new(hot.max_session_mem_used);
         let timeout_ms = match &p.stmt {
             Stmt::Ast(Statement::Query(_)) => {
-                crate::limits::hint_max_execution_time(&p.sql).unwrap_or(hot.max_execution_time)
+                crate::runtime::limits::hint_max_execution_time(&p.sql)
+                    .unwrap_or(hot.max_execution_time)
             }
             _ => 0,
         };
         let deadline = (timeout_ms > 0).then(|| {
-            crate::limits::arm_timeout(
+            crate::runtime::limits::arm_timeout(
                 std::time::Duration::from_millis(timeout_ms),
                 self.killed.clone(),
             )
@@ -1145,7 +1189,7 @@ impl<E: KvEngine> Session<E> {
                 if e.code.num == codes::ER_QUERY_INTERRUPTED.num
                     && deadline.as_ref().is_some_and(|d| d.fired()) =>
             {
-                Err(crate::limits::timeout_error())
+                Err(crate::runtime::limits::timeout_error())
             }
             r => r,
         };
@@ -1197,7 +1241,7 @@ impl<E: KvEngine> Session<E> {
         } else {
             self.row_count = match &r {
                 Ok(Output::Ok { affected, .. }) if class == Class::Dml => *affected as i64,
-                Ok(Output::Rows { .. }) => -1,
+                Ok(Output::Rows { .. } | Output::RowsSent { .. }) => -1,
                 _ => 0,
             };
         }
@@ -1208,16 +1252,16 @@ impl<E: KvEngine> Session<E> {
         &mut self,
         p: &Parsed,
         params: &[Value],
-        files: &mut dyn common::infile::LocalFiles,
+        files: &mut dyn common::client::Client,
     ) -> Result<Output> {
-        crate::acl_check::check(self, p)?;
+        crate::acl::check::check(self, p)?;
         let stmt = match &p.stmt {
             Stmt::LoadData(l) => {
                 self.inst.status.com_insert.fetch_add(1, Ordering::Relaxed);
-                return crate::load::execute(self, l, files);
+                return crate::dml::load::execute(self, l, files);
             }
-            Stmt::Acl(a) => return crate::acl_stmt::execute(self, a),
-            Stmt::Show(tokens) => return crate::show::show(self, tokens),
+            Stmt::Acl(a) => return crate::acl::stmt::execute(self, a),
+            Stmt::Show(tokens) => return crate::show::show::show(self, tokens),
             Stmt::SetList(list) => {
                 for st in list {
                     match st {
@@ -1230,7 +1274,7 @@ impl<E: KvEngine> Session<E> {
             Stmt::Do(stmt) => {
                 return match stmt.as_ref() {
                     Statement::Query(q) => {
-                        crate::select::execute(self, q, params, &p.sql)?;
+                        crate::exec::select::execute(self, q, params, &p.sql)?;
                         Ok(Output::ok(0))
                     }
                     _ => Err(Error::parse("DO")),
@@ -1295,12 +1339,12 @@ impl<E: KvEngine> Session<E> {
                     None => Err(Error::new(codes::ER_UNKNOWN_STMT_HANDLER, format!("Unknown prepared statement handler ({name}) given to DEALLOCATE PREPARE"))),
                 };
             }
-            Stmt::AlterTable(a) => return crate::alter::execute(self, a),
-            Stmt::CheckTable(names) => return crate::checktable::execute(self, names),
+            Stmt::AlterTable(a) => return crate::ddl::alter::execute(self, a),
+            Stmt::CheckTable(names) => return crate::ddl::checktable::execute(self, names),
             Stmt::CreatePartitioned(stmt, spec) => {
                 return match stmt.as_ref() {
                     Statement::CreateTable(ct) => {
-                        crate::ddl::create_table_with(self, ct, Some(spec))
+                        crate::ddl::table::create_table_with(self, ct, Some(spec))
                     }
                     _ => Err(Error::parse("PARTITION BY")),
                 }
@@ -1310,19 +1354,19 @@ impl<E: KvEngine> Session<E> {
         match stmt {
             Statement::Query(q) => {
                 self.inst.status.com_select.fetch_add(1, Ordering::Relaxed);
-                crate::select::execute(self, q, params, &p.sql)
+                crate::exec::select::execute_to(self, q, params, &p.sql, files)
             }
             Statement::Insert(ins) => {
                 self.inst.status.com_insert.fetch_add(1, Ordering::Relaxed);
-                crate::dml::insert(self, ins, params)
+                crate::dml::single::insert(self, ins, params)
             }
             Statement::Update(u) => {
                 self.inst.status.com_update.fetch_add(1, Ordering::Relaxed);
-                crate::dml::update(self, u, params)
+                crate::dml::single::update(self, u, params)
             }
             Statement::Delete(d) => {
                 self.inst.status.com_delete.fetch_add(1, Ordering::Relaxed);
-                crate::dml::delete(self, d, params)
+                crate::dml::single::delete(self, d, params)
             }
             Statement::StartTransaction { .. } => {
                 self.commit()?;
@@ -1390,24 +1434,28 @@ impl<E: KvEngine> Session<E> {
             | Statement::Drop { .. }
             | Statement::Truncate(_)
             | Statement::RenameTable(_)
-            | Statement::AlterTable(_) => crate::ddl::execute(self, stmt),
-            Statement::CreateView(cv) => crate::view::create(self, cv),
+            | Statement::AlterTable(_) => crate::ddl::table::execute(self, stmt),
+            Statement::CreateView(cv) => crate::ddl::view::create(self, cv),
             Statement::LockTables { .. } | Statement::UnlockTables => Ok(Output::ok(0)),
             Statement::Flush { .. } => Ok(Output::ok(0)),
             Statement::Analyze { .. } | Statement::OptimizeTable { .. } => {
-                crate::show::admin_table(self, stmt)
+                crate::show::show::admin_table(self, stmt)
             }
             Statement::ExplainTable { table_name, .. } => {
-                crate::show::describe_table(self, table_name, None)
+                crate::show::show::describe_table(self, table_name, None)
             }
             Statement::Explain {
                 statement,
                 analyze,
                 format,
                 ..
-            } => {
-                crate::select::explain_statement(self, statement, *analyze, format.as_ref(), &p.sql)
-            }
+            } => crate::plan::explain::explain_statement(
+                self,
+                statement,
+                *analyze,
+                format.as_ref(),
+                &p.sql,
+            ),
             s => Err(Error::not_supported(
                 s.to_string().chars().take(60).collect::<String>(),
             )),
@@ -1416,12 +1464,14 @@ impl<E: KvEngine> Session<E> {
 
     /// Evaluates an expression with no row context.
     pub(crate) fn eval_const(&mut self, e: &ast::Expr) -> Result<Value> {
-        let scope = crate::expr::Scope::default();
+        let scope = crate::ir::scope::Scope::default();
         let bound = {
-            let mut b = crate::expr::Binder::new(&scope, &*self, "field list");
+            let mut b = crate::bind::expr::Binder::new(&scope, &*self, "field list");
             b.bind(e)?
         };
-        self.with_ctx(&[], false, |s, ctx| crate::query::eval(s, &bound, &[], ctx))
+        self.with_ctx(&[], false, |s, ctx| {
+            crate::exec::query::eval(s, &bound, &[], ctx)
+        })
     }
 
     fn exec_set(&mut self, s: &ast::Set, params: &[Value]) -> Result<Output> {
@@ -1492,7 +1542,7 @@ impl<E: KvEngine> Session<E> {
                     "character_set_results",
                 ] {
                     self.vars_mut().insert(
-                        sysvars::lookup(v)
+                        crate::runtime::sysvars::lookup(v)
                             .map(|d| d.name)
                             .unwrap_or("character_set_client"),
                         csv.clone(),
@@ -1556,11 +1606,12 @@ impl<E: KvEngine> Session<E> {
         } else {
             name = lower;
         }
-        let def = sysvars::lookup(&name).ok_or_else(|| Error::unknown_sysvar(&name))?;
+        let def =
+            crate::runtime::sysvars::lookup(&name).ok_or_else(|| Error::unknown_sysvar(&name))?;
         if global {
-            crate::acl::require_global(
+            crate::acl::accounts::require_global(
                 self,
-                crate::acl::privs::SUPER,
+                crate::acl::accounts::privs::SUPER,
                 "SUPER or SYSTEM_VARIABLES_ADMIN",
             )?;
         }
@@ -1578,7 +1629,7 @@ impl<E: KvEngine> Session<E> {
         };
         if value == Value::Str("DEFAULT".into()) {
             if global {
-                let d = sysvars::VARS
+                let d = crate::runtime::sysvars::VARS
                     .iter()
                     .find(|v| v.name == def.name)
                     .map(|v| v.default)
@@ -1592,7 +1643,7 @@ impl<E: KvEngine> Session<E> {
         if global && def.name == "strata_force_flush_memtable_now" {
             // A trigger, like MyRocks' rocksdb_force_flush_memtable_now: ON writes every
             // memtable to SST files (their log is then obsolete); the variable stays OFF.
-            if sysvars::normalise(def, &value)? == Value::Int(1) {
+            if crate::runtime::sysvars::normalise(def, &value)? == Value::Int(1) {
                 self.inst.storage.engine().flush()?;
             }
             return Ok(());
@@ -1601,11 +1652,11 @@ impl<E: KvEngine> Session<E> {
             return self.inst.globals.set(def.name, &value);
         }
         match def.scope {
-            Scope::ReadOnly => return Err(sysvars::read_only_error(def.name)),
-            Scope::Global => return Err(sysvars::global_only_error(def.name)),
+            Scope::ReadOnly => return Err(crate::runtime::sysvars::read_only_error(def.name)),
+            Scope::Global => return Err(crate::runtime::sysvars::global_only_error(def.name)),
             _ => {}
         }
-        let v = sysvars::normalise(def, &value)?;
+        let v = crate::runtime::sysvars::normalise(def, &value)?;
         match def.name {
             "autocommit" if v == Value::Int(1) && !self.autocommit() => {
                 // switching autocommit on commits the open transaction
@@ -1700,7 +1751,8 @@ impl<E: KvEngine> BindEnv for Session<E> {
             }
             _ => {}
         }
-        let def = sysvars::lookup(&lower).ok_or_else(|| Error::unknown_sysvar(name))?;
+        let def =
+            crate::runtime::sysvars::lookup(&lower).ok_or_else(|| Error::unknown_sysvar(name))?;
         if global {
             if def.scope == Scope::Session {
                 return Err(Error::new(
@@ -1749,9 +1801,9 @@ impl<E: KvEngine> BindEnv for Session<E> {
     fn subquery(
         &self,
         q: &ast::Query,
-        outer: &crate::expr::Scope,
-    ) -> Result<Arc<crate::query::SubQuery>> {
-        crate::query::plan_subquery(self, q, outer)
+        outer: &crate::ir::scope::Scope,
+    ) -> Result<Arc<crate::ir::query::SubQuery>> {
+        crate::bind::query::plan_subquery(self, q, outer)
     }
 }
 

@@ -12,17 +12,13 @@ use sqlparser::tokenizer::Token;
 use storage::catalog::{ColumnDef, IndexColumn, IndexDef, IndexKind, TableDef, TableOptions};
 use storage::engine::KvEngine;
 
-use crate::expr::{Binder, Scope, ScopeCol};
-use crate::select::meta_for_type;
-use crate::session::{Output, Session};
-
-/// Databases that exist without being created.
-pub const SYSTEM_DBS: &[&str] = &["information_schema", "mysql", "performance_schema", "sys"];
-
-/// True for a built-in schema name (case-insensitive, as MySQL treats information_schema).
-pub fn is_system_db(db: &str) -> bool {
-    SYSTEM_DBS.iter().any(|d| d.eq_ignore_ascii_case(db))
-}
+use crate::bind::expr::Binder;
+use crate::bind::select::meta_for_type;
+use crate::ir::scope::Scope;
+use crate::ir::scope::ScopeCol;
+use crate::runtime::schemas::{is_system_db, SYSTEM_DBS};
+use crate::session::session::Output;
+use crate::session::session::Session;
 
 fn word(t: &Token) -> Option<String> {
     match t {
@@ -122,7 +118,7 @@ fn parse_filter(t: &mut Toks<'_>) -> Result<Filter> {
         };
     }
     if t.eat("WHERE") {
-        let e = crate::parser::parse_expr_tokens(t.rest())?;
+        let e = crate::parse::parser::parse_expr_tokens(t.rest())?;
         t.i = t.t.len();
         return Ok(Filter::Where(Box::new(e)));
     }
@@ -292,7 +288,7 @@ fn show_inner<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Ou
             } else {
                 sess.storage().list_tables(&db)?
             };
-            names.retain(|n| !crate::alter::is_temp_table(n));
+            names.retain(|n| !crate::ddl::alter::is_temp_table(n));
             let pv = sess.privs();
             names.retain(|n| pv.sees_table(&db, n));
             names.sort();
@@ -330,7 +326,7 @@ fn show_inner<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Ou
                 } else {
                     None
                 };
-                if let Some(ddl) = crate::view::show_create(&tb) {
+                if let Some(ddl) = crate::ddl::view::show_create(&tb) {
                     return Ok(Output::Rows {
                         columns: vec![
                             str_meta("View", 64),
@@ -604,7 +600,7 @@ fn show_inner<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Ou
             })
         }
         "GRANTS" => {
-            let (u, h, lines) = crate::acl::show_grants(sess, &t.rest())?;
+            let (u, h, lines) = crate::acl::accounts::show_grants(sess, &t.rest())?;
             Ok(Output::Rows {
                 columns: vec![str_meta(&format!("Grants for {u}@{h}"), 1024)],
                 rows: lines.into_iter().map(|l| vec![s(l)]).collect(),
@@ -1062,7 +1058,9 @@ fn status_rows<E: KvEngine>(sess: &Session<E>) -> Vec<Vec<Value>> {
     v.into_iter().map(|(k, val)| vec![s(k), s(val)]).collect()
 }
 
-fn server_info<E: KvEngine>(sess: &Session<E>) -> Option<Arc<dyn crate::info::ServerInfo>> {
+fn server_info<E: KvEngine>(
+    sess: &Session<E>,
+) -> Option<Arc<dyn crate::runtime::info::ServerInfo>> {
     sess.inst.server_info.read().clone()
 }
 
@@ -1074,8 +1072,8 @@ fn server_info_columns<E: KvEngine>(sess: &Session<E>, table: &str) -> Option<Ve
         t.columns
             .iter()
             .map(|(name, ty)| match ty {
-                crate::info::InfoType::BigInt => bi(name),
-                crate::info::InfoType::VarChar(n) => vc(name, *n),
+                crate::runtime::info::InfoType::BigInt => bi(name),
+                crate::runtime::info::InfoType::VarChar(n) => vc(name, *n),
             })
             .collect(),
     )
@@ -1095,7 +1093,7 @@ fn processlist_rows<E: KvEngine>(
         str_meta("State", 64),
         str_meta("Info", 1024),
     ];
-    let all_threads = sess.privs().global() & crate::acl::privs::PROCESS != 0;
+    let all_threads = sess.privs().global() & crate::acl::accounts::privs::PROCESS != 0;
     let procs = sess.inst.processes.lock();
     let mut ids: Vec<_> = procs
         .iter()
@@ -1187,7 +1185,7 @@ fn table_status_rows<E: KvEngine>(
         sess.storage().list_tables(db)?
     };
     let pv = sess.privs();
-    tables.retain(|n| !crate::alter::is_temp_table(n) && pv.sees_table(db, n));
+    tables.retain(|n| !crate::ddl::alter::is_temp_table(n) && pv.sees_table(db, n));
     tables.sort();
     for name in tables {
         let Some(t) = sess.storage().get_table(db, &name)? else {
@@ -1372,7 +1370,7 @@ pub fn show_create_table(t: &TableDef, next_autoinc: Option<u64>) -> String {
     if !t.options.comment.is_empty() {
         out.push_str(&format!(" COMMENT={}", quote_str(&t.options.comment)));
     }
-    out.push_str(&crate::partition::show_create_clause(t));
+    out.push_str(&crate::catalog::partition::show_create_clause(t));
     out
 }
 
@@ -1385,11 +1383,11 @@ pub fn admin_table<E: KvEngine>(sess: &mut Session<E>, stmt: &ast::Statement) ->
     };
     let mut rows = Vec::new();
     for n in names {
-        let (db, t) = crate::ddl::qualify(sess, &n)?;
+        let (db, t) = crate::ddl::table::qualify(sess, &n)?;
         let status = match sess.storage().get_table(&db, &t)? {
             Some(tb) => {
                 if op == "analyze" && tb.id != 0 && tb.options.view.is_none() {
-                    crate::stats::analyze(sess, &tb)?;
+                    crate::catalog::stats::analyze(sess, &tb)?;
                 }
                 vec![s(format!("{db}.{t}")), s(op), s("status"), s("OK")]
             }
@@ -1748,7 +1746,7 @@ fn system_table_names<E: KvEngine>(sess: &Session<E>, db: &str) -> Vec<String> {
         v.sort();
         v
     } else if db.eq_ignore_ascii_case("mysql") {
-        crate::acl::MYSQL_TABLES
+        crate::acl::accounts::MYSQL_TABLES
             .iter()
             .map(|s| s.to_string())
             .collect()
@@ -1775,8 +1773,8 @@ pub fn system_table<E: KvEngine>(
     }
     if db.eq_ignore_ascii_case("mysql") {
         let lower = name.to_ascii_lowercase();
-        let columns =
-            crate::acl::mysql_columns(&lower).ok_or_else(|| Error::no_such_table(db, name))?;
+        let columns = crate::acl::accounts::mysql_columns(&lower)
+            .ok_or_else(|| Error::no_such_table(db, name))?;
         return Ok(Some(system_view("mysql", lower, columns)));
     }
     let upper = name.to_ascii_uppercase();
@@ -1813,7 +1811,10 @@ pub fn system_rows<E: KvEngine>(
         return Ok(None);
     }
     if t.db == "mysql" {
-        return Ok(Some(crate::acl::mysql_rows(&sess.inst.acl, &t.name)));
+        return Ok(Some(crate::acl::accounts::mysql_rows(
+            &sess.inst.acl,
+            &t.name,
+        )));
     }
     let def = || s("def");
     let mut rows = Vec::new();
@@ -1829,7 +1830,7 @@ pub fn system_rows<E: KvEngine>(
         let mut v = Vec::new();
         for d in &user_dbs {
             for n in sess.storage().list_tables(d)? {
-                if crate::alter::is_temp_table(&n) || !pv.sees_table(d, &n) {
+                if crate::ddl::alter::is_temp_table(&n) || !pv.sees_table(d, &n) {
                     continue;
                 }
                 if let Some(t) = sess.storage().get_table(d, &n)? {
@@ -1865,7 +1866,7 @@ pub fn system_rows<E: KvEngine>(
         "PARTITIONS" => {
             for tb in all_tables(sess)? {
                 if tb.options.view.is_none() {
-                    rows.extend(crate::partition::info_schema_rows(sess, &tb)?);
+                    rows.extend(crate::catalog::partition::info_schema_rows(sess, &tb)?);
                 }
             }
         }
@@ -1882,7 +1883,7 @@ pub fn system_rows<E: KvEngine>(
                         } else {
                             &v.check_option
                         }),
-                        s(if crate::view::is_updatable(sess, &tb) {
+                        s(if crate::ddl::view::is_updatable(sess, &tb) {
                             "YES"
                         } else {
                             "NO"

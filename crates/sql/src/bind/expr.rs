@@ -1,967 +1,24 @@
-//! Bound expressions: the binder turns sqlparser expressions into [`Expr`] trees whose column
-//! references are row offsets, and [`Expr::eval`] evaluates them with MySQL semantics (the
-//! value rules themselves live in the `func` crate).
+//! The expression binder: sqlparser expressions → [`Expr`](crate::ir::expr::Expr) within a
+//! [`Scope`], literals, CAST targets, and static result types ([`expr_type`]).
 
-use std::cmp::Ordering;
-use std::sync::atomic::{AtomicBool, Ordering as AtOrd};
 use std::sync::Arc;
 
-use common::{codes, Collation, DataType, Error, Result, Value, Warning};
-use func::arith::{ArithCtx, ArithOp};
+use common::{codes, Collation, DataType, Error, Result, Value};
+use func::arith::ArithOp;
 use func::convert::CastTarget;
 use func::types::ExprType;
 use sqlparser::ast::{self, BinaryOperator, UnaryOperator};
 
-use crate::query::SubQuery;
-
-/// Comparison operators.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CmpOp {
-    /// `=`
-    Eq,
-    /// `<>` / `!=`
-    Ne,
-    /// `<`
-    Lt,
-    /// `<=`
-    Le,
-    /// `>`
-    Gt,
-    /// `>=`
-    Ge,
-    /// `<=>`
-    NullSafeEq,
-}
-
-impl CmpOp {
-    fn test(self, o: Ordering) -> bool {
-        match self {
-            CmpOp::Eq | CmpOp::NullSafeEq => o == Ordering::Equal,
-            CmpOp::Ne => o != Ordering::Equal,
-            CmpOp::Lt => o == Ordering::Less,
-            CmpOp::Le => o != Ordering::Greater,
-            CmpOp::Gt => o == Ordering::Greater,
-            CmpOp::Ge => o != Ordering::Less,
-        }
-    }
-
-    /// The operator with its operands swapped (`a < b` ⇔ `b > a`).
-    pub fn flip(self) -> CmpOp {
-        match self {
-            CmpOp::Lt => CmpOp::Gt,
-            CmpOp::Le => CmpOp::Ge,
-            CmpOp::Gt => CmpOp::Lt,
-            CmpOp::Ge => CmpOp::Le,
-            o => o,
-        }
-    }
-}
-
-/// Aggregate functions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AggFunc {
-    /// COUNT(expr) / COUNT(*)
-    Count,
-    /// SUM
-    Sum,
-    /// AVG
-    Avg,
-    /// MIN
-    Min,
-    /// MAX
-    Max,
-    /// BIT_AND / BIT_OR / BIT_XOR
-    BitAnd,
-    /// BIT_OR
-    BitOr,
-    /// BIT_XOR
-    BitXor,
-    /// GROUP_CONCAT
-    GroupConcat,
-    /// ROW_NUMBER() (window only)
-    RowNumber,
-    /// RANK()
-    Rank,
-    /// DENSE_RANK()
-    DenseRank,
-    /// PERCENT_RANK()
-    PercentRank,
-    /// CUME_DIST()
-    CumeDist,
-    /// NTILE(n)
-    Ntile,
-    /// LAG(expr [, offset [, default]])
-    Lag,
-    /// LEAD(expr [, offset [, default]])
-    Lead,
-    /// FIRST_VALUE(expr)
-    FirstValue,
-    /// LAST_VALUE(expr)
-    LastValue,
-    /// NTH_VALUE(expr, n)
-    NthValue,
-    /// GROUPING(expr, …) of a WITH ROLLUP query: a bit per argument, 1 where the row is a
-    /// super-aggregate over that GROUP BY expression. Its `arg` is a [`GROUPING_ARGS`] call
-    /// holding the arguments, turned into their GROUP BY positions once GROUP BY is bound.
-    Grouping,
-}
-
-/// Function name packing the arguments of GROUPING() (see [`AggFunc::Grouping`]).
-pub const GROUPING_ARGS: &str = "\u{0}GROUPING";
-
-impl AggFunc {
-    /// The aggregate function named `name` (upper case), if it is one.
-    pub fn aggregate(name: &str) -> Option<AggFunc> {
-        Some(match name {
-            "COUNT" => AggFunc::Count,
-            "SUM" => AggFunc::Sum,
-            "AVG" => AggFunc::Avg,
-            "MIN" => AggFunc::Min,
-            "MAX" => AggFunc::Max,
-            "BIT_AND" => AggFunc::BitAnd,
-            "BIT_OR" => AggFunc::BitOr,
-            "BIT_XOR" => AggFunc::BitXor,
-            "GROUP_CONCAT" => AggFunc::GroupConcat,
-            _ => return None,
-        })
-    }
-}
-
-/// Bounds of a window frame.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FrameBound {
-    /// UNBOUNDED PRECEDING
-    UnboundedPreceding,
-    /// n PRECEDING
-    Preceding(u64),
-    /// CURRENT ROW
-    CurrentRow,
-    /// n FOLLOWING
-    Following(u64),
-    /// UNBOUNDED FOLLOWING
-    UnboundedFollowing,
-    /// `value PRECEDING` of a RANGE frame (the value is in [`WindowDef::range_offsets`])
-    RangePreceding,
-    /// `value FOLLOWING` of a RANGE frame
-    RangeFollowing,
-}
-
-impl FrameBound {
-    /// Position in the order of kinds of bound (a frame may not start at a later kind than
-    /// it ends at).
-    fn rank(self) -> u8 {
-        match self {
-            FrameBound::UnboundedPreceding => 0,
-            FrameBound::Preceding(_) | FrameBound::RangePreceding => 1,
-            FrameBound::CurrentRow => 2,
-            FrameBound::Following(_) | FrameBound::RangeFollowing => 3,
-            FrameBound::UnboundedFollowing => 4,
-        }
-    }
-}
-
-/// The offset of a RANGE frame bound: a number, or `INTERVAL value unit` for a temporal
-/// ORDER BY key. Constant for the statement.
-#[derive(Debug, Clone)]
-pub struct RangeOffset {
-    /// The value.
-    pub value: Expr,
-    /// The INTERVAL unit (temporal keys).
-    pub unit: Option<func::arith::IntervalUnit>,
-}
-
-/// `OVER (PARTITION BY .. ORDER BY .. frame)` of a window function call.
-#[derive(Debug, Clone)]
-pub struct WindowDef {
-    /// PARTITION BY.
-    pub partition: Vec<Expr>,
-    /// ORDER BY (expression, descending).
-    pub order: Vec<(Expr, bool)>,
-    /// Frame: (ROWS, start, end); None = the default frame.
-    pub frame: Option<(bool, FrameBound, FrameBound)>,
-    /// Offsets of the start and end bounds of a RANGE frame (`RangePreceding` /
-    /// `RangeFollowing`).
-    pub range_offsets: [Option<RangeOffset>; 2],
-    /// Further arguments (LAG/LEAD offset and default, NTILE / NTH_VALUE n).
-    pub extra: Vec<Expr>,
-}
-
-/// One aggregate call found in a query.
-#[derive(Debug, Clone)]
-pub struct AggCall {
-    /// Which function.
-    pub func: AggFunc,
-    /// Argument (None for COUNT(*)).
-    pub arg: Option<Expr>,
-    /// DISTINCT.
-    pub distinct: bool,
-    /// GROUP_CONCAT separator.
-    pub separator: String,
-    /// Collation for MIN/MAX on strings.
-    pub coll: Collation,
-    /// Set for a window function call: computed per row over its window, not per group.
-    pub window: Option<Box<WindowDef>>,
-    /// GROUP_CONCAT(... ORDER BY ...): sort keys (expression, descending).
-    pub order: Vec<(Expr, bool)>,
-}
-
-/// Class of values whose equality under `compare` is equality of `hash_key`s.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum KeyClass {
-    Number,
-    Str,
-}
-
-fn key_class(v: &Value) -> Option<KeyClass> {
-    match v {
-        Value::Int(_) | Value::UInt(_) | Value::Decimal(_) => Some(KeyClass::Number),
-        Value::Str(_) => Some(KeyClass::Str),
-        _ => None,
-    }
-}
-
-/// Hash set over a long IN list of constants of one class (built on first use).
-#[derive(Debug)]
-struct InSet {
-    class: KeyClass,
-    coll: Collation,
-    keys: std::collections::HashSet<Vec<u8>>,
-    has_null: bool,
-}
-
-/// The items of an IN list. Long lists of constants of one kind (numbers, or strings) get a
-/// hash set on first evaluation, so `x IN (100k values)` costs O(1) per row instead of O(n).
-#[derive(Debug, Clone, Default)]
-pub struct InItems {
-    items: Vec<Expr>,
-    set: std::sync::OnceLock<Option<Arc<InSet>>>,
-}
-
-/// IN lists at least this long are hashed.
-const IN_SET_MIN: usize = 16;
-
-impl From<Vec<Expr>> for InItems {
-    fn from(items: Vec<Expr>) -> Self {
-        InItems {
-            items,
-            set: std::sync::OnceLock::new(),
-        }
-    }
-}
-
-impl std::ops::Deref for InItems {
-    type Target = Vec<Expr>;
-    fn deref(&self) -> &Vec<Expr> {
-        &self.items
-    }
-}
-
-impl<'a> IntoIterator for &'a InItems {
-    type Item = &'a Expr;
-    type IntoIter = std::slice::Iter<'a, Expr>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.items.iter()
-    }
-}
-
-impl InItems {
-    /// Membership of `v` (not NULL) via the hash set: `Some(Some(found))`, `Some(None)` for
-    /// "not found but the list holds a NULL"; `None` when the set doesn't apply (short list,
-    /// non-constant items, or `v` of another class than the items).
-    fn lookup(&self, v: &Value, coll: Collation) -> Option<Option<bool>> {
-        if self.items.len() < IN_SET_MIN {
-            return None;
-        }
-        let set = self
-            .set
-            .get_or_init(|| {
-                let mut class = None;
-                let mut keys = std::collections::HashSet::with_capacity(self.items.len());
-                let mut has_null = false;
-                for e in &self.items {
-                    let Expr::Lit(x) = e else { return None };
-                    if x.is_null() {
-                        has_null = true;
-                        continue;
-                    }
-                    let c = key_class(x)?;
-                    if *class.get_or_insert(c) != c {
-                        return None;
-                    }
-                    let mut k = Vec::new();
-                    func::compare::hash_key(x, coll, &mut k);
-                    keys.insert(k);
-                }
-                Some(Arc::new(InSet {
-                    class: class?,
-                    coll,
-                    keys,
-                    has_null,
-                }))
-            })
-            .as_ref()?;
-        if key_class(v) != Some(set.class) || set.coll != coll {
-            return None;
-        }
-        let mut k = Vec::new();
-        func::compare::hash_key(v, coll, &mut k);
-        Some(if set.keys.contains(&k) {
-            Some(true)
-        } else if set.has_null {
-            None
-        } else {
-            Some(false)
-        })
-    }
-}
-
-/// A bound expression.
-#[derive(Debug, Clone)]
-pub enum Expr {
-    /// A constant.
-    Lit(Value),
-    /// A column of the input row.
-    Col(usize),
-    /// A statement parameter (0-based).
-    Param(usize),
-    /// Result of aggregate `i` (evaluated against the grouped row).
-    Agg(usize),
-    /// Arithmetic.
-    Arith(ArithOp, Box<Expr>, Box<Expr>, String),
-    /// Unary minus.
-    Neg(Box<Expr>),
-    /// Comparison with the collation to use for strings.
-    Cmp(CmpOp, Box<Expr>, Box<Expr>, Collation),
-    /// AND
-    And(Box<Expr>, Box<Expr>),
-    /// OR
-    Or(Box<Expr>, Box<Expr>),
-    /// XOR
-    Xor(Box<Expr>, Box<Expr>),
-    /// NOT
-    Not(Box<Expr>),
-    /// Bit operations: & | ^ << >> and ~ (as BitNot).
-    Bit(BinaryOperator, Box<Expr>, Box<Expr>),
-    /// `~x`
-    BitNot(Box<Expr>),
-    /// IS [NOT] NULL
-    IsNull(Box<Expr>, bool),
-    /// IS [NOT] TRUE/FALSE: (expr, want_true, negated)
-    IsBool(Box<Expr>, bool, bool),
-    /// [NOT] IN (list)
-    InList(Box<Expr>, InItems, bool, Collation),
-    /// [NOT] BETWEEN
-    Between(Box<Expr>, Box<Expr>, Box<Expr>, bool, Collation),
-    /// [NOT] LIKE pattern [ESCAPE c]
-    Like(Box<Expr>, Box<Expr>, char, bool, Collation),
-    /// CASE [operand] WHEN .. THEN .. ELSE .. END
-    Case(
-        Option<Box<Expr>>,
-        Vec<(Expr, Expr)>,
-        Option<Box<Expr>>,
-        Collation,
-    ),
-    /// CAST / CONVERT
-    Cast(Box<Expr>, CastTarget),
-    /// A built-in scalar function (upper-case name).
-    Func(String, Vec<Expr>),
-    /// date ± INTERVAL n unit
-    DateAdd(Box<Expr>, Box<Expr>, func::arith::IntervalUnit, bool),
-    /// SLEEP(n): interruptible by KILL.
-    Sleep(Box<Expr>),
-    /// LAST_INSERT_ID(expr): sets the session value.
-    SetLastInsertId(Box<Expr>),
-    /// A column of an enclosing query block: (levels up, offset in that block's row). Replaced
-    /// by a literal before a correlated subquery runs for one outer row.
-    Outer(usize, usize),
-    /// `expr COLLATE name`: the value unchanged, compared under an explicit collation.
-    Collate(Box<Expr>, Collation),
-    /// A scalar subquery `(SELECT ...)`.
-    Subquery(Arc<SubQuery>),
-    /// `EXISTS (SELECT ...)`.
-    Exists(Arc<SubQuery>),
-    /// `expr [NOT] IN (SELECT ...)`.
-    InSubquery(Box<Expr>, Arc<SubQuery>, bool, Collation),
-    /// `expr op ANY|SOME|ALL (SELECT ...)`: (op, expr, subquery, ALL, collation).
-    Quantified(CmpOp, Box<Expr>, Arc<SubQuery>, bool, Collation),
-    /// Column `i` of a row subquery `(SELECT a, b …)` compared with a row constructor: the
-    /// subquery runs once (per outer row if correlated) for all its columns; no row gives
-    /// NULLs, more than one row is error 1242.
-    RowSub(Arc<SubQuery>, usize),
-}
-
-/// What evaluation needs from the statement and session.
-pub struct EvalCtx<'a> {
-    /// Parameters of a prepared statement.
-    pub params: &'a [Value],
-    /// Warnings collected for SHOW WARNINGS.
-    pub warnings: &'a mut Vec<Warning>,
-    /// Context for built-in functions (NOW(), current database...).
-    pub fnctx: &'a mut func::scalar::FnCtx,
-    /// Set by KILL QUERY.
-    pub killed: &'a AtomicBool,
-    /// div_precision_increment.
-    pub div_precision: u8,
-    /// ERROR_FOR_DIVISION_BY_ZERO + strict: division by zero in writes is an error.
-    pub strict_div_zero: bool,
-    /// Value set by LAST_INSERT_ID(expr), if any.
-    pub set_last_insert_id: Option<u64>,
-    /// sql_mode NO_ZERO_DATE (reject or warn on '0000-00-00' stored into a date column).
-    pub no_zero_date: bool,
-    /// sql_mode NO_ZERO_IN_DATE (reject or warn on a zero month or day).
-    pub no_zero_in_date: bool,
-    /// Strict-mode UPDATE/DELETE: a non-numeric string compared with a number is error 1292
-    /// rather than a warning (as MySQL).
-    pub strict_cmp: bool,
-}
-
-/// Compares with MySQL's warnings for string-to-number conversion; under
-/// [`EvalCtx::strict_cmp`] such a warning is error 1292.
-fn cmp_checked(
-    a: &Value,
-    b: &Value,
-    coll: Collation,
-    ctx: &mut EvalCtx<'_>,
-) -> Result<Option<Ordering>> {
-    let n = ctx.warnings.len();
-    let r = func::compare::compare_warn(a, b, coll, ctx.warnings);
-    if ctx.strict_cmp && ctx.warnings.len() > n {
-        let w = ctx.warnings.remove(n);
-        ctx.warnings.truncate(n);
-        return Err(Error::new(codes::ER_TRUNCATED_WRONG_VALUE, w.msg));
-    }
-    Ok(r)
-}
-
-impl Expr {
-    /// True if the expression doesn't depend on the row (constants, parameters).
-    pub fn is_const(&self) -> bool {
-        match self {
-            Expr::Lit(_) | Expr::Param(_) => true,
-            Expr::Col(_)
-            | Expr::Agg(_)
-            | Expr::Sleep(_)
-            | Expr::SetLastInsertId(_)
-            | Expr::Outer(..)
-            | Expr::Subquery(_)
-            | Expr::Exists(_)
-            | Expr::InSubquery(..)
-            | Expr::RowSub(..)
-            | Expr::Quantified(..) => false,
-            Expr::Func(name, args) => {
-                !matches!(
-                    name.as_str(),
-                    "RAND"
-                        | "UUID"
-                        | "UUID_SHORT"
-                        | "SYSDATE"
-                        | "RANDOM_BYTES"
-                        | "BENCHMARK"
-                        | "GET_LOCK"
-                        | "RELEASE_LOCK"
-                        | "RELEASE_ALL_LOCKS"
-                        | "IS_FREE_LOCK"
-                        | "IS_USED_LOCK"
-                ) && args.iter().all(|a| a.is_const())
-            }
-            Expr::Arith(_, a, b, _)
-            | Expr::Cmp(_, a, b, _)
-            | Expr::And(a, b)
-            | Expr::Or(a, b)
-            | Expr::Xor(a, b)
-            | Expr::Bit(_, a, b) => a.is_const() && b.is_const(),
-            Expr::Neg(a)
-            | Expr::Not(a)
-            | Expr::BitNot(a)
-            | Expr::IsNull(a, _)
-            | Expr::IsBool(a, _, _)
-            | Expr::Cast(a, _)
-            | Expr::Collate(a, _) => a.is_const(),
-            Expr::InList(a, l, _, _) => a.is_const() && l.iter().all(|e| e.is_const()),
-            Expr::Between(a, b, c, _, _) => a.is_const() && b.is_const() && c.is_const(),
-            Expr::Like(a, b, _, _, _) => a.is_const() && b.is_const(),
-            Expr::Case(o, w, e, _) => {
-                o.as_ref().is_none_or(|o| o.is_const())
-                    && w.iter().all(|(a, b)| a.is_const() && b.is_const())
-                    && e.as_ref().is_none_or(|e| e.is_const())
-            }
-            Expr::DateAdd(a, b, _, _) => a.is_const() && b.is_const(),
-        }
-    }
-
-    /// True if an aggregate appears anywhere inside.
-    pub fn has_agg(&self) -> bool {
-        let mut found = false;
-        self.walk(&mut |e| {
-            if matches!(e, Expr::Agg(_)) {
-                found = true
-            }
-        });
-        found
-    }
-
-    /// Visits every node.
-    pub fn walk(&self, f: &mut dyn FnMut(&Expr)) {
-        f(self);
-        match self {
-            Expr::Lit(_)
-            | Expr::Col(_)
-            | Expr::Param(_)
-            | Expr::Agg(_)
-            | Expr::Outer(..)
-            | Expr::Subquery(_)
-            | Expr::RowSub(..)
-            | Expr::Exists(_) => {}
-            Expr::InSubquery(a, ..) | Expr::Quantified(_, a, ..) => a.walk(f),
-            Expr::Arith(_, a, b, _)
-            | Expr::Cmp(_, a, b, _)
-            | Expr::And(a, b)
-            | Expr::Or(a, b)
-            | Expr::Xor(a, b)
-            | Expr::Bit(_, a, b)
-            | Expr::Like(a, b, _, _, _)
-            | Expr::DateAdd(a, b, _, _) => {
-                a.walk(f);
-                b.walk(f);
-            }
-            Expr::Neg(a)
-            | Expr::Not(a)
-            | Expr::BitNot(a)
-            | Expr::IsNull(a, _)
-            | Expr::IsBool(a, _, _)
-            | Expr::Cast(a, _)
-            | Expr::Sleep(a)
-            | Expr::SetLastInsertId(a)
-            | Expr::Collate(a, _) => a.walk(f),
-            Expr::InList(a, l, _, _) => {
-                a.walk(f);
-                l.iter().for_each(|e| e.walk(f));
-            }
-            Expr::Between(a, b, c, _, _) => {
-                a.walk(f);
-                b.walk(f);
-                c.walk(f);
-            }
-            Expr::Case(o, w, e, _) => {
-                if let Some(o) = o {
-                    o.walk(f)
-                }
-                for (a, b) in w {
-                    a.walk(f);
-                    b.walk(f);
-                }
-                if let Some(e) = e {
-                    e.walk(f)
-                }
-            }
-            Expr::Func(_, args) => args.iter().for_each(|e| e.walk(f)),
-        }
-    }
-
-    /// A copy where every node for which `f` returns `Some` is replaced (pre-order: the
-    /// replacement is not visited again). Subquery bodies are not entered.
-    pub fn rewrite(&self, f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> Expr {
-        if let Some(e) = f(self) {
-            return e;
-        }
-        fn b(e: &Expr, f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> Box<Expr> {
-            Box::new(e.rewrite(f))
-        }
-        fn v(l: &[Expr], f: &mut dyn FnMut(&Expr) -> Option<Expr>) -> Vec<Expr> {
-            l.iter().map(|x| x.rewrite(f)).collect()
-        }
-        match self {
-            Expr::Lit(_)
-            | Expr::Col(_)
-            | Expr::Param(_)
-            | Expr::Agg(_)
-            | Expr::Outer(..)
-            | Expr::Subquery(_)
-            | Expr::RowSub(..)
-            | Expr::Exists(_) => self.clone(),
-            Expr::Arith(op, x, y, t) => Expr::Arith(*op, b(x, f), b(y, f), t.clone()),
-            Expr::Neg(x) => Expr::Neg(b(x, f)),
-            Expr::Cmp(op, x, y, c) => Expr::Cmp(*op, b(x, f), b(y, f), *c),
-            Expr::And(x, y) => Expr::And(b(x, f), b(y, f)),
-            Expr::Or(x, y) => Expr::Or(b(x, f), b(y, f)),
-            Expr::Xor(x, y) => Expr::Xor(b(x, f), b(y, f)),
-            Expr::Not(x) => Expr::Not(b(x, f)),
-            Expr::Bit(op, x, y) => Expr::Bit(op.clone(), b(x, f), b(y, f)),
-            Expr::BitNot(x) => Expr::BitNot(b(x, f)),
-            Expr::IsNull(x, n) => Expr::IsNull(b(x, f), *n),
-            Expr::IsBool(x, w, n) => Expr::IsBool(b(x, f), *w, *n),
-            Expr::InList(x, l, n, c) => Expr::InList(b(x, f), v(l, f).into(), *n, *c),
-            Expr::Between(x, y, z, n, co) => Expr::Between(b(x, f), b(y, f), b(z, f), *n, *co),
-            Expr::Like(x, y, e, n, c) => Expr::Like(b(x, f), b(y, f), *e, *n, *c),
-            Expr::Case(o, w, e, c) => {
-                let o = o.as_ref().map(|x| b(x, f));
-                let w = w
-                    .iter()
-                    .map(|(x, y)| (x.rewrite(f), y.rewrite(f)))
-                    .collect();
-                let e = e.as_ref().map(|x| b(x, f));
-                Expr::Case(o, w, e, *c)
-            }
-            Expr::Cast(x, t) => Expr::Cast(b(x, f), *t),
-            Expr::Func(n, args) => Expr::Func(n.clone(), v(args, f)),
-            Expr::DateAdd(x, y, u, n) => Expr::DateAdd(b(x, f), b(y, f), *u, *n),
-            Expr::Sleep(x) => Expr::Sleep(b(x, f)),
-            Expr::Collate(x, c) => Expr::Collate(b(x, f), *c),
-            Expr::SetLastInsertId(x) => Expr::SetLastInsertId(b(x, f)),
-            Expr::InSubquery(x, q, n, c) => Expr::InSubquery(b(x, f), q.clone(), *n, *c),
-            Expr::Quantified(op, x, q, all, c) => {
-                Expr::Quantified(*op, b(x, f), q.clone(), *all, *c)
-            }
-        }
-    }
-
-    /// A copy with every column reference `Col(i)` replaced by `f(i)` (aggregate references
-    /// are kept). Used to specialise join conditions for one outer row.
-    pub fn map_cols(&self, f: &dyn Fn(usize) -> Expr) -> Expr {
-        self.rewrite(&mut |e| match e {
-            Expr::Col(i) => Some(f(*i)),
-            _ => None,
-        })
-    }
-
-    /// True if a subquery appears anywhere inside (outside of other subqueries' bodies).
-    pub fn has_subquery(&self) -> bool {
-        let mut found = false;
-        self.walk(&mut |e| {
-            if matches!(
-                e,
-                Expr::Subquery(_)
-                    | Expr::Exists(_)
-                    | Expr::InSubquery(..)
-                    | Expr::Quantified(..)
-                    | Expr::RowSub(..)
-            ) {
-                found = true
-            }
-        });
-        found
-    }
-
-    /// True if a correlated subquery appears inside.
-    pub fn has_correlated(&self) -> bool {
-        let mut found = false;
-        self.walk(&mut |e| match e {
-            Expr::Subquery(q)
-            | Expr::Exists(q)
-            | Expr::RowSub(q, _)
-            | Expr::InSubquery(_, q, ..)
-            | Expr::Quantified(_, _, q, ..)
-                if q.correlated =>
-            {
-                found = true
-            }
-            _ => {}
-        });
-        found
-    }
-
-    /// The column offsets this expression reads.
-    pub fn columns(&self) -> Vec<usize> {
-        let mut v = Vec::new();
-        self.walk(&mut |e| {
-            if let Expr::Col(i) = e {
-                v.push(*i)
-            }
-        });
-        v
-    }
-
-    /// Evaluates against `row`.
-    pub fn eval(&self, row: &[Value], ctx: &mut EvalCtx<'_>) -> Result<Value> {
-        Ok(match self {
-            Expr::Lit(v) => v.clone(),
-            Expr::Col(i) | Expr::Agg(i) => row
-                .get(*i)
-                .cloned()
-                .ok_or_else(|| Error::internal(format!("column {i} out of row")))?,
-            Expr::Param(i) => ctx.params.get(*i).cloned().unwrap_or(Value::Null),
-            Expr::Arith(op, a, b, text) => {
-                let a = a.eval(row, ctx)?;
-                let b = b.eval(row, ctx)?;
-                let actx = ArithCtx {
-                    div_precision_increment: ctx.div_precision,
-                    expr_text: text.clone(),
-                };
-                let v = func::arith::binary_op(*op, &a, &b, &actx, ctx.warnings)?;
-                if v.is_null()
-                    && ctx.strict_div_zero
-                    && matches!(op, ArithOp::Div | ArithOp::IntDiv | ArithOp::Mod)
-                    && !a.is_null()
-                    && !b.is_null()
-                {
-                    return Err(Error::new(codes::ER_DIVISION_BY_ZERO, "Division by 0"));
-                }
-                v
-            }
-            Expr::Neg(a) => func::arith::negate(&a.eval(row, ctx)?, ctx.warnings)?,
-            Expr::Cmp(op, a, b, coll) => {
-                let a = a.eval(row, ctx)?;
-                let b = b.eval(row, ctx)?;
-                if *op == CmpOp::NullSafeEq {
-                    return Ok(Value::Int(func::compare::eq_null_safe(&a, &b, *coll) as i64));
-                }
-                match cmp_checked(&a, &b, *coll, ctx)? {
-                    None => Value::Null,
-                    Some(o) => Value::Int(op.test(o) as i64),
-                }
-            }
-            Expr::And(a, b) => {
-                let x = truth(&a.eval(row, ctx)?, ctx);
-                if x == Some(false) {
-                    return Ok(Value::Int(0));
-                }
-                let y = truth(&b.eval(row, ctx)?, ctx);
-                match (x, y) {
-                    (_, Some(false)) => Value::Int(0),
-                    (Some(true), Some(true)) => Value::Int(1),
-                    _ => Value::Null,
-                }
-            }
-            Expr::Or(a, b) => {
-                let x = truth(&a.eval(row, ctx)?, ctx);
-                if x == Some(true) {
-                    return Ok(Value::Int(1));
-                }
-                let y = truth(&b.eval(row, ctx)?, ctx);
-                match (x, y) {
-                    (_, Some(true)) => Value::Int(1),
-                    (Some(false), Some(false)) => Value::Int(0),
-                    _ => Value::Null,
-                }
-            }
-            Expr::Xor(a, b) => {
-                let x = truth(&a.eval(row, ctx)?, ctx);
-                let y = truth(&b.eval(row, ctx)?, ctx);
-                match (x, y) {
-                    (Some(x), Some(y)) => Value::Int((x ^ y) as i64),
-                    _ => Value::Null,
-                }
-            }
-            Expr::Not(a) => match truth(&a.eval(row, ctx)?, ctx) {
-                Some(b) => Value::Int(!b as i64),
-                None => Value::Null,
-            },
-            Expr::Bit(op, a, b) => {
-                let a = a.eval(row, ctx)?;
-                let b = b.eval(row, ctx)?;
-                if a.is_null() || b.is_null() {
-                    return Ok(Value::Null);
-                }
-                let x = func::convert::to_u64(&a, ctx.warnings).unwrap_or(0);
-                let y = func::convert::to_u64(&b, ctx.warnings).unwrap_or(0);
-                Value::UInt(match op {
-                    BinaryOperator::BitwiseAnd => x & y,
-                    BinaryOperator::BitwiseOr => x | y,
-                    BinaryOperator::BitwiseXor => x ^ y,
-                    BinaryOperator::PGBitwiseShiftLeft => {
-                        if y >= 64 {
-                            0
-                        } else {
-                            x << y
-                        }
-                    }
-                    BinaryOperator::PGBitwiseShiftRight => {
-                        if y >= 64 {
-                            0
-                        } else {
-                            x >> y
-                        }
-                    }
-                    _ => return Err(Error::internal("unexpected bit operator")),
-                })
-            }
-            Expr::BitNot(a) => match a.eval(row, ctx)? {
-                Value::Null => Value::Null,
-                v => Value::UInt(!func::convert::to_u64(&v, ctx.warnings).unwrap_or(0)),
-            },
-            Expr::IsNull(a, neg) => Value::Int((a.eval(row, ctx)?.is_null() != *neg) as i64),
-            Expr::IsBool(a, want, neg) => {
-                let t = truth(&a.eval(row, ctx)?, ctx);
-                Value::Int(((t == Some(*want)) != *neg) as i64)
-            }
-            Expr::InList(a, list, neg, coll) => {
-                let v = a.eval(row, ctx)?;
-                if v.is_null() {
-                    return Ok(Value::Null);
-                }
-                if let Some(found) = list.lookup(&v, *coll) {
-                    return Ok(match found {
-                        Some(true) => Value::Int(!*neg as i64),
-                        Some(false) => Value::Int(*neg as i64),
-                        None => Value::Null,
-                    });
-                }
-                let mut saw_null = false;
-                for e in list.iter() {
-                    let x = e.eval(row, ctx)?;
-                    match cmp_checked(&v, &x, *coll, ctx)? {
-                        Some(Ordering::Equal) => return Ok(Value::Int(!*neg as i64)),
-                        None => saw_null = true,
-                        _ => {}
-                    }
-                }
-                if saw_null {
-                    Value::Null
-                } else {
-                    Value::Int(*neg as i64)
-                }
-            }
-            Expr::Between(a, lo, hi, neg, coll) => {
-                let v = a.eval(row, ctx)?;
-                let lo = lo.eval(row, ctx)?;
-                let hi = hi.eval(row, ctx)?;
-                let ge = cmp_checked(&v, &lo, *coll, ctx)?.map(|o| o != Ordering::Less);
-                let le = cmp_checked(&v, &hi, *coll, ctx)?.map(|o| o != Ordering::Greater);
-                let r = match (ge, le) {
-                    (Some(false), _) | (_, Some(false)) => Some(false),
-                    (Some(true), Some(true)) => Some(true),
-                    _ => None,
-                };
-                match r {
-                    Some(b) => Value::Int((b != *neg) as i64),
-                    None => Value::Null,
-                }
-            }
-            Expr::Like(a, p, esc, neg, coll) => {
-                let a = a.eval(row, ctx)?;
-                let p = p.eval(row, ctx)?;
-                if a.is_null() || p.is_null() {
-                    return Ok(Value::Null);
-                }
-                let s = func::convert::to_string_value(&a).unwrap_or_default();
-                let pat = func::convert::to_string_value(&p).unwrap_or_default();
-                let coll = if matches!(a, Value::Bytes(_)) || matches!(p, Value::Bytes(_)) {
-                    Collation::Binary
-                } else {
-                    *coll
-                };
-                Value::Int((func::scalar::like(&s, &pat, *esc, coll) != *neg) as i64)
-            }
-            Expr::Case(operand, whens, els, coll) => {
-                let op = match operand {
-                    Some(o) => Some(o.eval(row, ctx)?),
-                    None => None,
-                };
-                for (w, t) in whens {
-                    let wv = w.eval(row, ctx)?;
-                    let hit = match &op {
-                        Some(o) => func::compare::compare(o, &wv, *coll) == Some(Ordering::Equal),
-                        None => truth(&wv, ctx) == Some(true),
-                    };
-                    if hit {
-                        return t.eval(row, ctx);
-                    }
-                }
-                match els {
-                    Some(e) => e.eval(row, ctx)?,
-                    None => Value::Null,
-                }
-            }
-            Expr::Cast(a, target) => {
-                let v = a.eval(row, ctx)?;
-                func::convert::cast(&v, *target, ctx.warnings)?
-            }
-            Expr::Func(name, args) if name == "BENCHMARK" => benchmark(args, row, ctx)?,
-            Expr::Func(name, args) => {
-                use func::jsonfn::{ArgKind, MARK_BOOL, MARK_JSON};
-                let mut vals = Vec::with_capacity(args.len());
-                let mut kinds = Vec::new();
-                for (i, a) in args.iter().enumerate() {
-                    vals.push(a.eval(row, ctx)?);
-                    let kind = match a {
-                        Expr::Func(n, _) if n == MARK_JSON => ArgKind::Json,
-                        Expr::Func(n, _) if n == MARK_BOOL => ArgKind::Bool,
-                        _ => continue,
-                    };
-                    kinds.resize(i, ArgKind::Plain);
-                    kinds.push(kind);
-                }
-                if crate::userlock::is_lock_function(name) {
-                    let conn = ctx.fnctx.connection_id;
-                    crate::userlock::call(name, &vals, conn, ctx.killed, ctx.warnings)?
-                } else {
-                    func::scalar::call_typed(name, &vals, &kinds, ctx.fnctx, ctx.warnings)?
-                }
-            }
-            Expr::DateAdd(d, n, unit, neg) => {
-                let d = d.eval(row, ctx)?;
-                let n = n.eval(row, ctx)?;
-                func::arith::date_add(&d, &n, *unit, *neg, ctx.warnings)?
-            }
-            Expr::Sleep(a) => {
-                let secs = func::convert::to_f64(&a.eval(row, ctx)?, ctx.warnings).unwrap_or(0.0);
-                let deadline =
-                    std::time::Instant::now() + std::time::Duration::from_secs_f64(secs.max(0.0));
-                let _wait =
-                    (secs > 0.0).then(|| common::wait::guard(common::wait::WaitType::Sleep));
-                loop {
-                    if ctx.killed.load(AtOrd::Relaxed) {
-                        return Ok(Value::Int(1));
-                    }
-                    let now = std::time::Instant::now();
-                    if now >= deadline {
-                        break;
-                    }
-                    std::thread::sleep((deadline - now).min(std::time::Duration::from_millis(10)));
-                }
-                Value::Int(0)
-            }
-            Expr::SetLastInsertId(a) => {
-                let v = a.eval(row, ctx)?;
-                let n = func::convert::to_u64(&v, ctx.warnings).unwrap_or(0);
-                ctx.set_last_insert_id = Some(n);
-                Value::UInt(n)
-            }
-            Expr::Collate(a, _) => a.eval(row, ctx)?,
-            Expr::Outer(..)
-            | Expr::Subquery(_)
-            | Expr::Exists(_)
-            | Expr::InSubquery(..)
-            | Expr::RowSub(..)
-            | Expr::Quantified(..) => {
-                return Err(Error::internal(
-                    "subquery or outer reference evaluated before it was resolved",
-                ))
-            }
-        })
-    }
-
-    /// Evaluates as a condition: `Some(true)` only for a true value.
-    pub fn eval_bool(&self, row: &[Value], ctx: &mut EvalCtx<'_>) -> Result<bool> {
-        let v = self.eval(row, ctx)?;
-        Ok(truth(&v, ctx) == Some(true))
-    }
-}
-
-/// SQL truth value of `v` (None for NULL).
-pub fn truth(v: &Value, ctx: &mut EvalCtx<'_>) -> Option<bool> {
-    match v {
-        Value::Null => None,
-        Value::Int(i) => Some(*i != 0),
-        Value::UInt(u) => Some(*u != 0),
-        v => func::convert::to_bool(v, ctx.warnings),
-    }
-}
-
-/// Splits a condition into its AND-ed conjuncts.
-pub fn conjuncts(e: &Expr) -> Vec<&Expr> {
-    let mut out = Vec::new();
-    fn go<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
-        if let Expr::And(a, b) = e {
-            go(a, out);
-            go(b, out);
-        } else {
-            out.push(e);
-        }
-    }
-    go(e, &mut out);
-    out
-}
+use crate::ir::expr::AggCall;
+use crate::ir::expr::AggFunc;
+use crate::ir::expr::CmpOp;
+use crate::ir::expr::Expr;
+use crate::ir::expr::FrameBound;
+use crate::ir::expr::RangeOffset;
+use crate::ir::expr::WindowDef;
+use crate::ir::expr::GROUPING_ARGS;
+use crate::ir::query::SubQuery;
+use crate::ir::scope::{Scope, ScopeCol, VALUES_QUALIFIER};
 
 // ---------------------------------------------------------------------------------------------
 // Binding
@@ -971,7 +28,7 @@ pub const ROW_MARKER: &str = "\u{0}ROW";
 
 /// One side of a comparison: a scalar, or a row of operands (rows nest).
 #[derive(Debug, Clone)]
-enum Operand {
+pub(crate) enum Operand {
     Scalar(Expr),
     Row(Vec<Operand>),
 }
@@ -995,7 +52,7 @@ pub fn operand_columns(n: usize) -> Error {
 
 /// The items of a row constructor: `(a, b, …)` or `ROW(a, b, …)` (at least two items for the
 /// parenthesised form, as a single parenthesised expression is not a row).
-fn row_items(e: &ast::Expr) -> Option<Vec<&ast::Expr>> {
+pub(crate) fn row_items(e: &ast::Expr) -> Option<Vec<&ast::Expr>> {
     match e {
         ast::Expr::Tuple(items) if items.len() > 1 => Some(items.iter().collect()),
         ast::Expr::Nested(inner) => row_items(inner),
@@ -1021,7 +78,7 @@ fn row_items(e: &ast::Expr) -> Option<Vec<&ast::Expr>> {
 
 /// The integer value of a hexadecimal (`x'41'`, `0x41`) or bit (`b'101'`) literal, for numeric
 /// context (the last 8 bytes when longer, as MySQL's BIGINT UNSIGNED conversion).
-fn hex_number(e: &ast::Expr) -> Option<Value> {
+pub(crate) fn hex_number(e: &ast::Expr) -> Option<Value> {
     let ast::Expr::Value(v) = e else {
         return match e {
             ast::Expr::Nested(inner) => hex_number(inner),
@@ -1044,7 +101,7 @@ fn hex_number(e: &ast::Expr) -> Option<Value> {
 }
 
 /// The comparison operator a binary operator stands for.
-fn cmp_op(op: &BinaryOperator) -> Option<CmpOp> {
+pub(crate) fn cmp_op(op: &BinaryOperator) -> Option<CmpOp> {
     Some(match op {
         BinaryOperator::Eq => CmpOp::Eq,
         BinaryOperator::NotEq => CmpOp::Ne,
@@ -1056,87 +113,6 @@ fn cmp_op(op: &BinaryOperator) -> Option<CmpOp> {
         _ => return None,
     })
 }
-
-/// One column visible to the binder.
-#[derive(Debug, Clone)]
-pub struct ScopeCol {
-    /// Database of the table ("" for derived columns).
-    pub db: String,
-    /// Table name or alias.
-    pub table: String,
-    /// Underlying table name.
-    pub org_table: String,
-    /// Column name.
-    pub name: String,
-    /// Declared type (None for derived).
-    pub ty: Option<DataType>,
-    /// Nullable.
-    pub nullable: bool,
-    /// Extra column flags for metadata (PRI_KEY etc.).
-    pub flags: u16,
-    /// Static type of a derived column (a derived table's or view's output), when `ty` is None.
-    pub ety: Option<ExprType>,
-}
-
-/// The columns an expression can refer to, with the row offsets they live at.
-#[derive(Debug, Clone, Default)]
-pub struct Scope {
-    /// Columns in row order.
-    pub cols: Vec<ScopeCol>,
-    /// The enclosing query block's scope, for correlated references from a subquery.
-    pub outer: Option<Arc<Scope>>,
-    /// Common table expressions visible here (WITH), innermost last.
-    pub ctes: Vec<Arc<crate::query::Cte>>,
-}
-
-impl Scope {
-    /// Resolves `[db.][table.]name` to a row offset.
-    pub fn resolve(&self, parts: &[String], clause: &str) -> Result<usize> {
-        let (db, table, name) = match parts {
-            [n] => (None, None, n),
-            [t, n] => (None, Some(t), n),
-            [d, t, n] => (Some(d), Some(t), n),
-            _ => return Err(Error::bad_field(&parts.join("."), clause)),
-        };
-        let mut found = None;
-        for (i, c) in self.cols.iter().enumerate() {
-            if !c.name.eq_ignore_ascii_case(name) {
-                continue;
-            }
-            // INFORMATION_SCHEMA / performance_schema names match in any letter case, as in
-            // MySQL (`information_schema.columns.table_name`); other names are case-sensitive
-            let any_case = crate::show::is_system_db(&c.db)
-                && !c.db.eq_ignore_ascii_case("mysql")
-                && !c.db.eq_ignore_ascii_case("sys");
-            let same = |a: &str, b: &str| a == b || (any_case && a.eq_ignore_ascii_case(b));
-            if let Some(t) = table {
-                if !same(&c.table, t) {
-                    continue;
-                }
-            } else if c.table == VALUES_QUALIFIER {
-                // ON DUPLICATE KEY UPDATE: a bare name is the existing row's column; the
-                // inserted row's copy is reached through VALUES(col) only
-                continue;
-            }
-            if let Some(d) = db {
-                if !same(&c.db, d) {
-                    continue;
-                }
-            }
-            if found.is_some() {
-                return Err(Error::new(
-                    codes::ER_NON_UNIQ_ERROR,
-                    format!("Column '{name}' in {clause} is ambiguous"),
-                ));
-            }
-            found = Some(i);
-        }
-        found.ok_or_else(|| Error::bad_field(&parts.join("."), clause))
-    }
-}
-
-/// The hidden table qualifier under which `VALUES(col)` finds the row being inserted.
-pub const VALUES_QUALIFIER: &str = "\u{0}values";
 
 /// Session facts the binder folds into constants (they can't change within a statement).
 pub trait BindEnv {
@@ -1180,7 +156,7 @@ pub struct Binder<'a> {
     pub aliases: Option<&'a [(String, Expr)]>,
 }
 
-fn ident_parts(idents: &[ast::Ident]) -> Vec<String> {
+pub(crate) fn ident_parts(idents: &[ast::Ident]) -> Vec<String> {
     idents.iter().map(|i| i.value.clone()).collect()
 }
 
@@ -1216,7 +192,7 @@ pub fn number_literal(s: &str) -> Result<Value> {
     }
 }
 
-fn hex_bytes(s: &str) -> Result<Vec<u8>> {
+pub(crate) fn hex_bytes(s: &str) -> Result<Vec<u8>> {
     let s = if s.len() % 2 == 1 {
         format!("0{s}")
     } else {
@@ -2027,7 +1003,7 @@ impl Binder<'_> {
     /// DAY_SECOND...) arrive from the tokenizer as `INTERVAL `INTERVAL@UNIT`('UNIT', value) DAY`.
     fn interval_parts(&mut self, iv: &ast::Interval) -> Result<(Expr, func::arith::IntervalUnit)> {
         if let ast::Expr::Function(f) = iv.value.as_ref() {
-            if f.name.to_string().trim_matches('`') == crate::parser::COMPOUND_INTERVAL {
+            if f.name.to_string().trim_matches('`') == crate::parse::parser::COMPOUND_INTERVAL {
                 if let ast::FunctionArguments::List(l) = &f.args {
                     if let [ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(
                         ast::Expr::Value(u),
@@ -2481,7 +1457,7 @@ impl Binder<'_> {
             "USER" | "SESSION_USER" | "SYSTEM_USER" => Expr::Lit(Value::Str(self.env.user())),
             "CURRENT_USER" => Expr::Lit(Value::Str(self.env.current_user())),
             "CONNECTION_ID" => Expr::Lit(Value::UInt(self.env.connection_id())),
-            "VERSION" => Expr::Lit(Value::Str(crate::sysvars::SERVER_VERSION.into())),
+            "VERSION" => Expr::Lit(Value::Str(crate::runtime::sysvars::SERVER_VERSION.into())),
             "FOUND_ROWS" => Expr::Lit(Value::UInt(self.env.found_rows())),
             "ROW_COUNT" => Expr::Lit(Value::Int(self.env.row_count())),
             "LAST_INSERT_ID" if bound.is_empty() => {
@@ -2589,8 +1565,30 @@ impl Binder<'_> {
                 }
                 Expr::Func(name, marked)
             }
-            _ => Expr::Func(name, bound),
+            _ => self.builtin_call(f, name, bound)?,
         })
+    }
+
+    /// A call of a built-in function the executor evaluates by name: resolved here, so an
+    /// unknown function (1305) or a wrong argument count (1582) fails the statement before
+    /// any row is read, as in MySQL, not when (or if) a row reaches the call.
+    fn builtin_call(&self, f: &ast::Function, name: String, bound: Vec<Expr>) -> Result<Expr> {
+        if !func::scalar::is_builtin(&name) {
+            // `db.f(...)` names a stored function of `db`; Strata has none yet
+            let parts: Vec<String> = f.name.0.iter().map(|p| p.to_string()).collect();
+            let bare = parts.last().map_or(name.as_str(), |p| p.trim_matches('`'));
+            let db = match parts.len() {
+                1 => self.env.database(),
+                _ => Some(parts[parts.len() - 2].trim_matches('`').to_string()),
+            };
+            return Err(func::scalar::unknown_function_in(bare, db.as_deref()));
+        }
+        if let Some((lo, hi)) = func::scalar::arg_counts(&name) {
+            if bound.len() < lo || bound.len() > hi {
+                return Err(func::scalar::arg_count_error(&name));
+            }
+        }
+        Ok(Expr::Func(name, bound))
     }
 }
 
@@ -2635,35 +1633,7 @@ impl Binder<'_> {
     }
 }
 
-/// BENCHMARK(count, expr): evaluates `expr` `count` times and returns 0.
-fn benchmark(args: &[Expr], row: &[Value], ctx: &mut EvalCtx<'_>) -> Result<Value> {
-    let count = args[0].eval(row, ctx)?;
-    let n = func::convert::to_i64(&count, ctx.warnings);
-    let n = match (n, &count) {
-        (_, Value::UInt(u)) => *u as i64,
-        (Some(n), _) if n >= 0 => n,
-        _ => {
-            ctx.warnings.push(Warning::warn(
-                func::datefn::ER_WRONG_VALUE_FOR_TYPE,
-                format!(
-                    "Incorrect count value: '{}' for function benchmark",
-                    func::convert::to_string_value(&count).unwrap_or_else(|| "NULL".into())
-                ),
-            ));
-            return Ok(Value::Null);
-        }
-    };
-    for _ in 0..n {
-        if ctx.killed.load(AtOrd::Relaxed) {
-            // as MySQL: the statement ends with the kill (1317) or timeout (3024) error
-            return Err(Error::interrupted());
-        }
-        args[1].eval(row, ctx)?;
-    }
-    Ok(Value::Int(0))
-}
-
-fn interval_unit(iv: &ast::Interval) -> Result<func::arith::IntervalUnit> {
+pub(crate) fn interval_unit(iv: &ast::Interval) -> Result<func::arith::IntervalUnit> {
     use func::arith::IntervalUnit as U;
     let lead = iv
         .leading_field
@@ -2684,7 +1654,7 @@ fn interval_unit(iv: &ast::Interval) -> Result<func::arith::IntervalUnit> {
 /// Maps a CAST target type.
 /// MySQL's checks of a `CAST(x AS DECIMAL(M,D))` target: 1426 for M > 65, 1425 for D > 30,
 /// 1427 for M < D.
-fn check_decimal_cast(dt: &ast::DataType, expr: &ast::Expr) -> Result<()> {
+pub(crate) fn check_decimal_cast(dt: &ast::DataType, expr: &ast::Expr) -> Result<()> {
     use ast::DataType as D;
     let (D::Decimal(info) | D::Numeric(info) | D::Dec(info)) = dt else {
         return Ok(());
@@ -2745,7 +1715,7 @@ pub fn cast_target(dt: &ast::DataType) -> Result<CastTarget> {
     })
 }
 
-fn char_len(len: &Option<ast::CharacterLength>) -> Option<u32> {
+pub(crate) fn char_len(len: &Option<ast::CharacterLength>) -> Option<u32> {
     match len {
         Some(ast::CharacterLength::IntegerLength { length, .. }) => Some(*length as u32),
         _ => None,
@@ -2870,5 +1840,49 @@ pub fn expr_type(e: &Expr, scope: &Scope, aggs: &[AggCall], agg_base: usize) -> 
         Expr::Sleep(_) => ExprType::Int,
         Expr::Collate(a, _) => expr_type(a, scope, aggs, agg_base),
         Expr::SetLastInsertId(_) => ExprType::UInt,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::session::session::test_support::{err, ok, rows, session};
+
+    /// An unknown function or a wrong argument count fails at bind time, also when no row
+    /// reaches the call; the functions the binder or the executor handle by name still bind.
+    #[test]
+    fn functions_resolve_before_rows_are_read() {
+        let mut s = session();
+        ok(&mut s, "CREATE TABLE t (id INT PRIMARY KEY, x INT)");
+        ok(&mut s, "INSERT INTO t VALUES (1, 10)");
+        assert_eq!(
+            err(
+                &mut s,
+                "SELECT COALESCE(STDDEV_POPX(x), 35) FROM t WHERE id > 100"
+            ),
+            1305
+        );
+        assert_eq!(err(&mut s, "SELECT LEFT(x) FROM t WHERE id > 100"), 1582);
+        assert_eq!(
+            err(&mut s, "SELECT x FROM t WHERE id > 100 AND nope(x)"),
+            1305
+        );
+        assert!(rows(
+            &mut s,
+            "SELECT COALESCE(LENGTH(x), 35) FROM t WHERE id > 100"
+        )
+        .is_empty());
+        for f in [
+            "GET_LOCK('l', 0)",
+            "RELEASE_LOCK('l')",
+            "BENCHMARK(1, 1)",
+            "SLEEP(0)",
+            "NOW()",
+            "JSON_ARRAY(1)",
+            "DATE_FORMAT('2020-01-01', '%Y')",
+            "DATABASE()",
+            "IF(1, 2, 3)",
+        ] {
+            assert_eq!(rows(&mut s, &format!("SELECT {f} FROM t")).len(), 1, "{f}");
+        }
     }
 }

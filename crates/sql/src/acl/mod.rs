@@ -1,0 +1,9 @@
+//! **acl**, access control: the account and grant cache ([`accounts`]), account statements
+//! (CREATE USER, GRANT, … in [`stmt`]) and the privilege check every statement passes before
+//! it runs ([`check`]).
+//!
+//! May use: every stage before it (runtime … ddl).
+
+pub mod accounts;
+pub mod check;
+pub mod stmt;

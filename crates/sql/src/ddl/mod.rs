@@ -1,0 +1,10 @@
+//! **ddl**, statements that change definitions: CREATE / DROP of databases, tables and
+//! indexes, TRUNCATE ([`table`]), ALTER TABLE and RENAME TABLE ([`alter`]), views ([`view`])
+//! and CHECK TABLE ([`checktable`]).
+//!
+//! May use: every query stage and [`crate::dml`] (ALTER TABLE copies rows).
+
+pub mod alter;
+pub mod checktable;
+pub mod table;
+pub mod view;

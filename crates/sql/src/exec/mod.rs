@@ -1,0 +1,15 @@
+//! Stage 6, **exec**: running a bound, planned query — reading a table ([`fetch`]), joins
+//! ([`join`]), aggregation ([`aggregate`]), window functions ([`window`]), sorting ([`sort`]),
+//! a SELECT block end to end ([`select`]), a block streamed row by row to the client ([`stream`])
+//! and query expressions above blocks ([`query`]).
+//!
+//! May use: every stage before it.
+
+pub mod aggregate;
+pub mod fetch;
+pub mod join;
+pub mod query;
+pub mod select;
+pub mod sort;
+pub mod stream;
+pub mod window;

@@ -1,0 +1,141 @@
+"""Results streamed to the client: `SELECT * FROM big` through `mariadb --quick`, `mariadb-dump`
+and an unbuffered PyMySQL cursor are sent as the table is read, so the server's memory does not
+grow with the table (the whole result used to be built before the first row went out).
+
+The table is STRATA_STREAM_TEST_MB MiB of rows (default 256; the issue's figure is 1536:
+`STRATA_STREAM_TEST_MB=1536 python -m pytest tests/e2e/test_streaming.py`). The server's peak
+RSS is reset (/proc/PID/clear_refs) before each read and compared with its RSS before it. The
+server runs with a 32 MiB block cache: the cache is bounded by its own setting (256 MiB by
+default) and a scan fills it whatever the result path, so a small one keeps it from hiding the
+memory of the result itself."""
+import os
+import subprocess
+import time
+
+import pymysql
+import pymysql.cursors
+import pytest
+
+from conftest import Server
+
+MB = int(os.environ.get("STRATA_STREAM_TEST_MB", "256"))
+ROW = 1000  # bytes of padding per row
+GROWTH_LIMIT_MB = 200
+
+
+def rss_kb(pid, field):
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise AssertionError(f"no {field} in /proc/{pid}/status")
+
+
+def reset_peak(pid):
+    with open(f"/proc/{pid}/clear_refs", "w") as f:
+        f.write("5")
+
+
+@pytest.fixture(scope="module")
+def big():
+    s = Server(extra=["--block-cache-size", "32M"]).start()
+    c = s.connect()
+    cur = c.cursor()
+    cur.execute("CREATE DATABASE stream")
+    cur.execute("CREATE TABLE stream.big (id BIGINT PRIMARY KEY, k INT, pad VARCHAR(1000))")
+    rows = MB * 1024 * 1024 // (ROW + 12)
+    batch = 1000
+    pad = "x" * (ROW - 10)
+    start = time.time()
+    for first in range(0, rows, batch):
+        n = min(batch, rows - first)
+        values = ",".join(f"({i},{i % 97},'{i:010d}{pad}')" for i in range(first, first + n))
+        cur.execute(f"INSERT INTO stream.big VALUES {values}")
+    print(f"loaded {rows} rows ({MB} MiB) in {time.time() - start:.1f} s")
+    c.close()
+    yield s, rows
+    s.stop()
+
+
+def measure(pid, run):
+    """Runs `run()` and returns (its result, peak RSS growth in MiB over the RSS before it)."""
+    time.sleep(0.5)
+    reset_peak(pid)
+    before = rss_kb(pid, "VmRSS")
+    out = run()
+    growth = (rss_kb(pid, "VmHWM") - before) / 1024
+    return out, growth
+
+
+def test_mariadb_quick_select_star(big):
+    s, rows = big
+
+    def run():
+        p = subprocess.Popen(["mariadb", "-h127.0.0.1", f"-P{s.port}", "-uroot", "--skip-ssl", "--quick",
+                              "-N", "-B", "-e", "SELECT * FROM stream.big"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        lines = 0
+        last = b""
+        for chunk in iter(lambda: p.stdout.read(1 << 20), b""):
+            lines += chunk.count(b"\n")
+            last = chunk
+        assert p.wait(timeout=600) == 0, p.stderr.read()
+        return lines, last
+
+    (lines, last), growth = measure(s.proc.pid, run)
+    print(f"mariadb --quick: {lines} rows, server RSS +{growth:.1f} MiB")
+    assert lines == rows
+    assert last.split(b"\n")[-2].startswith(f"{rows - 1}\t".encode())
+    assert growth < GROWTH_LIMIT_MB
+
+
+def test_mariadb_dump(big):
+    s, rows = big
+
+    def run():
+        p = subprocess.Popen(["mariadb-dump", "-h127.0.0.1", f"-P{s.port}", "-uroot", "--skip-ssl",
+                              "stream", "big"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        size = 0
+        for chunk in iter(lambda: p.stdout.read(1 << 20), b""):
+            size += len(chunk)
+        assert p.wait(timeout=600) == 0, p.stderr.read()
+        return size
+
+    size, growth = measure(s.proc.pid, run)
+    print(f"mariadb-dump: {size / 2**20:.0f} MiB of dump, server RSS +{growth:.1f} MiB")
+    assert size > rows * ROW
+    assert growth < GROWTH_LIMIT_MB
+
+
+def test_unbuffered_cursor_and_early_close(big):
+    s, rows = big
+
+    def run():
+        c = s.connect(cursorclass=pymysql.cursors.SSCursor)
+        cur = c.cursor()
+        cur.execute("SELECT id, k FROM stream.big WHERE k = 3")
+        got = [r[0] for r in cur]
+        c.close()
+        return got
+
+    got, growth = measure(s.proc.pid, run)
+    assert got == [i for i in range(rows) if i % 97 == 3]
+    assert growth < GROWTH_LIMIT_MB
+    # a client that goes away in the middle of a streamed result: the statement ends with a
+    # write error, the server and the other connections stay up
+    p = subprocess.run(f"mariadb -h127.0.0.1 -P{s.port} -uroot --skip-ssl --quick -N -B "
+                       f"-e 'SELECT * FROM stream.big' | head -c 100000 | wc -c",
+                       shell=True, capture_output=True, text=True, timeout=120)
+    assert p.stdout.strip() == "100000"
+    c2 = s.connect()
+    cur2 = c2.cursor()
+    cur2.execute("SELECT COUNT(*) FROM stream.big")
+    assert cur2.fetchone()[0] == rows
+    # an error after rows went out ends the result with an error packet (3141: row 5's
+    # argument is not JSON); the connection stays usable
+    with pytest.raises(pymysql.MySQLError) as e:
+        cur2.execute("SELECT id, JSON_EXTRACT(IF(id = 5, 'x', '{}'), '$') FROM stream.big WHERE id < 10")
+        cur2.fetchall()
+    assert e.value.args[0] == 3141
+    cur2.execute("SELECT 1")
+    assert cur2.fetchone() == (1,)
+    c2.close()

@@ -1,5 +1,6 @@
-"""Results streamed to the client: `SELECT * FROM big` through `mariadb --quick`, `mariadb-dump`
-and an unbuffered PyMySQL cursor are sent as the table is read, so the server's memory does not
+"""Results streamed to the client: `SELECT * FROM big` through `mariadb --quick`, `mariadb-dump`,
+an unbuffered PyMySQL cursor and mysql-connector's prepared cursor (binary protocol) are sent as
+the table is read, so the server's memory does not
 grow with the table (the whole result used to be built before the first row went out).
 
 The table is STRATA_STREAM_TEST_MB MiB of rows (default 256; the issue's figure is 1536:
@@ -103,6 +104,30 @@ def test_mariadb_dump(big):
     size, growth = measure(s.proc.pid, run)
     print(f"mariadb-dump: {size / 2**20:.0f} MiB of dump, server RSS +{growth:.1f} MiB")
     assert size > rows * ROW
+    assert growth < GROWTH_LIMIT_MB
+
+
+def test_binary_protocol(big):
+    """COM_STMT_EXECUTE (mysql-connector's prepared cursor) streams in the binary protocol."""
+    import mysql.connector
+    s, rows = big
+
+    def run():
+        c = mysql.connector.connect(host="127.0.0.1", port=s.port, user="root", password="", use_pure=True)
+        cur = c.cursor(prepared=True)
+        cur.execute("SELECT id, k, pad FROM stream.big WHERE id >= ?", (0,))
+        n, last = 0, None
+        for r in cur:
+            n += 1
+            last = r
+        c.close()
+        return n, last
+
+    (n, last), growth = measure(s.proc.pid, run)
+    print(f"binary protocol: {n} rows, server RSS +{growth:.1f} MiB")
+    assert n == rows
+    assert last[0] == rows - 1 and last[1] == (rows - 1) % 97
+    assert len(last[2]) == ROW
     assert growth < GROWTH_LIMIT_MB
 
 

@@ -20,8 +20,8 @@ pub trait Client {
     fn open(&mut self, name: &str) -> Result<Box<dyn Read + '_>>;
 
     /// Where the rows of this statement's result set may be sent as they are produced; `None`
-    /// when the result must be returned whole (statements run internally, the binary
-    /// protocol, a statement followed by others in the same text).
+    /// when the result must be returned whole (statements run internally, a statement of a
+    /// multi-statement text).
     fn rows(&mut self) -> Option<&mut dyn RowSink> {
         None
     }

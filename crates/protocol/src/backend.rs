@@ -215,6 +215,17 @@ pub trait Session: Send {
     /// Executes with decoded parameter values (long data already merged by the connection).
     /// `cursor` flags of COM_STMT_EXECUTE may be ignored (reply as no cursor).
     fn execute(&mut self, stmt_id: u32, params: Vec<Value>) -> common::Result<QueryResult>;
+    /// [`Session::execute`] with the client reachable: the result may be sent while it is
+    /// produced, through `client.rows()` ([`QueryResult::RowsSent`]). Default: returned whole.
+    fn execute_for(
+        &mut self,
+        stmt_id: u32,
+        params: Vec<Value>,
+        client: &mut dyn common::client::Client,
+    ) -> common::Result<QueryResult> {
+        let _ = client;
+        self.execute(stmt_id, params)
+    }
     /// Forgets a prepared statement (COM_STMT_CLOSE; also called for every open statement
     /// before COM_RESET_CONNECTION and COM_CHANGE_USER).
     fn close_statement(&mut self, stmt_id: u32);

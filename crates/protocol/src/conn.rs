@@ -181,6 +181,8 @@ pub struct ClientFiles<'a, S> {
     pub io: &'a mut PacketIo<S>,
     /// A result set may be sent while it is produced ([`common::client::RowSink`]).
     pub stream_rows: bool,
+    /// Rows are encoded in the binary protocol (COM_STMT_EXECUTE), else as text.
+    pub binary: bool,
     /// The client set CLIENT_DEPRECATE_EOF (no EOF packet after the column definitions).
     pub deprecate_eof: bool,
     /// The columns of the result set being sent, once [`common::client::RowSink::columns`] ran.
@@ -206,7 +208,11 @@ impl<S: Read + Write> common::client::RowSink for ClientFiles<'_, S> {
 
     fn row(&mut self, row: &[Value]) -> common::Result<()> {
         self.buf.clear();
-        put_text_row(&mut self.buf, &self.columns, row);
+        if self.binary {
+            put_binary_row(&mut self.buf, &self.columns, row);
+        } else {
+            put_text_row(&mut self.buf, &self.columns, row);
+        }
         self.io.write_packet(&self.buf).map_err(write_error)
     }
 }
@@ -1190,6 +1196,7 @@ impl<B: Backend, S: Transport> Connection<B, S> {
             enabled: self.caps & caps::LOCAL_FILES != 0,
             max_packet: self.max_packet(),
             stream_rows: true,
+            binary: false,
             deprecate_eof: self.deprecate_eof(),
             columns: Vec::new(),
             buf: Vec::new(),
@@ -1334,7 +1341,21 @@ impl<B: Backend, S: Transport> Connection<B, S> {
             )?;
             return Ok(());
         }
-        let result = self.session_mut()?.execute(id, req.params);
+        let mut client = ClientFiles {
+            enabled: false,
+            max_packet: self.max_packet(),
+            stream_rows: true,
+            binary: true,
+            deprecate_eof: self.deprecate_eof(),
+            columns: Vec::new(),
+            buf: Vec::new(),
+            io: &mut self.io,
+        };
+        let session = self
+            .session
+            .as_mut()
+            .ok_or_else(|| io::Error::other("no session"))?;
+        let result = session.execute_for(id, req.params, &mut client);
         let st = self.status();
         match result {
             Ok(qr) => self.write_query_result(&qr, true, st)?,

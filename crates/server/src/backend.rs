@@ -240,6 +240,16 @@ impl<E: KvEngine> protocol::Session for Session<E> {
         Ok(to_result(out, self.inner.warning_count()))
     }
 
+    fn execute_for(
+        &mut self,
+        stmt_id: u32,
+        params: Vec<Value>,
+        client: &mut dyn common::client::Client,
+    ) -> Result<QueryResult> {
+        let out = self.inner.execute_for(stmt_id, &params, client)?;
+        Ok(to_result(out, self.inner.warning_count()))
+    }
+
     fn close_statement(&mut self, stmt_id: u32) {
         self.inner.close_statement(stmt_id)
     }

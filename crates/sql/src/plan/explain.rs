@@ -487,7 +487,9 @@ pub(crate) fn tree_block<E: KvEngine>(
                 } else {
                     None
                 };
-                let path = crate::plan::access::choose(t, filter);
+                // the choice the executor makes (exec::fetch): with ANALYZE TABLE statistics
+                let st = s.inst.stats.get(s.storage(), t);
+                let path = crate::plan::access::choose_with_stats(t, filter, st.as_deref());
                 let idx = &t.indexes[path.index];
                 let text = if path.is_full_scan() {
                     format!("Table scan on {}", jt.name)
@@ -808,5 +810,27 @@ mod tests {
             err(&mut s, "EXPLAIN ANALYZE FORMAT=JSON SELECT * FROM a"),
             1235
         );
+    }
+
+    /// FORMAT=TREE names the index the traditional format names (the executor's choice, made
+    /// with ANALYZE TABLE statistics), also where the statistics overrule the first candidate.
+    #[test]
+    fn tree_and_traditional_name_the_same_index() {
+        let mut s = session();
+        ok(
+            &mut s,
+            "CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT, KEY ka (a), KEY kb (b))",
+        );
+        let values: Vec<String> = (0..200).map(|i| format!("({i}, 1, {i})")).collect();
+        ok(
+            &mut s,
+            &format!("INSERT INTO t VALUES {}", values.join(",")),
+        );
+        rows(&mut s, "ANALYZE TABLE t");
+        let sql = "SELECT id FROM t WHERE a = 1 AND b = 7";
+        let key = rows(&mut s, &format!("EXPLAIN {sql}"))[0][6].clone();
+        assert_eq!(key, "kb", "statistics make kb the selective index");
+        let tree = rows(&mut s, &format!("EXPLAIN FORMAT=TREE {sql}"))[0][0].clone();
+        assert!(tree.contains(&format!("using {key}")), "{tree}");
     }
 }

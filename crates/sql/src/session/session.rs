@@ -814,6 +814,17 @@ impl<E: KvEngine> Session<E> {
 
     /// COM_STMT_EXECUTE.
     pub fn execute(&mut self, id: u32, params: &[Value]) -> Result<Output> {
+        self.execute_for(id, params, &mut common::client::NoClient)
+    }
+
+    /// [`Session::execute`] for `client`: a result that can be produced row by row is sent to
+    /// the client's row sink while it is read ([`Output::RowsSent`]).
+    pub fn execute_for(
+        &mut self,
+        id: u32,
+        params: &[Value],
+        client: &mut dyn common::client::Client,
+    ) -> Result<Output> {
         self.inst.status.questions.fetch_add(1, Ordering::Relaxed);
         let p = self.prepared.get(&id).cloned().ok_or_else(|| {
             Error::new(
@@ -834,7 +845,7 @@ impl<E: KvEngine> Session<E> {
             .threads_running
             .fetch_add(1, Ordering::Relaxed);
         self.executing = Some(id);
-        let r = self.run_with_files(&p.parsed, params, &mut common::client::NoClient);
+        let r = self.run_with_files(&p.parsed, params, client);
         self.executing = None;
         self.inst
             .status

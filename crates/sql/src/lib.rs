@@ -38,6 +38,8 @@ pub mod session;
 pub mod show;
 
 #[cfg(test)]
+mod golden;
+#[cfg(test)]
 mod layering;
 
 pub use session::session::{Instance, Output, Session};

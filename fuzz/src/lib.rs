@@ -11,12 +11,12 @@ use storage::catalog::{ColumnDef, IndexColumn, IndexDef, IndexKind, TableDef, Ta
 /// The SQL parser (tokenizer, versioned comments, depth checks, sqlparser, our MySQL forms).
 pub fn sql_parser(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    let _ = sql::parser::parse(&text);
+    let _ = sql::parse::parser::parse(&text);
     // the COM_QUERY decoding: non-UTF-8 string literals rewritten to hex literals, then parsed
     if protocol::backend::invalid_utf8_outside_strings(data).is_none() {
         for backslash in [true, false] {
             let t = protocol::backend::hex_non_utf8_literals(data, backslash);
-            let _ = sql::parser::parse(&t);
+            let _ = sql::parse::parser::parse(&t);
         }
     }
 }

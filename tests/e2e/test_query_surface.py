@@ -130,3 +130,31 @@ def test_view_check_option(db):
     cur.execute("SELECT * FROM b ORDER BY id")
     assert cur.fetchall() == ((1, 5), (3, 9))
     assert err(cur, "CREATE VIEW agg AS SELECT n, COUNT(*) FROM b GROUP BY n WITH CHECK OPTION") == 1368
+
+
+def test_maintenance_statements_name_table_lists(server):
+    """ANALYZE / OPTIMIZE / CHECK TABLE take a list of tables (one result row each), as
+    `mariadb-check` sends them: one statement for all the tables of a database."""
+    import subprocess
+    c = server.connect()
+    cur = c.cursor()
+    cur.execute("CREATE DATABASE IF NOT EXISTS maint")
+    cur.execute("CREATE TABLE maint.a (id INT PRIMARY KEY, v INT, KEY kv (v))")
+    cur.execute("CREATE TABLE maint.b (id INT PRIMARY KEY)")
+    cur.execute("INSERT INTO maint.a VALUES (1, 1), (2, 1), (3, 2)")
+    cur.execute("USE maint")
+    cur.execute("ANALYZE NO_WRITE_TO_BINLOG TABLE a, maint.b")
+    assert cur.fetchall() == (("maint.a", "analyze", "status", "OK"), ("maint.b", "analyze", "status", "OK"))
+    cur.execute("SHOW INDEX FROM a WHERE Key_name = 'kv'")
+    assert cur.fetchall()[0][6] == 2  # cardinality from the statistics ANALYZE gathered
+    cur.execute("OPTIMIZE TABLE a, b")
+    assert [r[:2] for r in cur.fetchall()] == [("maint.a", "optimize"), ("maint.b", "optimize")]
+    cur.execute("CHECK TABLE a, b")
+    assert [r[0] for r in cur.fetchall()] == ["maint.a", "maint.b"]
+    assert err(cur, "ANALYZE TABLE a junk") == 1064
+    for flag, op in (("--analyze", "analyze"), ("--optimize", "optimize"), ("--check", "check")):
+        p = subprocess.run(["mariadb-check", "-h127.0.0.1", f"-P{server.port}", "-uroot", "--skip-ssl",
+                            flag, "maint"], capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0, (op, p.stdout, p.stderr)
+        assert "maint.a" in p.stdout and "maint.b" in p.stdout, (op, p.stdout)
+    cur.execute("DROP DATABASE maint")

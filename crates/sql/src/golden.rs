@@ -114,5 +114,8 @@ fn golden_files_match_their_results() {
 #[test]
 fn statements_split_at_line_end_semicolons() {
     let s = "-- c\nSELECT 1;\n\nSELECT 'a;b'\n  FROM t;\nSELECT 2";
-    assert_eq!(statements(s), ["SELECT 1", "SELECT 'a;b'\n  FROM t", "SELECT 2"]);
+    assert_eq!(
+        statements(s),
+        ["SELECT 1", "SELECT 'a;b'\n  FROM t", "SELECT 2"]
+    );
 }

@@ -410,14 +410,19 @@ pub fn needs<E: KvEngine>(sess: &Session<E>, s: &Stmt) -> Result<Vec<Need>> {
         }
         Stmt::CreatePartitioned(st, _) => ast_needs(sess, st, &mut out)?,
         Stmt::Acl(a) => acl_needs(sess, a, &mut out)?,
-        // CHECK TABLE reads the table: SELECT on it, as MySQL asks
-        Stmt::CheckTable(names) => {
-            for (db, table) in names {
+        // CHECK TABLE reads the table: SELECT on it; ANALYZE and OPTIMIZE also SELECT and
+        // INSERT, as MySQL asks
+        Stmt::Maintenance(m) => {
+            let privs = match m.op {
+                crate::parse::maintenance::MaintOp::Check => privs::SELECT,
+                _ => privs::SELECT | privs::INSERT,
+            };
+            for (db, table) in &m.tables {
                 if let Some(db) = db.clone().or_else(|| sess.db.clone()) {
                     out.push(Need::Table {
                         db,
                         table: table.clone(),
-                        privs: privs::SELECT,
+                        privs,
                         cols: Cols::Any,
                     });
                 }

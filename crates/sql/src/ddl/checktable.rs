@@ -2,78 +2,21 @@
 //! [`storage::Storage::check_table`] (rows decode, primary and secondary indexes agree, unique
 //! indexes hold no duplicates) on every table (every partition of a partitioned table, plus the
 //! partition placement check of `ALTER TABLE … CHECK PARTITION`) and returns MySQL's four-column
-//! result. The options are accepted and ignored: every check is the extended one.
+//! result. The options are accepted and ignored: every check is the extended one. The
+//! statement is parsed by [`crate::parse::maintenance`].
 
 use common::{Error, Result, Value};
-use sqlparser::tokenizer::Token;
 use storage::engine::KvEngine;
 
+use crate::parse::maintenance::TableName;
 use crate::session::session::Output;
 use crate::session::session::Session;
-
-/// A table named by CHECK TABLE: (database, table); database `None` = the current one.
-pub type CheckName = (Option<String>, String);
-
-/// Parses the tokens of a CHECK TABLE statement (whitespace removed); `None` when the
-/// statement is not CHECK TABLE.
-pub fn parse(plain: &[Token]) -> Option<Result<Vec<CheckName>>> {
-    let word = |i: usize| match plain.get(i) {
-        Some(Token::Word(w)) if w.quote_style.is_none() => Some(w.value.to_ascii_uppercase()),
-        _ => None,
-    };
-    if word(0).as_deref() != Some("CHECK")
-        || !matches!(word(1).as_deref(), Some("TABLE" | "TABLES"))
-    {
-        return None;
-    }
-    let bad = |i: usize| {
-        Some(Err(Error::parse(
-            plain[i.min(plain.len())..]
-                .iter()
-                .map(|t| t.to_string())
-                .collect::<Vec<_>>()
-                .join(" "),
-        )))
-    };
-    let ident = |i: usize| match plain.get(i) {
-        Some(Token::Word(w)) => Some(w.value.clone()),
-        _ => None,
-    };
-    let mut names = Vec::new();
-    let mut i = 2;
-    loop {
-        let Some(first) = ident(i) else { return bad(i) };
-        i += 1;
-        if plain.get(i) == Some(&Token::Period) {
-            let Some(second) = ident(i + 1) else {
-                return bad(i + 1);
-            };
-            names.push((Some(first), second));
-            i += 2;
-        } else {
-            names.push((None, first));
-        }
-        if plain.get(i) == Some(&Token::Comma) {
-            i += 1;
-            continue;
-        }
-        break;
-    }
-    while i < plain.len() {
-        match word(i).as_deref() {
-            Some("QUICK" | "FAST" | "MEDIUM" | "EXTENDED" | "CHANGED") => i += 1,
-            Some("FOR") if word(i + 1).as_deref() == Some("UPGRADE") => i += 2,
-            _ => return bad(i),
-        }
-    }
-    Some(Ok(names))
-}
 
 /// Runs CHECK TABLE.
 ///
 /// # Errors
 /// 1046 without a current database for an unqualified name; engine I/O errors.
-pub fn execute<E: KvEngine>(s: &mut Session<E>, names: &[CheckName]) -> Result<Output> {
+pub fn execute<E: KvEngine>(s: &mut Session<E>, names: &[TableName]) -> Result<Output> {
     let mut rows = Vec::new();
     for (db, name) in names {
         let db = match db {
@@ -132,36 +75,4 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, names: &[CheckName]) -> Result<O
             .collect(),
         rows,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn toks(sql: &str) -> Vec<Token> {
-        let (t, _, _) = crate::parse::parser::tokenize(sql).unwrap();
-        t.into_iter()
-            .map(|t| t.token)
-            .filter(|t| !matches!(t, Token::Whitespace(_)))
-            .collect()
-    }
-
-    #[test]
-    fn parses_names_and_options() {
-        let n = parse(&toks("CHECK TABLE a, d.b, `c` EXTENDED QUICK"))
-            .unwrap()
-            .unwrap();
-        assert_eq!(
-            n,
-            vec![
-                (None, "a".into()),
-                (Some("d".into()), "b".into()),
-                (None, "c".into())
-            ]
-        );
-        assert!(parse(&toks("CHECK TABLES t FOR UPGRADE")).unwrap().is_ok());
-        assert!(parse(&toks("CHECK TABLE")).unwrap().is_err());
-        assert!(parse(&toks("CHECK TABLE t junk")).unwrap().is_err());
-        assert!(parse(&toks("SELECT 1")).is_none());
-    }
 }

@@ -53,7 +53,7 @@ pub enum Stmt {
     /// partition clause, and the clause parsed by [`crate::partition`].
     CreatePartitioned(Box<Statement>, Box<crate::catalog::partition::PartSpec>),
     /// `CHECK TABLE t [, t ...] [options]` (see [`crate::checktable`]).
-    CheckTable(Vec<crate::ddl::checktable::CheckName>),
+    Maintenance(crate::parse::maintenance::Maintenance),
     /// CREATE/ALTER/DROP/RENAME USER, SET PASSWORD, GRANT, REVOKE ([`crate::acl_stmt`]).
     Acl(crate::acl::stmt::AclStmt),
     /// A SET whose assignment list holds a `NAMES …` element next to other assignments
@@ -989,8 +989,8 @@ pub(crate) fn parse_tokenized(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parse
             Stmt::Acl(a?)
         } else if let Some(p) = prepared_stmt(&plain) {
             p?
-        } else if let Some(names) = crate::ddl::checktable::parse(&plain) {
-            Stmt::CheckTable(names?)
+        } else if let Some(m) = crate::parse::maintenance::parse(&plain) {
+            Stmt::Maintenance(m?)
         } else if let Some(l) = crate::dml::load::parse(&plain) {
             Stmt::LoadData(Box::new(l?))
         } else if is_alter_table {

@@ -1351,7 +1351,14 @@ impl<E: KvEngine> Session<E> {
                 };
             }
             Stmt::AlterTable(a) => return crate::ddl::alter::execute(self, a),
-            Stmt::CheckTable(names) => return crate::ddl::checktable::execute(self, names),
+            Stmt::Maintenance(m) => {
+                return match m.op {
+                    crate::parse::maintenance::MaintOp::Check => {
+                        crate::ddl::checktable::execute(self, &m.tables)
+                    }
+                    op => crate::show::show::admin_tables(self, op.name(), &m.tables),
+                }
+            }
             Stmt::CreatePartitioned(stmt, spec) => {
                 return match stmt.as_ref() {
                     Statement::CreateTable(ct) => {

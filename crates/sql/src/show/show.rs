@@ -1381,9 +1381,27 @@ pub fn admin_table<E: KvEngine>(sess: &mut Session<E>, stmt: &ast::Statement) ->
         ast::Statement::OptimizeTable { name, .. } => ("optimize", vec![name.clone()]),
         _ => return Err(Error::internal("admin_table")),
     };
-    let mut rows = Vec::new();
+    let mut tables = Vec::new();
     for n in names {
         let (db, t) = crate::ddl::table::qualify(sess, &n)?;
+        tables.push((Some(db), t));
+    }
+    admin_tables(sess, op, &tables)
+}
+
+/// ANALYZE / OPTIMIZE TABLE (`op`) of `tables`: one result row per table, in order.
+pub fn admin_tables<E: KvEngine>(
+    sess: &mut Session<E>,
+    op: &str,
+    tables: &[crate::parse::maintenance::TableName],
+) -> Result<Output> {
+    let mut rows = Vec::new();
+    for (db, t) in tables {
+        let db = match db {
+            Some(d) => d.clone(),
+            None => sess.db.clone().ok_or_else(Error::no_db)?,
+        };
+        let t = t.clone();
         let status = match sess.storage().get_table(&db, &t)? {
             Some(tb) => {
                 if op == "analyze" && tb.id != 0 && tb.options.view.is_none() {

@@ -2188,10 +2188,15 @@ mod tests {
             } else if l.starts_with("fn ") || l.starts_with("pub fn ") || l.starts_with("const ") {
                 in_fn = false;
             }
-            let arm = l.strip_prefix("        ").filter(|r| r.starts_with('"') || r.starts_with("| \""));
+            let arm = l
+                .strip_prefix("        ")
+                .filter(|r| r.starts_with('"') || r.starts_with("| \""));
             if let (true, Some(r)) = (in_fn, arm) {
                 for part in r.split('"').skip(1).step_by(2) {
-                    if part.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_') {
+                    if part
+                        .chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                    {
                         arms.push(part.to_string());
                     }
                 }
@@ -2202,8 +2207,15 @@ mod tests {
             assert!(is_builtin(a), "{a} is dispatched but not is_builtin");
         }
         assert!(!is_builtin("NOPE") && !is_builtin("STDDEV_POP"));
-        let mut ctx = FnCtx { current_db: Some("test".into()), ..FnCtx::default() };
-        for a in arms.iter().map(String::as_str).chain(CALL_NAMES.iter().copied()) {
+        let mut ctx = FnCtx {
+            current_db: Some("test".into()),
+            ..FnCtx::default()
+        };
+        for a in arms
+            .iter()
+            .map(String::as_str)
+            .chain(CALL_NAMES.iter().copied())
+        {
             for n in 0..4 {
                 let args = vec![Value::Int(1); n];
                 if let Err(e) = call(a, &args, &mut ctx, &mut vec![]) {

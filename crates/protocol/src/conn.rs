@@ -191,6 +191,29 @@ pub struct ClientFiles<'a, S> {
     pub buf: Vec<u8>,
 }
 
+impl<'a, S> ClientFiles<'a, S> {
+    /// The client of one command: local files when the client allows them (`local`), result
+    /// rows streamed in the text or the binary (`binary`) protocol.
+    pub fn new(
+        io: &'a mut PacketIo<S>,
+        local: bool,
+        max_packet: usize,
+        deprecate_eof: bool,
+        binary: bool,
+    ) -> Self {
+        ClientFiles {
+            enabled: local,
+            max_packet,
+            io,
+            stream_rows: true,
+            binary,
+            deprecate_eof,
+            columns: Vec::new(),
+            buf: Vec::new(),
+        }
+    }
+}
+
 impl<S: Read + Write> common::client::RowSink for ClientFiles<'_, S> {
     fn columns(&mut self, columns: &[ColumnMeta], status: u16) -> common::Result<()> {
         let mut count = Vec::with_capacity(9);
@@ -1192,16 +1215,12 @@ impl<B: Backend, S: Transport> Connection<B, S> {
 
     fn com_query(&mut self, sql: &[u8]) -> io::Result<()> {
         let multi = self.multi_statements;
-        let mut files = ClientFiles {
-            enabled: self.caps & caps::LOCAL_FILES != 0,
-            max_packet: self.max_packet(),
-            stream_rows: true,
-            binary: false,
-            deprecate_eof: self.deprecate_eof(),
-            columns: Vec::new(),
-            buf: Vec::new(),
-            io: &mut self.io,
-        };
+        let (local, max_packet, deprecate_eof) = (
+            self.caps & caps::LOCAL_FILES != 0,
+            self.max_packet(),
+            self.deprecate_eof(),
+        );
+        let mut files = ClientFiles::new(&mut self.io, local, max_packet, deprecate_eof, false);
         let session = self
             .session
             .as_mut()
@@ -1341,16 +1360,8 @@ impl<B: Backend, S: Transport> Connection<B, S> {
             )?;
             return Ok(());
         }
-        let mut client = ClientFiles {
-            enabled: false,
-            max_packet: self.max_packet(),
-            stream_rows: true,
-            binary: true,
-            deprecate_eof: self.deprecate_eof(),
-            columns: Vec::new(),
-            buf: Vec::new(),
-            io: &mut self.io,
-        };
+        let (max_packet, deprecate_eof) = (self.max_packet(), self.deprecate_eof());
+        let mut client = ClientFiles::new(&mut self.io, false, max_packet, deprecate_eof, true);
         let session = self
             .session
             .as_mut()

@@ -15,7 +15,8 @@
 //! | [`ddl`] | CREATE / ALTER / DROP / RENAME / TRUNCATE, views, CHECK TABLE |
 //! | [`acl`] | accounts, grants, the privilege check |
 //! | [`show`] | SHOW, DESCRIBE, INFORMATION_SCHEMA and the system schemas |
-//! | [`session`] | instance and session state, statement dispatch, transactions |
+//! | [`session`] | instance and session state, transactions, plans of prepared statements |
+//! | [`dispatch`] | commands from the client, statement routing under the transaction rules, SET |
 //!
 //! The value semantics (conversions, comparisons, arithmetic, built-in functions) live in the
 //! `func` crate; storage (catalog, transactions, rows) in `storage`. This crate must not depend
@@ -28,6 +29,7 @@ pub mod acl;
 pub mod bind;
 pub mod catalog;
 pub mod ddl;
+pub mod dispatch;
 pub mod dml;
 pub mod exec;
 pub mod ir;

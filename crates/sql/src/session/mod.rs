@@ -1,5 +1,8 @@
 //! **session**: the shared [`session::Instance`] and the per-connection [`session::Session`]
-//! (current database, variables, transaction, warnings, prepared statements) and statement
-//! dispatch with MySQL's transaction rules. The last stage: it may use every other one.
+//! state (current database, variables, transaction and its commit / rollback, metadata locks,
+//! warnings, prepared statements and their cached plans). Statement dispatch is in
+//! [`crate::dispatch`].
+//!
+//! May use: every stage before it.
 
 pub mod session;

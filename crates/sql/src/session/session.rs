@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use common::{codes, Collation, ColumnMeta, Error, Result, Value, Warning};
 use parking_lot::Mutex;
-use sqlparser::ast::{self, Statement};
+use sqlparser::ast::{self};
 use storage::engine::KvEngine;
 use storage::txn::{Isolation, Txn, TxnOptions, WaitCtx};
 use storage::Storage;
@@ -18,19 +18,8 @@ use storage::Storage;
 use crate::bind::expr::BindEnv;
 use crate::ir::expr::EvalCtx;
 use crate::parse::parser::Parsed;
-use crate::parse::parser::PrepareSource;
-use crate::parse::parser::Stmt;
 use crate::runtime::sysvars::GlobalVars;
 use crate::runtime::sysvars::Scope;
-
-/// A client whose files stay reachable but whose results are returned whole.
-struct WholeResults<'a>(&'a mut dyn common::client::Client);
-
-impl common::client::Client for WholeResults<'_> {
-    fn open(&mut self, name: &str) -> Result<Box<dyn std::io::Read + '_>> {
-        self.0.open(name)
-    }
-}
 
 /// Result of one statement.
 #[derive(Debug, Clone)]
@@ -240,14 +229,14 @@ pub struct Prepared {
     /// Result columns (as known at prepare time).
     pub columns: Vec<ColumnMeta>,
     /// The text the process list shows while it executes (made once, see [`process_info`]).
-    info: Arc<str>,
+    pub(crate) info: Arc<str>,
 }
 
 /// How much of a statement's text the process list keeps.
 pub const PROCESS_INFO_CHARS: usize = 1024;
 
 /// The process list's copy of a statement's text: its first [`PROCESS_INFO_CHARS`] characters.
-fn process_info(sql: &str) -> Arc<str> {
+pub(crate) fn process_info(sql: &str) -> Arc<str> {
     match sql.char_indices().nth(PROCESS_INFO_CHARS) {
         Some((end, _)) => Arc::from(&sql[..end]),
         None => Arc::from(sql),
@@ -259,26 +248,26 @@ fn process_info(sql: &str) -> Arc<str> {
 /// rather than by name several times per command (see [`Session::hot`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct HotVars {
-    autocommit: bool,
-    strict: bool,
-    ansi_quotes: bool,
-    pipes_as_concat: bool,
-    no_backslash_escapes: bool,
-    no_zero_date: bool,
-    no_zero_in_date: bool,
-    div_precision: u8,
-    lock_wait_timeout: u64,
-    max_session_mem_used: u64,
-    max_execution_time: u64,
+    pub(crate) autocommit: bool,
+    pub(crate) strict: bool,
+    pub(crate) ansi_quotes: bool,
+    pub(crate) pipes_as_concat: bool,
+    pub(crate) no_backslash_escapes: bool,
+    pub(crate) no_zero_date: bool,
+    pub(crate) no_zero_in_date: bool,
+    pub(crate) div_precision: u8,
+    pub(crate) lock_wait_timeout: u64,
+    pub(crate) max_session_mem_used: u64,
+    pub(crate) max_execution_time: u64,
     /// wait_timeout, net_read_timeout, net_write_timeout in seconds (None: not a number).
-    timeouts: [Option<u64>; 3],
-    max_allowed_packet: usize,
-    high_priority: bool,
+    pub(crate) timeouts: [Option<u64>; 3],
+    pub(crate) max_allowed_packet: usize,
+    pub(crate) high_priority: bool,
 }
 
 /// A prepared statement's plan (a SELECT's [`crate::ir::query::Query`], an INSERT's, UPDATE's or
 /// DELETE's bound target and expressions), reused by later executions while its key holds.
-struct CachedPlan {
+pub(crate) struct CachedPlan {
     key: PlanKey,
     plan: Arc<dyn std::any::Any + Send + Sync>,
     /// Tables the plan resolved: each execution takes their metadata locks again.
@@ -341,15 +330,15 @@ pub struct Session<E: KvEngine> {
     /// Diagnostics of the last statement.
     pub warnings: Vec<Warning>,
     /// (warnings, errors) of the previous statement, for @@warning_count / @@error_count.
-    prev_warnings: (usize, usize),
-    prepared: rustc_hash::FxHashMap<u32, Prepared>,
-    next_stmt_id: u32,
+    pub(crate) prev_warnings: (usize, usize),
+    pub(crate) prepared: rustc_hash::FxHashMap<u32, Prepared>,
+    pub(crate) next_stmt_id: u32,
     /// Set by KILL QUERY.
     pub killed: Arc<AtomicBool>,
     /// Set by KILL CONNECTION.
     pub kill_conn: Arc<AtomicBool>,
     /// Mirrors the current wait type of a running statement (shown as the processlist State).
-    wait_state: Arc<std::sync::atomic::AtomicU8>,
+    pub(crate) wait_state: Arc<std::sync::atomic::AtomicU8>,
     /// CLIENT_FOUND_ROWS: UPDATE reports matched rather than changed rows.
     pub client_found_rows: bool,
     /// `Ssl_version` / `Ssl_cipher` of the connection (empty without TLS).
@@ -357,26 +346,26 @@ pub struct Session<E: KvEngine> {
     /// Statement start time (NOW()).
     pub(crate) stmt_now: Option<(common::time::DateTime, i64)>,
     /// SQL statements prepared with PREPARE name FROM ...
-    sql_prepared: HashMap<String, u32>,
+    pub(crate) sql_prepared: HashMap<String, u32>,
     /// Working tables of recursive CTEs being evaluated (by id).
     pub(crate) work_tables: HashMap<usize, Arc<Vec<Vec<Value>>>>,
     /// The metadata lock mode the running statement takes on the tables it reads or writes.
     pub(crate) shared_mdl: crate::runtime::mdl::MdlMode,
     /// The plan cache: a prepared statement's plan kept per statement id (see `prepared_plan`).
-    plans: rustc_hash::FxHashMap<u32, CachedPlan>,
+    pub(crate) plans: rustc_hash::FxHashMap<u32, CachedPlan>,
     /// The connection may hold metadata locks (set before each request, cleared on release).
-    mdl_held: std::cell::Cell<bool>,
+    pub(crate) mdl_held: std::cell::Cell<bool>,
     /// The prepared statement being executed, whose plan may come from `plans`.
-    executing: Option<u32>,
+    pub(crate) executing: Option<u32>,
     /// Bumped by every change of a session variable (plans fold some variable values).
-    vars_gen: u64,
+    pub(crate) vars_gen: u64,
     /// Whether the account is a superuser, as of (accounts generation, user, account host).
     pub(crate) superuser: std::cell::RefCell<Option<(u64, String, String, bool)>>,
     /// [`HotVars`] as of (session generation, global generation).
-    hot: std::cell::Cell<Option<(u64, u64, HotVars)>>,
+    pub(crate) hot: std::cell::Cell<Option<(u64, u64, HotVars)>>,
     /// The global values as of the statement's start, read without the shared lock while no
     /// SET GLOBAL came since (see [`Session::global_value`]).
-    globals: crate::runtime::sysvars::GlobalsSnapshot,
+    pub(crate) globals: crate::runtime::sysvars::GlobalsSnapshot,
     /// What planning touched (see [`PlanRecord`]).
     pub(crate) plan_rec: std::cell::RefCell<PlanRecord>,
     /// Parsed shapes of the text writes this session sent (see [`crate::stmt_cache`]).
@@ -498,7 +487,7 @@ impl<E: KvEngine> Session<E> {
     }
 
     /// The session's variable values, for a change (cached plans are then planned again).
-    fn vars_mut(&mut self) -> &mut rustc_hash::FxHashMap<&'static str, Value> {
+    pub(crate) fn vars_mut(&mut self) -> &mut rustc_hash::FxHashMap<&'static str, Value> {
         self.vars_gen += 1;
         &mut self.vars
     }
@@ -690,7 +679,7 @@ impl<E: KvEngine> Session<E> {
         Ok(())
     }
 
-    fn set_process(&self, command: &'static str, info: Option<Arc<str>>) {
+    pub(crate) fn set_process(&self, command: &'static str, info: Option<Arc<str>>) {
         // waits reported while a statement runs show up as its processlist State
         common::wait::set_state_cell((command != "Sleep").then(|| self.wait_state.clone()));
         if let Some(p) = self.inst.processes.lock().get_mut(&self.conn_id) {
@@ -701,164 +690,11 @@ impl<E: KvEngine> Session<E> {
     }
 
     /// The sql_mode flags the tokenizer needs.
-    fn parse_mode(&self) -> crate::parse::parser::SqlModeFlags {
+    pub(crate) fn parse_mode(&self) -> crate::parse::parser::SqlModeFlags {
         crate::parse::parser::SqlModeFlags {
             ansi_quotes: self.hot().ansi_quotes,
             pipes_as_concat: self.hot().pipes_as_concat,
         }
-    }
-
-    /// COM_QUERY: runs every statement in `sql`; stops at the first error.
-    pub fn query(&mut self, sql: &str, multi: bool) -> Vec<Result<Output>> {
-        self.query_with_files(sql, multi, &mut common::client::NoClient)
-    }
-
-    /// [`Session::query`] with the client's files reachable for `LOAD DATA LOCAL INFILE`.
-    pub fn query_with_files(
-        &mut self,
-        sql: &str,
-        multi: bool,
-        files: &mut dyn common::client::Client,
-    ) -> Vec<Result<Output>> {
-        self.inst.status.questions.fetch_add(1, Ordering::Relaxed);
-        let mode = self.parse_mode();
-        let parsed = self
-            .stmt_cache
-            .parse(sql, mode, |sql| crate::parse::parser::parse_with(sql, mode));
-        if matches!(
-            parsed,
-            Ok(crate::parse::stmt_cache::Statements::Template(..))
-        ) {
-            self.inst
-                .status
-                .text_template_hits
-                .fetch_add(1, Ordering::Relaxed);
-        }
-        let parsed = match parsed {
-            Ok(p) => p,
-            Err(e) => {
-                self.warnings.clear();
-                return vec![Err(e)];
-            }
-        };
-        if parsed.as_slice().len() > 1 && !multi {
-            return vec![Err(Error::parse(
-                sql.split(';').nth(1).unwrap_or("").trim(),
-            ))];
-        }
-        let single = parsed.as_slice().len() == 1;
-        let mut out = Vec::with_capacity(parsed.as_slice().len());
-        // A KILL QUERY from here on applies to this command: the flag is cleared before the
-        // statement shows in the process list, not after (a KILL that saw it there was lost).
-        self.killed.store(false, Ordering::SeqCst);
-        self.set_process("Query", Some(process_info(sql)));
-        self.inst
-            .status
-            .threads_running
-            .fetch_add(1, Ordering::Relaxed);
-        for p in parsed.as_slice() {
-            if p.params > 0 {
-                out.push(Err(Error::parse("?")));
-                break;
-            }
-            // a result is streamed only when it is the text's one statement: the results of
-            // a multi-statement text are sent in order once all of them ran
-            let r = if single {
-                self.run_with_files(p, &[], files)
-            } else {
-                self.run_with_files(p, &[], &mut WholeResults(&mut *files))
-            };
-            let failed = r.is_err();
-            out.push(r);
-            if failed {
-                break;
-            }
-        }
-        self.stmt_cache.give_back(parsed);
-        self.inst
-            .status
-            .threads_running
-            .fetch_sub(1, Ordering::Relaxed);
-        self.set_process("Sleep", None);
-        out
-    }
-
-    /// COM_STMT_PREPARE.
-    pub fn prepare(&mut self, sql: &str) -> Result<(u32, usize, Vec<ColumnMeta>)> {
-        let mut parsed = crate::parse::parser::parse_with(sql, self.parse_mode())?;
-        if parsed.len() != 1 {
-            return Err(Error::parse(sql));
-        }
-        let p = parsed.remove(0);
-        if matches!(p.stmt, Stmt::LoadData(_)) {
-            return Err(Error::new(
-                codes::ER_UNSUPPORTED_PS,
-                "This command is not supported in the prepared statement protocol yet",
-            ));
-        }
-        crate::acl::check::check(self, &p)?;
-        let columns = self.describe(&p)?;
-        let id = self.next_stmt_id;
-        self.next_stmt_id += 1;
-        let n = p.params;
-        self.prepared.insert(
-            id,
-            Prepared {
-                info: process_info(&p.sql),
-                parsed: Arc::new(p),
-                columns: columns.clone(),
-            },
-        );
-        Ok((id, n, columns))
-    }
-
-    /// COM_STMT_EXECUTE.
-    pub fn execute(&mut self, id: u32, params: &[Value]) -> Result<Output> {
-        self.execute_for(id, params, &mut common::client::NoClient)
-    }
-
-    /// [`Session::execute`] for `client`: a result that can be produced row by row is sent to
-    /// the client's row sink while it is read ([`Output::RowsSent`]).
-    pub fn execute_for(
-        &mut self,
-        id: u32,
-        params: &[Value],
-        client: &mut dyn common::client::Client,
-    ) -> Result<Output> {
-        self.inst.status.questions.fetch_add(1, Ordering::Relaxed);
-        let p = self.prepared.get(&id).cloned().ok_or_else(|| {
-            Error::new(
-                codes::ER_UNKNOWN_STMT_HANDLER,
-                format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"),
-            )
-        })?;
-        if params.len() < p.parsed.params {
-            return Err(Error::new(
-                codes::ER_WRONG_ARGUMENTS,
-                "Incorrect arguments to mysqld_stmt_execute",
-            ));
-        }
-        self.killed.store(false, Ordering::SeqCst);
-        self.set_process("Execute", Some(p.info.clone()));
-        self.inst
-            .status
-            .threads_running
-            .fetch_add(1, Ordering::Relaxed);
-        self.executing = Some(id);
-        let r = self.run_with_files(&p.parsed, params, client);
-        self.executing = None;
-        self.inst
-            .status
-            .threads_running
-            .fetch_sub(1, Ordering::Relaxed);
-        self.set_process("Sleep", None);
-        r
-    }
-
-    /// COM_STMT_CLOSE.
-    pub fn close_statement(&mut self, id: u32) {
-        self.prepared.remove(&id);
-        self.plans.remove(&id);
     }
 
     /// The plan of a SELECT about to run (see [`Session::prepared_plan`]).
@@ -953,14 +789,6 @@ impl<E: KvEngine> Session<E> {
         PlanRecord::volatile(&self.plan_rec);
     }
 
-    /// Result metadata of a statement without running it.
-    fn describe(&mut self, p: &Parsed) -> Result<Vec<ColumnMeta>> {
-        match &p.stmt {
-            Stmt::Ast(Statement::Query(q)) => crate::bind::select::describe(self, q, &p.sql),
-            _ => Ok(vec![]),
-        }
-    }
-
     /// Begins a transaction if none is open.
     pub(crate) fn ensure_txn(&mut self) -> &mut Txn<E> {
         if self.txn.is_none() {
@@ -1046,7 +874,7 @@ impl<E: KvEngine> Session<E> {
     }
 
     /// Releases the connection's metadata locks (a call when it holds none costs nothing).
-    fn mdl_release(&self) {
+    pub(crate) fn mdl_release(&self) {
         if self.mdl_held.replace(false) {
             self.inst.mdl.release_all(self.conn_id);
         }
@@ -1121,365 +949,6 @@ impl<E: KvEngine> Session<E> {
         }
     }
 
-    /// Runs one parsed statement with MySQL transaction rules (a KILL QUERY that came before
-    /// does not apply to it).
-    pub fn run(&mut self, p: &Parsed, params: &[Value]) -> Result<Output> {
-        self.killed.store(false, Ordering::SeqCst);
-        self.run_with_files(p, params, &mut common::client::NoClient)
-    }
-
-    /// [`Session::run`] with the client's files reachable for `LOAD DATA LOCAL INFILE`.
-    pub fn run_with_files(
-        &mut self,
-        p: &Parsed,
-        params: &[Value],
-        files: &mut dyn common::client::Client,
-    ) -> Result<Output> {
-        if self.kill_conn.load(Ordering::SeqCst) {
-            // KILL CONNECTION arrived while the command was queued: run nothing more.
-            return Err(Error::interrupted());
-        }
-        // (the KILL QUERY flag was cleared when the command started: see `query_with_files`)
-        self.stmt_now = None;
-        if self.globals.generation() != self.inst.globals.generation() {
-            self.globals = self.inst.globals.snapshot();
-        }
-        let is_diag = matches!(&p.stmt, Stmt::Show(t) if crate::show::show::is_show_warnings(t));
-        if !is_diag {
-            self.prev_warnings = (
-                self.warnings
-                    .iter()
-                    .filter(|w| w.level != common::Level::Error)
-                    .count(),
-                self.warnings
-                    .iter()
-                    .filter(|w| w.level == common::Level::Error)
-                    .count(),
-            );
-            self.warnings.clear();
-        }
-        let class = match &p.stmt {
-            Stmt::Ast(s) => classify(s),
-            // EXECUTE runs a statement that may read or write tables
-            Stmt::Execute { .. } => Class::Dml,
-            Stmt::AlterTable(_) | Stmt::CreatePartitioned(..) => Class::Ddl,
-            Stmt::Acl(_) => Class::ImplicitCommit,
-            Stmt::LoadData(_) => Class::Dml,
-            _ => Class::Other,
-        };
-        if class == Class::Ddl || class == Class::ImplicitCommit {
-            self.commit()?;
-        }
-        let transactional = class == Class::Dml || class == Class::Read;
-        self.shared_mdl = if class == Class::Dml {
-            crate::runtime::mdl::MdlMode::SharedWrite
-        } else {
-            crate::runtime::mdl::MdlMode::SharedRead
-        };
-        if transactional {
-            self.ensure_txn().stmt_begin();
-        }
-        // resource limits of this statement (see crate::limits)
-        let hot = self.hot();
-        let _limits = crate::runtime::limits::StatementLimits::new(hot.max_session_mem_used);
-        let timeout_ms = match &p.stmt {
-            Stmt::Ast(Statement::Query(_)) => {
-                crate::runtime::limits::hint_max_execution_time(&p.sql)
-                    .unwrap_or(hot.max_execution_time)
-            }
-            _ => 0,
-        };
-        let deadline = (timeout_ms > 0).then(|| {
-            crate::runtime::limits::arm_timeout(
-                std::time::Duration::from_millis(timeout_ms),
-                self.killed.clone(),
-            )
-        });
-        let r = match self.dispatch(p, params, files) {
-            Err(e)
-                if e.code.num == codes::ER_QUERY_INTERRUPTED.num
-                    && deadline.as_ref().is_some_and(|d| d.fired()) =>
-            {
-                Err(crate::runtime::limits::timeout_error())
-            }
-            r => r,
-        };
-        if deadline.as_ref().is_some_and(|d| d.fired()) {
-            // this statement's own timeout: it must not interrupt the next statement of the
-            // command (the flag is otherwise cleared only when a command starts)
-            self.killed.store(false, Ordering::SeqCst);
-        }
-        drop(deadline);
-        if self.txn.is_none() {
-            // outside a transaction, metadata locks last for the statement
-            self.mdl_release();
-        }
-        if transactional {
-            match &r {
-                Ok(_) => {
-                    if let Some(t) = self.txn.as_mut() {
-                        t.stmt_commit();
-                    }
-                    if self.autocommit() && !self.explicit_txn {
-                        if let Err(e) = self.commit() {
-                            self.rollback();
-                            return Err(e);
-                        }
-                    }
-                }
-                Err(e) => {
-                    if e.num() == codes::ER_LOCK_DEADLOCK.num {
-                        self.rollback();
-                    } else {
-                        if let Some(t) = self.txn.as_mut() {
-                            t.stmt_rollback();
-                        }
-                        if self.autocommit() && !self.explicit_txn {
-                            self.rollback();
-                        }
-                    }
-                }
-            }
-        }
-        if let Err(e) = &r {
-            // every error, an interrupted statement's too, is in SHOW ERRORS / SHOW WARNINGS
-            self.warnings.push(Warning {
-                level: common::Level::Error,
-                code: e.code.num,
-                msg: e.msg.clone(),
-            });
-            self.row_count = -1;
-        } else {
-            self.row_count = match &r {
-                Ok(Output::Ok { affected, .. }) if class == Class::Dml => *affected as i64,
-                Ok(Output::Rows { .. } | Output::RowsSent { .. }) => -1,
-                _ => 0,
-            };
-        }
-        r
-    }
-
-    fn dispatch(
-        &mut self,
-        p: &Parsed,
-        params: &[Value],
-        files: &mut dyn common::client::Client,
-    ) -> Result<Output> {
-        crate::acl::check::check(self, p)?;
-        let stmt = match &p.stmt {
-            Stmt::LoadData(l) => {
-                self.inst.status.com_insert.fetch_add(1, Ordering::Relaxed);
-                return crate::dml::load::execute(self, l, files);
-            }
-            Stmt::Acl(a) => return crate::acl::stmt::execute(self, a),
-            Stmt::Show(tokens) => return crate::show::show::show(self, tokens),
-            Stmt::SetList(list) => {
-                for st in list {
-                    match st {
-                        Statement::Set(set) => self.exec_set(set, params)?,
-                        other => return Err(Error::parse(other.to_string())),
-                    };
-                }
-                return Ok(Output::ok(0));
-            }
-            Stmt::Do(stmt) => {
-                return match stmt.as_ref() {
-                    Statement::Query(q) => {
-                        crate::exec::select::execute(self, q, params, &p.sql)?;
-                        Ok(Output::ok(0))
-                    }
-                    _ => Err(Error::parse("DO")),
-                }
-            }
-            Stmt::Prepare { name, source } => {
-                let sql = match source {
-                    PrepareSource::Text(t) => t.clone(),
-                    PrepareSource::Var(v) => match self.user_vars.get(&v.to_ascii_lowercase()) {
-                        Some(Value::Null) | None => return Err(Error::parse("NULL")),
-                        Some(val) => val.to_string(),
-                    },
-                };
-                let (id, _, _) = self.prepare(&sql)?;
-                if let Some(old) = self.sql_prepared.insert(name.to_ascii_lowercase(), id) {
-                    self.prepared.remove(&old);
-                }
-                return Ok(Output::Ok {
-                    affected: 0,
-                    last_insert_id: 0,
-                    info: "Statement prepared".into(),
-                });
-            }
-            Stmt::Execute { name, using } => {
-                let unknown = || {
-                    Error::new(
-                        codes::ER_UNKNOWN_STMT_HANDLER,
-                        format!("Unknown prepared statement handler ({name}) given to EXECUTE"),
-                    )
-                };
-                let id = *self
-                    .sql_prepared
-                    .get(&name.to_ascii_lowercase())
-                    .ok_or_else(unknown)?;
-                let p = self.prepared.get(&id).cloned().ok_or_else(unknown)?;
-                if using.len() != p.parsed.params {
-                    return Err(Error::new(
-                        codes::ER_WRONG_ARGUMENTS,
-                        "Incorrect arguments to EXECUTE",
-                    ));
-                }
-                let vals: Vec<Value> = using
-                    .iter()
-                    .map(|u| {
-                        self.user_vars
-                            .get(&u.to_ascii_lowercase())
-                            .cloned()
-                            .unwrap_or(Value::Null)
-                    })
-                    .collect();
-                self.executing = Some(id);
-                let r = self.dispatch(&p.parsed, &vals, files);
-                self.executing = None;
-                return r;
-            }
-            Stmt::Deallocate(name) => {
-                return match self.sql_prepared.remove(&name.to_ascii_lowercase()) {
-                    Some(id) => {
-                        self.prepared.remove(&id);
-                        Ok(Output::ok(0))
-                    }
-                    None => Err(Error::new(codes::ER_UNKNOWN_STMT_HANDLER, format!("Unknown prepared statement handler ({name}) given to DEALLOCATE PREPARE"))),
-                };
-            }
-            Stmt::AlterTable(a) => return crate::ddl::alter::execute(self, a),
-            Stmt::Maintenance(m) => {
-                return match m.op {
-                    crate::parse::maintenance::MaintOp::Check => {
-                        crate::ddl::checktable::execute(self, &m.tables)
-                    }
-                    op => crate::show::show::admin_tables(self, op.name(), &m.tables),
-                }
-            }
-            Stmt::CreatePartitioned(stmt, spec) => {
-                return match stmt.as_ref() {
-                    Statement::CreateTable(ct) => {
-                        crate::ddl::table::create_table_with(self, ct, Some(spec))
-                    }
-                    _ => Err(Error::parse("PARTITION BY")),
-                }
-            }
-            Stmt::Ast(s) => s,
-        };
-        match stmt {
-            Statement::Query(q) => {
-                self.inst.status.com_select.fetch_add(1, Ordering::Relaxed);
-                crate::exec::select::execute_to(self, q, params, &p.sql, files)
-            }
-            Statement::Insert(ins) => {
-                self.inst.status.com_insert.fetch_add(1, Ordering::Relaxed);
-                crate::dml::single::insert(self, ins, params)
-            }
-            Statement::Update(u) => {
-                self.inst.status.com_update.fetch_add(1, Ordering::Relaxed);
-                crate::dml::single::update(self, u, params)
-            }
-            Statement::Delete(d) => {
-                self.inst.status.com_delete.fetch_add(1, Ordering::Relaxed);
-                crate::dml::single::delete(self, d, params)
-            }
-            Statement::StartTransaction { .. } => {
-                self.commit()?;
-                self.explicit_txn = true;
-                self.ensure_txn();
-                Ok(Output::ok(0))
-            }
-            Statement::Commit { .. } => {
-                self.inst.status.com_commit.fetch_add(1, Ordering::Relaxed);
-                self.commit()?;
-                Ok(Output::ok(0))
-            }
-            Statement::Rollback { savepoint, .. } => {
-                self.inst
-                    .status
-                    .com_rollback
-                    .fetch_add(1, Ordering::Relaxed);
-                match savepoint {
-                    Some(sp) => {
-                        let t = self
-                            .txn
-                            .as_mut()
-                            .ok_or_else(|| savepoint_missing(&sp.value))?;
-                        t.rollback_to_savepoint(&sp.value)?;
-                    }
-                    None => self.rollback(),
-                }
-                Ok(Output::ok(0))
-            }
-            Statement::Savepoint { name } => {
-                let explicit = self.explicit_txn || !self.autocommit();
-                if explicit {
-                    self.ensure_txn().savepoint(&name.value);
-                }
-                Ok(Output::ok(0))
-            }
-            Statement::ReleaseSavepoint { name } => {
-                let t = self
-                    .txn
-                    .as_mut()
-                    .ok_or_else(|| savepoint_missing(&name.value))?;
-                t.release_savepoint(&name.value)?;
-                Ok(Output::ok(0))
-            }
-            Statement::Set(s) => self.exec_set(s, params),
-            Statement::Use(u) => {
-                let name = match u {
-                    ast::Use::Object(n) | ast::Use::Database(n) | ast::Use::Schema(n) => {
-                        n.to_string()
-                    }
-                    other => other.to_string(),
-                };
-                self.use_db(name.trim_matches('`'))?;
-                Ok(Output::ok(0))
-            }
-            Statement::Kill { modifier, id } => {
-                let query_only = matches!(modifier, Some(ast::KillType::Query));
-                self.inst.kill(*id as u32, query_only)?;
-                Ok(Output::ok(0))
-            }
-            Statement::CreateDatabase { .. }
-            | Statement::CreateSchema { .. }
-            | Statement::CreateTable(_)
-            | Statement::CreateIndex(_)
-            | Statement::Drop { .. }
-            | Statement::Truncate(_)
-            | Statement::RenameTable(_)
-            | Statement::AlterTable(_) => crate::ddl::table::execute(self, stmt),
-            Statement::CreateView(cv) => crate::ddl::view::create(self, cv),
-            Statement::LockTables { .. } | Statement::UnlockTables => Ok(Output::ok(0)),
-            Statement::Flush { .. } => Ok(Output::ok(0)),
-            Statement::Analyze { .. } | Statement::OptimizeTable { .. } => {
-                crate::show::show::admin_table(self, stmt)
-            }
-            Statement::ExplainTable { table_name, .. } => {
-                crate::show::show::describe_table(self, table_name, None)
-            }
-            Statement::Explain {
-                statement,
-                analyze,
-                format,
-                ..
-            } => crate::plan::explain::explain_statement(
-                self,
-                statement,
-                *analyze,
-                format.as_ref(),
-                &p.sql,
-            ),
-            s => Err(Error::not_supported(
-                s.to_string().chars().take(60).collect::<String>(),
-            )),
-        }
-    }
-
     /// Evaluates an expression with no row context.
     pub(crate) fn eval_const(&mut self, e: &ast::Expr) -> Result<Value> {
         let scope = crate::ir::scope::Scope::default();
@@ -1491,220 +960,6 @@ impl<E: KvEngine> Session<E> {
             crate::exec::query::eval(s, &bound, &[], ctx)
         })
     }
-
-    fn exec_set(&mut self, s: &ast::Set, params: &[Value]) -> Result<Output> {
-        let _ = params;
-        match s {
-            ast::Set::SingleAssignment {
-                scope,
-                variable,
-                values,
-                ..
-            } => {
-                let global = matches!(scope, Some(ast::ContextModifier::Global));
-                let name = variable.to_string();
-                let mut assigns: Vec<(String, bool, ast::Expr)> = Vec::new();
-                let mut vals = values.iter();
-                if let Some(first) = vals.next() {
-                    assigns.push((name, global, first.clone()));
-                }
-                // `SET a = 1, b = 2` arrives as extra `b = 2` expressions
-                for v in vals {
-                    match v {
-                        ast::Expr::BinaryOp {
-                            left,
-                            op: ast::BinaryOperator::Eq | ast::BinaryOperator::Assignment,
-                            right,
-                        } => assigns.push((left.to_string(), false, (**right).clone())),
-                        other => return Err(Error::parse(other.to_string())),
-                    }
-                }
-                for (name, global, e) in assigns {
-                    self.set_one(&name, global, &e)?;
-                }
-                Ok(Output::ok(0))
-            }
-            ast::Set::MultipleAssignments { assignments } => {
-                for a in assignments {
-                    let global = matches!(a.scope, Some(ast::ContextModifier::Global));
-                    self.set_one(&a.name.to_string(), global, &a.value)?;
-                }
-                Ok(Output::ok(0))
-            }
-            ast::Set::SetNames {
-                charset_name,
-                collation_name,
-            } => {
-                let cs = charset_name.value.to_ascii_lowercase();
-                if cs == "default" {
-                    return Ok(Output::ok(0));
-                }
-                let coll = match collation_name {
-                    Some(c) => Collation::from_name(c).ok_or_else(|| {
-                        Error::new(
-                            codes::ER_UNKNOWN_COLLATION,
-                            format!("Unknown collation: '{c}'"),
-                        )
-                    })?,
-                    None => Collation::default_for_charset(&cs).ok_or_else(|| {
-                        Error::new(
-                            codes::ER_UNKNOWN_CHARACTER_SET,
-                            format!("Unknown character set: '{cs}'"),
-                        )
-                    })?,
-                };
-                let csv = Value::Str(if cs == "utf8" { "utf8mb3".into() } else { cs });
-                for v in [
-                    "character_set_client",
-                    "character_set_connection",
-                    "character_set_results",
-                ] {
-                    self.vars_mut().insert(
-                        crate::runtime::sysvars::lookup(v)
-                            .map(|d| d.name)
-                            .unwrap_or("character_set_client"),
-                        csv.clone(),
-                    );
-                }
-                self.vars_mut().insert(
-                    "collation_connection",
-                    Value::Str(
-                        collation_name
-                            .clone()
-                            .unwrap_or_else(|| coll.name().to_string()),
-                    ),
-                );
-                Ok(Output::ok(0))
-            }
-            ast::Set::SetNamesDefault {} => Ok(Output::ok(0)),
-            ast::Set::SetTransaction { modes, session, .. } => {
-                for m in modes {
-                    if let ast::TransactionMode::IsolationLevel(l) = m {
-                        let name = match l {
-                            ast::TransactionIsolationLevel::ReadCommitted => "READ-COMMITTED",
-                            ast::TransactionIsolationLevel::ReadUncommitted => "READ-UNCOMMITTED",
-                            ast::TransactionIsolationLevel::Serializable => "SERIALIZABLE",
-                            _ => "REPEATABLE-READ",
-                        };
-                        // Without SESSION/GLOBAL it applies to the next transaction only; we apply it
-                        // to the session (documented difference).
-                        let _ = session;
-                        self.vars
-                            .insert("transaction_isolation", Value::Str(name.into()));
-                        self.vars_mut()
-                            .insert("tx_isolation", Value::Str(name.into()));
-                    }
-                }
-                Ok(Output::ok(0))
-            }
-            other => Err(Error::not_supported(other.to_string())),
-        }
-    }
-
-    fn set_one(&mut self, name: &str, global: bool, e: &ast::Expr) -> Result<()> {
-        let mut name = name.trim().to_string();
-        let mut global = global;
-        if let Some(rest) = name.strip_prefix('@').filter(|r| !r.starts_with('@')) {
-            let v = self.eval_const(e)?;
-            self.user_vars.insert(rest.to_ascii_lowercase(), v);
-            return Ok(());
-        }
-        if let Some(rest) = name.strip_prefix("@@") {
-            name = rest.to_string();
-        }
-        let lower = name.to_ascii_lowercase();
-        if let Some(r) = lower.strip_prefix("global.") {
-            global = true;
-            name = r.to_string();
-        } else if let Some(r) = lower
-            .strip_prefix("session.")
-            .or_else(|| lower.strip_prefix("local."))
-        {
-            name = r.to_string();
-        } else {
-            name = lower;
-        }
-        let def =
-            crate::runtime::sysvars::lookup(&name).ok_or_else(|| Error::unknown_sysvar(&name))?;
-        if global {
-            crate::acl::accounts::require_global(
-                self,
-                crate::acl::accounts::privs::SUPER,
-                "SUPER or SYSTEM_VARIABLES_ADMIN",
-            )?;
-        }
-        let value = match e {
-            // a bare word names the value (`SET sql_mode = TRADITIONAL`); `@v` / `@@v` are
-            // variables (`SET character_set_client = @saved_cs_client` in every dump)
-            ast::Expr::Identifier(id) if id.quote_style.is_none() && !id.value.starts_with('@') => {
-                let u = id.value.to_ascii_uppercase();
-                match u.as_str() {
-                    "ON" | "OFF" | "DEFAULT" => Value::Str(u),
-                    _ => Value::Str(id.value.clone()),
-                }
-            }
-            _ => self.eval_const(e)?,
-        };
-        if value == Value::Str("DEFAULT".into()) {
-            if global {
-                let d = crate::runtime::sysvars::VARS
-                    .iter()
-                    .find(|v| v.name == def.name)
-                    .map(|v| v.default)
-                    .unwrap_or("");
-                self.inst.globals.set(def.name, &Value::Str(d.into()))?;
-            } else {
-                self.vars_mut().remove(def.name);
-            }
-            return Ok(());
-        }
-        if global && def.name == "strata_force_flush_memtable_now" {
-            // A trigger, like MyRocks' rocksdb_force_flush_memtable_now: ON writes every
-            // memtable to SST files (their log is then obsolete); the variable stays OFF.
-            if crate::runtime::sysvars::normalise(def, &value)? == Value::Int(1) {
-                self.inst.storage.engine().flush()?;
-            }
-            return Ok(());
-        }
-        if global {
-            return self.inst.globals.set(def.name, &value);
-        }
-        match def.scope {
-            Scope::ReadOnly => return Err(crate::runtime::sysvars::read_only_error(def.name)),
-            Scope::Global => return Err(crate::runtime::sysvars::global_only_error(def.name)),
-            _ => {}
-        }
-        let v = crate::runtime::sysvars::normalise(def, &value)?;
-        match def.name {
-            "autocommit" if v == Value::Int(1) && !self.autocommit() => {
-                // switching autocommit on commits the open transaction
-                self.commit()?;
-            }
-            "transaction_isolation" | "tx_isolation" => {
-                self.vars_mut().insert("transaction_isolation", v.clone());
-                self.vars_mut().insert("tx_isolation", v);
-                return Ok(());
-            }
-            "last_insert_id" | "insert_id" if def.name == "last_insert_id" => {
-                self.last_insert_id = match v {
-                    Value::Int(i) => i as u64,
-                    Value::UInt(u) => u,
-                    _ => 0,
-                };
-            }
-            "character_set_results" => {}
-            _ => {}
-        }
-        self.vars_mut().insert(def.name, v);
-        Ok(())
-    }
-}
-
-fn savepoint_missing(name: &str) -> Error {
-    Error::new(
-        codes::ER_SP_DOES_NOT_EXIST,
-        format!("SAVEPOINT {name} does not exist"),
-    )
 }
 
 /// Parses '+hh:mm' / '-hh:mm' / 'UTC' / 'SYSTEM'.
@@ -1720,39 +975,6 @@ pub fn parse_tz_offset(tz: &str) -> Option<i32> {
     };
     let (h, m) = rest.split_once(':')?;
     Some(sign * (h.parse::<i32>().ok()? * 3600 + m.parse::<i32>().ok()? * 60))
-}
-
-/// How a statement interacts with transactions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Class {
-    /// Reads tables inside the transaction.
-    Read,
-    /// Writes rows.
-    Dml,
-    /// DDL: implicit commit before.
-    Ddl,
-    /// Other statements that commit implicitly (LOCK TABLES...).
-    ImplicitCommit,
-    /// Everything else (SET, SHOW, transaction control).
-    Other,
-}
-
-fn classify(s: &Statement) -> Class {
-    match s {
-        Statement::Query(_) => Class::Read,
-        Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_) => Class::Dml,
-        Statement::CreateDatabase { .. }
-        | Statement::CreateSchema { .. }
-        | Statement::CreateTable(_)
-        | Statement::CreateView(_)
-        | Statement::CreateIndex(_)
-        | Statement::Drop { .. }
-        | Statement::Truncate(_)
-        | Statement::RenameTable(_)
-        | Statement::AlterTable(_) => Class::Ddl,
-        Statement::LockTables { .. } | Statement::UnlockTables => Class::ImplicitCommit,
-        _ => Class::Other,
-    }
 }
 
 impl<E: KvEngine> BindEnv for Session<E> {

@@ -1,8 +1,11 @@
-# Instructions per 100-row iibench-style INSERT in the server (callgrind, all threads):
-#   python insert.py NAME STRATA_BINARY PORT
-# Background flushes and compactions are counted too: repeat a pair before trusting a difference.
+#!/usr/bin/env python3
+# Instructions per statement in the server (callgrind, all threads), for comparing two builds:
+#   python measure.py select NAME STRATA_BINARY PORT   -> Ir per prepared (binary) and text point select
+#   python measure.py insert NAME STRATA_BINARY PORT   -> Ir per 100-row iibench-style INSERT
+# Needs valgrind, PyMySQL and mysql-connector (the e2e venv). Background RocksDB work (flushes,
+# compactions) is counted too: repeat a pair before trusting a difference of a few percent.
 import subprocess, sys, time, os, glob, pymysql, mysql.connector, socket
-which, binp, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+mode, which, binp, port = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 d = f"/tmp/cgdata-{which}"; subprocess.run(["rm", "-rf", d])
 out = f"/tmp/cg-{which}"
 subprocess.run(f"rm -f {out}*", shell=True)
@@ -26,14 +29,25 @@ for i in range(50):  # warm up
     pc.execute("SELECT c FROM t WHERE id = ?", (i,)); pc.fetchall()
     cur.execute(f"SELECT c FROM t WHERE id = {i}"); cur.fetchall()
 ctl = lambda *a: subprocess.run(["callgrind_control", *a, str(p.pid)], capture_output=True)
-import random
-rnd = random.Random(7)
-cur.execute("CREATE TABLE pur (id BIGINT AUTO_INCREMENT PRIMARY KEY, dateandtime DATETIME, cashregisterid INT, customerid INT, productid INT, price FLOAT, KEY k1 (price, customerid), KEY k2 (cashregisterid, price, customerid), KEY k3 (price, dateandtime, customerid))")
-stmts = ["INSERT INTO pur (dateandtime, cashregisterid, customerid, productid, price) VALUES " + ",".join(f"('2026-11-26 10:00:00',{rnd.randrange(1000)},{rnd.randrange(100000)},{rnd.randrange(10000)},{rnd.random()*500:.2f})" for _ in range(100)) for _ in range(N // 20)]
-ctl("-i", "on")
-for st in stmts:
-    cur.execute(st)
-ctl("-d", "insert100")
+if mode == "select":
+    per = N
+    ctl("-i", "on")
+    for i in range(N):
+        pc.execute("SELECT c FROM t WHERE id = ?", (i % 1000,)); pc.fetchall()
+    ctl("-d", "binary")
+    for i in range(N):
+        cur.execute(f"SELECT c FROM t WHERE id = {i % 1000}"); cur.fetchall()
+    ctl("-d", "text")
+else:
+    import random
+    rnd = random.Random(7)
+    cur.execute("CREATE TABLE pur (id BIGINT AUTO_INCREMENT PRIMARY KEY, dateandtime DATETIME, cashregisterid INT, customerid INT, productid INT, price FLOAT, KEY k1 (price, customerid), KEY k2 (cashregisterid, price, customerid), KEY k3 (price, dateandtime, customerid))")
+    stmts = ["INSERT INTO pur (dateandtime, cashregisterid, customerid, productid, price) VALUES " + ",".join(f"('2026-11-26 10:00:00',{rnd.randrange(1000)},{rnd.randrange(100000)},{rnd.randrange(10000)},{rnd.random()*500:.2f})" for _ in range(100)) for _ in range(N // 20)]
+    per = len(stmts)
+    ctl("-i", "on")
+    for st in stmts:
+        cur.execute(st)
+    ctl("-d", "insert100")
 ctl("-i", "off")
 p.terminate(); p.wait(timeout=120)
 for f in sorted(glob.glob(out + "*")):
@@ -42,4 +56,4 @@ for f in sorted(glob.glob(out + "*")):
         if line.startswith("summary:") or line.startswith("totals:"):
             tot = int(line.split()[1])
     desc = [l for l in open(f) if l.startswith("desc: Trigger")]
-    print(which, os.path.basename(f), desc[0].strip() if desc else "", "Ir per 100-row insert:", (tot or 0) // (N // 20))
+    print(which, os.path.basename(f), desc[0].strip() if desc else "", "Ir per statement:", (tot or 0) // per)

@@ -55,7 +55,6 @@ const STILL_BACKWARDS: &[&str] = &[
     "parse/parser.rs -> acl",
     "parse/parser.rs -> catalog",
     "parse/parser.rs -> ddl",
-    "parse/parser.rs -> dml",
     "plan/explain.rs -> exec",
     "plan/explain.rs -> session",
     "show/show.rs -> session",

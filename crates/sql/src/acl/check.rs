@@ -439,7 +439,7 @@ pub fn needs<E: KvEngine>(sess: &Session<E>, s: &Stmt) -> Result<Vec<Need>> {
                 });
             }
             let mut p = privs::INSERT;
-            if l.on_dup == Some(crate::dml::load::OnDup::Replace) {
+            if l.on_dup == Some(crate::parse::load::OnDup::Replace) {
                 p |= privs::DELETE;
             }
             out.extend(table_need(sess, &l.table, p, Cols::Any));

@@ -62,7 +62,7 @@ pub enum Stmt {
     /// an `ast::Statement::Set`.
     SetList(Vec<Statement>),
     /// `LOAD DATA [LOCAL] INFILE …` ([`crate::load`]).
-    LoadData(Box<crate::dml::load::LoadStmt>),
+    LoadData(Box<crate::parse::load::LoadStmt>),
 }
 
 /// Where PREPARE takes its statement text from.
@@ -991,7 +991,7 @@ pub(crate) fn parse_tokenized(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parse
             p?
         } else if let Some(m) = crate::parse::maintenance::parse(&plain) {
             Stmt::Maintenance(m?)
-        } else if let Some(l) = crate::dml::load::parse(&plain) {
+        } else if let Some(l) = crate::parse::load::parse(&plain) {
             Stmt::LoadData(Box::new(l?))
         } else if is_alter_table {
             Stmt::AlterTable(crate::ddl::alter::parse(toks, &text)?)

@@ -158,3 +158,25 @@ def test_maintenance_statements_name_table_lists(server):
         assert p.returncode == 0, (op, p.stdout, p.stderr)
         assert "maint.a" in p.stdout and "maint.b" in p.stdout, (op, p.stdout)
     cur.execute("DROP DATABASE maint")
+
+
+def test_explain_formats_over_the_wire(db):
+    """EXPLAIN FORMAT=TRADITIONAL / JSON / TREE as a driver sees them (Django's explain() sends
+    the first two and parses the JSON)."""
+    import json
+    c, _ = db
+    cur = c.cursor()
+    cur.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT, KEY kv (v))")
+    cur.execute("CREATE TABLE u (id INT PRIMARY KEY, t_id INT)")
+    cur.execute("EXPLAIN SELECT * FROM t WHERE id = 1")
+    plain = cur.fetchall()
+    cur.execute("EXPLAIN FORMAT=TRADITIONAL SELECT * FROM t WHERE id = 1")
+    assert cur.fetchall() == plain and plain[0][4] == "const"
+    cur.execute("EXPLAIN FORMAT=JSON SELECT * FROM t JOIN u ON u.t_id = t.id WHERE t.v = 3")
+    assert [d[0] for d in cur.description] == ["EXPLAIN"]
+    doc = json.loads(cur.fetchone()[0])
+    assert [x["table"]["table_name"] for x in doc["query_block"]["nested_loop"]] == ["t", "u"]
+    cur.execute("EXPLAIN FORMAT=TREE SELECT * FROM t WHERE v = 3")
+    assert "using kv" in cur.fetchone()[0]
+    assert err(cur, "EXPLAIN ANALYZE FORMAT=TRADITIONAL SELECT * FROM t") == 1235
+    assert err(cur, "EXPLAIN FORMAT=GRAPHVIZ SELECT * FROM t") == 1791

@@ -31,9 +31,9 @@ pub trait Client {
 /// [`RowSink::row`] per row. The caller ends the result set (EOF or OK packet, or an error
 /// packet when the statement fails after rows were sent) once the statement is over.
 pub trait RowSink {
-    /// Sends the column count and definitions; `status` is the server status of the packet
-    /// that may follow them (`SERVER_STATUS_*` flags).
-    fn columns(&mut self, columns: &[ColumnMeta], status: u16) -> Result<()>;
+    /// Sends the column count and definitions (kept to encode the rows); `status` is the
+    /// server status of the packet that may follow them (`SERVER_STATUS_*` flags).
+    fn columns(&mut self, columns: Vec<ColumnMeta>, status: u16) -> Result<()>;
     /// Sends one row (one value per column, in column order). Fails with 1160/1161 when the
     /// connection cannot be written (the client went away or stopped reading).
     fn row(&mut self, row: &[Value]) -> Result<()>;

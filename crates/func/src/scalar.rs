@@ -161,7 +161,7 @@ pub fn arg_count_error(name: &str) -> Error {
     )
 }
 
-/// The functions [`call`] evaluates itself (the rest are in [`arity`]'s table, the date and
+/// The functions [`call`] evaluates itself (the rest are in [`arg_counts`]' table, the date and
 /// time functions and the JSON functions).
 const CALL_NAMES: &[&str] = &[
     "IF",
@@ -205,17 +205,11 @@ const CALL_NAMES: &[&str] = &[
 /// the binder can reject an unknown one (1305) before any row is read, as MySQL does.
 pub fn is_builtin(name: &str) -> bool {
     CALL_NAMES.contains(&name)
-        || arity(name).is_some()
+        || arg_counts(name).is_some()
         || datefn::NAMES.contains(&name)
         || jsonfn::takes_json(name)
         || name == jsonfn::MARK_JSON
         || name == jsonfn::MARK_BOOL
-}
-
-/// The argument counts `name` takes, (least, most), where the function's table knows them
-/// (`None` for an unknown function and for those that check their own count).
-pub fn arg_counts(name: &str) -> Option<(usize, usize)> {
-    arity(name)
 }
 
 /// Error 1305 "FUNCTION db.name does not exist" (1046 without a current database).
@@ -658,13 +652,13 @@ pub fn call(name: &str, args: &[Value], ctx: &mut FnCtx, w: &mut Vec<Warning>) -
         _ => {
             if any_null {
                 // Still validate the argument count of known functions.
-                return match arity(name) {
+                return match arg_counts(name) {
                     Some((lo, hi)) if n < lo || n > hi => Err(arg_count_error(name)),
                     Some(_) => Ok(Value::Null),
                     None => Err(unknown_function(name, ctx)),
                 };
             }
-            if let Some((lo, hi)) = arity(name) {
+            if let Some((lo, hi)) = arg_counts(name) {
                 need(n >= lo && n <= hi)?;
             }
             call_strict(name, args, ctx, w)
@@ -672,8 +666,10 @@ pub fn call(name: &str, args: &[Value], ctx: &mut FnCtx, w: &mut Vec<Warning>) -
     }
 }
 
-/// Argument-count bounds of the NULL-propagating functions handled by `call_strict`.
-fn arity(name: &str) -> Option<(usize, usize)> {
+/// Argument-count bounds (least, most) of the NULL-propagating functions handled by
+/// `call_strict`; `None` for other names (unknown ones, and those that check their own count).
+/// The binder checks a call's count against it before any row is read.
+pub fn arg_counts(name: &str) -> Option<(usize, usize)> {
     const MANY: usize = usize::MAX;
     Some(match name {
         "CONCAT" => (1, MANY),

@@ -215,17 +215,17 @@ impl<'a, S> ClientFiles<'a, S> {
 }
 
 impl<S: Read + Write> common::client::RowSink for ClientFiles<'_, S> {
-    fn columns(&mut self, columns: &[ColumnMeta], status: u16) -> common::Result<()> {
+    fn columns(&mut self, columns: Vec<ColumnMeta>, status: u16) -> common::Result<()> {
         let mut count = Vec::with_capacity(9);
         crate::packet::put_lenenc_int(&mut count, columns.len() as u64);
         let mut sent = self.io.write_packet(&count);
-        for c in columns {
+        for c in &columns {
             sent = sent.and_then(|_| self.io.write_packet(&column_definition(c, false)));
         }
         if !self.deprecate_eof {
             sent = sent.and_then(|_| self.io.write_packet(&eof_packet(0, status)));
         }
-        self.columns = columns.to_vec();
+        self.columns = columns;
         sent.map_err(write_error)
     }
 

@@ -53,12 +53,13 @@ pub fn execute_to<E: KvEngine>(
     if let crate::ir::query::Query::Select(p) = &*q {
         param_item_types(&mut columns, &p.items, params);
     }
-    if into_vars.is_empty() && !calc_found_rows(q_ast) {
+    let calc = calc_found_rows(q_ast);
+    if into_vars.is_empty() && !calc {
         if let (crate::ir::query::Query::Select(p), Some(sink)) = (&*q, client.rows()) {
             if crate::exec::stream::streamable(p) {
                 let status = s.status_flags();
                 let n = s.with_ctx(params, false, |s, ctx| {
-                    crate::exec::stream::run(s, p, &columns, status, ctx, sink)
+                    crate::exec::stream::run(s, p, columns, status, ctx, sink)
                 })?;
                 s.found_rows = n;
                 return Ok(Output::RowsSent { rows: n });
@@ -67,7 +68,7 @@ pub fn execute_to<E: KvEngine>(
     }
     let rows = s.with_ctx(params, false, |s, ctx| crate::exec::query::run(s, &q, ctx))?;
     s.found_rows = rows.len() as u64;
-    if calc_found_rows(q_ast) {
+    if calc {
         // SQL_CALC_FOUND_ROWS: FOUND_ROWS() is the number of rows without the LIMIT, counted
         // by running the statement again without it
         if let Some(all) = without_limit(&q) {

@@ -34,7 +34,7 @@ pub fn streamable(p: &Plan) -> bool {
 pub fn run<E: KvEngine>(
     s: &mut Session<E>,
     p: &Plan,
-    columns: &[ColumnMeta],
+    columns: Vec<ColumnMeta>,
     status: u16,
     ctx: &mut EvalCtx<'_>,
     sink: &mut dyn RowSink,
@@ -105,7 +105,7 @@ mod tests {
     }
 
     impl RowSink for Recorder {
-        fn columns(&mut self, columns: &[ColumnMeta], _status: u16) -> Result<()> {
+        fn columns(&mut self, columns: Vec<ColumnMeta>, _status: u16) -> Result<()> {
             self.columns = columns.iter().map(|c| c.name.clone()).collect();
             Ok(())
         }

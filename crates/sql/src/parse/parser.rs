@@ -337,27 +337,37 @@ pub fn tokenize_with(
                     continue;
                 }
                 if up == "FORMAT" {
-                    // EXPLAIN [ANALYZE] FORMAT=TRADITIONAL is the default tabular format;
-                    // sqlparser knows no TRADITIONAL, so the clause is dropped
+                    // EXPLAIN FORMAT=TRADITIONAL is the default tabular format; sqlparser knows
+                    // no TRADITIONAL, so the clause is dropped. EXPLAIN ANALYZE has no tabular
+                    // form: MySQL's 1235.
                     let prev = res
                         .iter()
                         .rev()
                         .find(|t| !matches!(t.token, Token::Whitespace(_)));
-                    let after_explain = matches!(prev.map(|t| &t.token), Some(Token::Word(w))
-                        if ["EXPLAIN", "DESCRIBE", "DESC", "ANALYZE"]
-                            .iter()
-                            .any(|k| w.value.eq_ignore_ascii_case(k)));
+                    let prev_word = |k: &str| {
+                        matches!(prev.map(|t| &t.token), Some(Token::Word(w))
+                            if w.value.eq_ignore_ascii_case(k))
+                    };
+                    let after_explain =
+                        ["EXPLAIN", "DESCRIBE", "DESC"].iter().any(|k| prev_word(k));
+                    let after_analyze = prev_word("ANALYZE");
                     let mut j = next_non_ws_idx(&out, i + 1);
                     if let Some(k) = j.filter(|k| out[*k].token == Token::Eq) {
                         j = next_non_ws_idx(&out, k + 1);
                     }
                     if let Some(k) = j.filter(|k| {
-                        after_explain
-                            && matches!(&out[*k].token, Token::Word(w)
-                                if w.value.eq_ignore_ascii_case("TRADITIONAL"))
+                        matches!(&out[*k].token, Token::Word(w)
+                            if w.value.eq_ignore_ascii_case("TRADITIONAL"))
                     }) {
-                        i = k + 1;
-                        continue;
+                        if after_analyze {
+                            return Err(Error::not_supported(
+                                "EXPLAIN ANALYZE with TRADITIONAL format",
+                            ));
+                        }
+                        if after_explain {
+                            i = k + 1;
+                            continue;
+                        }
                     }
                 }
                 if up == "LOCK" && words_follow(&out, i + 1, &["IN", "SHARE", "MODE"]) {

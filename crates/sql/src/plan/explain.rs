@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use common::{ColumnMeta, Error, Result, Value};
+use common::{codes, ColumnMeta, Error, Result, Value};
 use func::types::ExprType;
 use sqlparser::ast::{self};
 use storage::engine::KvEngine;
@@ -537,8 +537,18 @@ pub fn explain_statement<E: KvEngine>(
     if !analyze && matches!(fmt, Some(ast::AnalyzeFormat::JSON)) {
         return explain_json(s, stmt, sql);
     }
-    if !matches!(fmt, None | Some(ast::AnalyzeFormat::TREE)) {
-        return Err(Error::not_supported("EXPLAIN ANALYZE FORMAT=JSON"));
+    match fmt {
+        None | Some(ast::AnalyzeFormat::TREE) => {}
+        Some(ast::AnalyzeFormat::JSON) => {
+            return Err(Error::not_supported("EXPLAIN ANALYZE with JSON format"))
+        }
+        // TEXT, GRAPHVIZ: sqlparser's, not MySQL's
+        Some(other) => {
+            return Err(Error::new(
+                codes::ER_UNKNOWN_EXPLAIN_FORMAT,
+                format!("Unknown EXPLAIN format name: '{other}'"),
+            ))
+        }
     }
     let q = match stmt {
         ast::Statement::Query(q) => q,
@@ -699,14 +709,27 @@ pub(crate) fn json_document(columns: &[ColumnMeta], rows: &[Vec<Value>]) -> serd
         if let Some(f) = col(r, "filtered") {
             t.insert("filtered".into(), json!(f));
         }
-        for part in col(r, "Extra").iter().flat_map(|e| e.split("; ")) {
+        // Extra notes with a key of their own in MySQL's document; the others (such as
+        // "Using where", whose `attached_condition` would need the condition's text) are
+        // kept, joined, as the table's `message`
+        let mut notes = Vec::new();
+        let extra = col(r, "Extra");
+        for part in extra.iter().flat_map(|e| e.split("; ")) {
             match part {
-                "Using index" => t.insert("using_index".into(), json!(true)),
-                "Using where" => t.insert("attached_condition".into(), json!(true)),
-                "Using temporary" => t.insert("using_temporary_table".into(), json!(true)),
-                "Using filesort" => t.insert("using_filesort".into(), json!(true)),
-                other => t.insert("message".into(), json!(other)),
-            };
+                "Using index" => {
+                    t.insert("using_index".into(), json!(true));
+                }
+                "Using temporary" => {
+                    t.insert("using_temporary_table".into(), json!(true));
+                }
+                "Using filesort" => {
+                    t.insert("using_filesort".into(), json!(true));
+                }
+                other => notes.push(other),
+            }
+        }
+        if !notes.is_empty() {
+            t.insert("message".into(), json!(notes.join("; ")));
         }
         blocks[pos].2.push(json!({ "table": J::Object(t) }));
     }
@@ -809,6 +832,20 @@ mod tests {
         assert_eq!(
             err(&mut s, "EXPLAIN ANALYZE FORMAT=JSON SELECT * FROM a"),
             1235
+        );
+        assert_eq!(
+            err(&mut s, "EXPLAIN ANALYZE FORMAT=TRADITIONAL SELECT * FROM a"),
+            1235
+        );
+        assert_eq!(err(&mut s, "EXPLAIN FORMAT=GRAPHVIZ SELECT * FROM a"), 1791);
+        // an Extra note without a key of its own is kept as the table's message
+        let d = json(&mut s, "EXPLAIN FORMAT=JSON SELECT * FROM b WHERE a_id = 1");
+        let t = &d["query_block"]["table"];
+        assert!(
+            t["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("Using where")),
+            "{t}"
         );
     }
 

@@ -5,6 +5,10 @@
 //! line per row, NULL as `NULL`), `ok N` (affected rows) or `error N (SQLSTATE): message` — must
 //! equal the `.result` file beside it. `STRATA_BLESS=1 cargo test -p sql golden` rewrites the
 //! `.result` files; review their diff before committing.
+//!
+//! Each tabular `EXPLAIN <query>` of a script is also checked against execution: the query
+//! runs right after it with [`crate::exec::trace`] recording how each base table was read, and
+//! the (table, type, key) triples must be the ones the EXPLAIN rows show.
 
 use std::path::{Path, PathBuf};
 
@@ -33,11 +37,61 @@ fn statements(script: &str) -> Vec<String> {
     out
 }
 
-/// The transcript of running `script` in a fresh session.
-pub(crate) fn transcript(script: &str) -> String {
+/// The table reads a tabular EXPLAIN's rows promise: (table, type, key) of each base table
+/// (derived tables, UNION results and recursive CTE scans read no base table), sorted.
+fn explained_reads(rows: &[Vec<common::Value>]) -> Vec<crate::exec::trace::Entry> {
+    let text = |v: &common::Value| match v {
+        common::Value::Null => None,
+        v => Some(v.to_string()),
+    };
+    let mut out: Vec<crate::exec::trace::Entry> = rows
+        .iter()
+        .filter_map(|r| {
+            let table = text(&r[2])?;
+            let ty = text(&r[4])?;
+            if table.starts_with('<') || text(&r[11]).as_deref() == Some("Recursive") {
+                return None;
+            }
+            let ty: &'static str = ["const", "eq_ref", "ref", "range", "ALL"]
+                .into_iter()
+                .find(|t| *t == ty)?;
+            Some((table, ty, text(&r[6])))
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The transcript of running `script` in a fresh session, and for every tabular
+/// `EXPLAIN <query>` of the script, the mismatches
+/// between the reads it printed and the reads running `<query>` right after it made
+/// ([`crate::exec::trace`]): execution must use exactly the EXPLAIN'd plan.
+fn transcript_checked(script: &str) -> (String, Vec<String>) {
     let mut s = session();
     let mut out = String::new();
+    let mut mismatches = Vec::new();
     for stmt in statements(script) {
+        if let Some(query) = stmt.strip_prefix("EXPLAIN ") {
+            let first = query.split_whitespace().next().unwrap_or("");
+            if first.eq_ignore_ascii_case("SELECT") || first.eq_ignore_ascii_case("WITH") {
+                if let Some(Ok(Output::Rows { rows, .. })) = s.query(&stmt, false).pop() {
+                    let want = explained_reads(&rows);
+                    crate::exec::trace::start();
+                    let ran = s.query(query, false).pop();
+                    let mut got = crate::exec::trace::take();
+                    got.sort();
+                    got.dedup();
+                    if !matches!(ran, Some(Ok(_))) {
+                        mismatches.push(format!("{query}: {ran:?}"));
+                    } else if got != want {
+                        mismatches.push(format!(
+                            "{query}\n  EXPLAIN:  {want:?}\n  executed: {got:?}"
+                        ));
+                    }
+                }
+            }
+        }
         out.push_str(&stmt);
         out.push_str(";\n");
         for r in s.query(&stmt, false) {
@@ -64,7 +118,7 @@ pub(crate) fn transcript(script: &str) -> String {
         }
         out.push('\n');
     }
-    out
+    (out, mismatches)
 }
 
 fn golden_files() -> Vec<PathBuf> {
@@ -85,7 +139,14 @@ fn golden_files_match_their_results() {
     assert!(!files.is_empty(), "no golden/*.test files");
     let mut failed = Vec::new();
     for f in files {
-        let got = transcript(&std::fs::read_to_string(&f).expect("read .test"));
+        let (got, mismatches) =
+            transcript_checked(&std::fs::read_to_string(&f).expect("read .test"));
+        for m in mismatches {
+            failed.push(format!(
+                "{}: execution did not use the EXPLAIN'd plan: {m}",
+                f.display()
+            ));
+        }
         let result = f.with_extension("result");
         if bless {
             std::fs::write(&result, &got).expect("write .result");
@@ -109,6 +170,19 @@ fn golden_files_match_their_results() {
         }
     }
     assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+/// The check sees a plan execution did not follow: `a = 1.5` cannot be a key of an integer
+/// index, so the read EXPLAIN shows as `ref` falls back to a full scan.
+#[test]
+fn a_read_that_left_its_plan_is_reported() {
+    let script = "CREATE TABLE t (id INT PRIMARY KEY, a INT, KEY ka (a));\n\
+                  INSERT INTO t VALUES (1, 1), (2, 2);\n\
+                  EXPLAIN SELECT * FROM t WHERE a = 2;\n\
+                  EXPLAIN SELECT * FROM t WHERE a = 1.5;\n";
+    let (_, mismatches) = transcript_checked(script);
+    assert_eq!(mismatches.len(), 1, "{mismatches:?}");
+    assert!(mismatches[0].contains("a = 1.5"), "{mismatches:?}");
 }
 
 #[test]

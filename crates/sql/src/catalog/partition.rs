@@ -2585,7 +2585,9 @@ pub fn all_leaves<E: KvEngine>(s: &Session<E>, t: &TableDef) -> Result<Vec<Arc<T
     Ok(runtime(s, t)?.leaves.clone())
 }
 
-/// [`crate::exec::fetch::fetch`] over the pruned leaves of a partitioned table, one after another.
+/// [`crate::exec::fetch::fetch_each`] over the pruned leaves of a partitioned table, one after
+/// another, each read through `read` (the leaves have the table's indexes). `planned` turns
+/// false when a leaf could not be read as planned.
 ///
 /// # Errors
 /// As [`crate::exec::fetch::fetch`].
@@ -2593,12 +2595,21 @@ pub fn all_leaves<E: KvEngine>(s: &Session<E>, t: &TableDef) -> Result<Vec<Arc<T
 pub fn fetch<E: KvEngine>(
     s: &mut Session<E>,
     t: &TableDef,
+    read: &crate::plan::physical::TableRead,
     filter: Option<&Expr>,
+    outer: &[Value],
     ctx: &mut EvalCtx<'_>,
     scan: &crate::exec::fetch::Scan,
+    planned: &mut bool,
 ) -> Result<Vec<(Handle, Vec<Value>)>> {
     let (order_hint, limit_hint) = (scan.order_hint, scan.limit_hint);
-    let leaves = read_leaves(s, t, filter, ctx)?;
+    // a join lookup prunes by the outer row's key values too
+    let lookup_keys = if outer.is_empty() {
+        None
+    } else {
+        lookup_prune_filter(t, read, filter, outer, ctx)?
+    };
+    let leaves = read_leaves(s, t, lookup_keys.as_ref().or(filter), ctx)?;
     let mut out = Vec::new();
     for leaf in leaves {
         // with an ORDER BY, every leaf delivers its own first rows and the caller sorts;
@@ -2611,14 +2622,53 @@ pub fn fetch<E: KvEngine>(
             limit_hint: lim,
             ..scan.clone()
         };
-        out.extend(crate::exec::fetch::fetch(
-            s, &leaf, filter, ctx, &leaf_scan,
-        )?);
+        let mut mem = crate::runtime::limits::MemTracker::new();
+        let ok = crate::exec::fetch::fetch_each(
+            s,
+            &leaf,
+            read,
+            filter,
+            outer,
+            ctx,
+            &leaf_scan,
+            &mut |_, h, row| {
+                mem.add_row(&row)?;
+                out.push((h, row));
+                Ok(true)
+            },
+        )?;
+        *planned &= ok;
         if order_hint.is_none() && limit_hint.is_some_and(|l| out.len() >= l) {
             break;
         }
     }
     Ok(out)
+}
+
+/// `filter` and the lookup's key equalities with the outer row's values, for pruning.
+fn lookup_prune_filter(
+    t: &TableDef,
+    read: &crate::plan::physical::TableRead,
+    filter: Option<&Expr>,
+    outer: &[Value],
+    ctx: &mut EvalCtx<'_>,
+) -> Result<Option<Expr>> {
+    let [prefix] = read.path.eq_prefixes.as_slice() else {
+        return Ok(None);
+    };
+    let idx = &t.indexes[read.path.index];
+    let mut conds: Vec<Expr> = filter.into_iter().cloned().collect();
+    for (ic, e) in idx.columns.iter().zip(prefix) {
+        let v = e.eval(outer, ctx)?;
+        let coll = t.columns[ic.col].ty.collation();
+        conds.push(Expr::Cmp(
+            crate::ir::expr::CmpOp::Eq,
+            Box::new(Expr::Col(ic.col)),
+            Box::new(Expr::Lit(v)),
+            coll,
+        ));
+    }
+    Ok(crate::plan::physical::and_owned(conds))
 }
 
 /// Resolves `t PARTITION (names)` into the leaves it selects (a partition name selects all of

@@ -12,7 +12,7 @@ use storage::txn::{InsertOutcome, LockMode, UpdateOutcome};
 use crate::bind::expr::Binder;
 use crate::bind::select::resolve_table;
 use crate::bind::select::table_scope;
-use crate::exec::fetch::fetch;
+use crate::exec::fetch::fetch_planned;
 use crate::exec::fetch::Scan;
 use crate::ir::expr::EvalCtx;
 use crate::ir::expr::Expr;
@@ -761,10 +761,10 @@ fn fetch_where<E: KvEngine>(
     ctx: &mut EvalCtx<'_>,
 ) -> Result<Vec<(Vec<u8>, Vec<Value>)>> {
     let Some(f) = filter else {
-        return fetch(s, t, None, ctx, &Scan::locking(LockMode::Exclusive));
+        return fetch_planned(s, t, None, ctx, &Scan::locking(LockMode::Exclusive));
     };
     if !f.has_subquery() {
-        return fetch(s, t, Some(f), ctx, &Scan::locking(LockMode::Exclusive));
+        return fetch_planned(s, t, Some(f), ctx, &Scan::locking(LockMode::Exclusive));
     }
     let f = crate::exec::query::resolve(s, f, None, ctx)?;
     let (plain, correlated): (Vec<&Expr>, Vec<&Expr>) = crate::ir::expr::conjuncts(&f)
@@ -774,7 +774,7 @@ fn fetch_where<E: KvEngine>(
         .into_iter()
         .cloned()
         .reduce(|a, b| Expr::And(Box::new(a), Box::new(b)));
-    let rows = fetch(
+    let rows = fetch_planned(
         s,
         t,
         plain.as_ref(),

@@ -1,5 +1,5 @@
-//! Reading one table: the access path chosen for it ([`crate::plan::access`]), row locking, and
-//! the rows it yields.
+//! Reading one table through its planned read ([`crate::plan::physical::TableRead`]): key
+//! ranges from the access path, row locking, and the rows it yields.
 
 use std::sync::atomic::Ordering as AtOrd;
 use std::sync::Arc;
@@ -13,6 +13,7 @@ use storage::Handle;
 use crate::exec::select::and_all;
 use crate::ir::expr::EvalCtx;
 use crate::ir::expr::Expr;
+use crate::plan::physical::TableRead;
 use crate::session::session::Session;
 
 /// How [`fetch`] reads a table.
@@ -39,22 +40,42 @@ impl Scan {
     }
 }
 
-/// Fetches the rows of `t` matching `filter` through the best access path.
+/// Rows read from a table, with their handles.
+pub type Fetched = Vec<(Handle, Vec<Value>)>;
+
+/// Fetches the rows of `t` matching `filter` through the planned `read`, and whether the
+/// read went as planned (see [`fetch_each`]).
 pub fn fetch<E: KvEngine>(
+    s: &mut Session<E>,
+    t: &TableDef,
+    read: &TableRead,
+    filter: Option<&Expr>,
+    ctx: &mut EvalCtx<'_>,
+    scan: &Scan,
+) -> Result<(Fetched, bool)> {
+    let mut out = Vec::new();
+    let mut mem = crate::runtime::limits::MemTracker::new();
+    let planned = fetch_each(s, t, read, filter, &[], ctx, scan, &mut |_, h, row| {
+        mem.add_row(&row)?;
+        out.push((h, row));
+        Ok(true)
+    })?;
+    Ok((out, planned))
+}
+
+/// Plans the read of `t` for `filter` ([`crate::plan::physical::plan_table`], with the
+/// table's statistics) and fetches its rows: for the statements that read one table without
+/// a SELECT block (UPDATE, DELETE).
+pub fn fetch_planned<E: KvEngine>(
     s: &mut Session<E>,
     t: &TableDef,
     filter: Option<&Expr>,
     ctx: &mut EvalCtx<'_>,
     scan: &Scan,
 ) -> Result<Vec<(Handle, Vec<Value>)>> {
-    let mut out = Vec::new();
-    let mut mem = crate::runtime::limits::MemTracker::new();
-    fetch_each(s, t, filter, ctx, scan, &mut |_, h, row| {
-        mem.add_row(&row)?;
-        out.push((h, row));
-        Ok(true)
-    })?;
-    Ok(out)
+    let stats = s.inst.stats.get(s.storage(), t);
+    let read = crate::plan::physical::plan_table(t, filter, None, stats.as_deref());
+    Ok(fetch(s, t, &read, filter, ctx, scan)?.0)
 }
 
 /// What [`fetch_each`] hands each matching row to: `(ctx, handle, row)`; it returns whether to
@@ -62,15 +83,21 @@ pub fn fetch<E: KvEngine>(
 pub type RowFn<'f> = dyn FnMut(&mut EvalCtx<'_>, Handle, Vec<Value>) -> Result<bool> + 'f;
 
 /// [`fetch`] without collecting: each matching row goes to `f` as the scan produces it (up to
-/// `scan.limit_hint` rows), so the caller decides what to keep.
+/// `scan.limit_hint` rows), so the caller decides what to keep. `outer` is the outer row a
+/// join lookup's key expressions read (empty otherwise). Returns whether the table was read
+/// as planned: false when a key value could not be represented in the column type (e.g.
+/// `int_col = 1.5`) and the table was scanned whole, `filter` deciding.
+#[allow(clippy::too_many_arguments)]
 pub fn fetch_each<E: KvEngine>(
     s: &mut Session<E>,
     t: &TableDef,
+    read: &TableRead,
     filter: Option<&Expr>,
+    outer: &[Value],
     ctx: &mut EvalCtx<'_>,
     scan: &Scan,
     f: &mut RowFn<'_>,
-) -> Result<()> {
+) -> Result<bool> {
     let Scan {
         lock,
         order_hint,
@@ -87,22 +114,28 @@ pub fn fetch_each<E: KvEngine>(
                 break;
             }
         }
-        return Ok(());
+        return Ok(true);
     }
     if crate::catalog::partition::is_partitioned(t) {
-        for (h, r) in crate::catalog::partition::fetch(s, t, filter, ctx, scan)? {
+        let mut planned = true;
+        for (h, r) in
+            crate::catalog::partition::fetch(s, t, read, filter, outer, ctx, scan, &mut planned)?
+        {
             if !f(ctx, h, r)? {
                 break;
             }
         }
-        return Ok(());
+        return Ok(planned);
     }
-    let stats = s.inst.stats.get(s.storage(), t);
-    let mut path = crate::plan::access::choose_with_stats(t, filter, stats.as_deref());
-    let mut ranges = crate::plan::access::ranges(t, &path, ctx)?;
+    let mut path = &read.path;
+    let full = crate::plan::access::AccessPath::full_scan();
+    let mut ordered = read.ordered;
+    let mut ranges = crate::plan::access::ranges(t, path, outer, ctx)?;
+    let planned = ranges.is_some();
     if ranges.is_none() {
-        path = crate::plan::access::AccessPath::full_scan();
-        ranges = crate::plan::access::ranges(t, &path, ctx)?;
+        path = &full;
+        ordered = None;
+        ranges = crate::plan::access::ranges(t, path, outer, ctx)?;
     }
     let ranges = ranges.unwrap_or_default();
     // the WHERE without the conjuncts every row of the ranges satisfies
@@ -126,24 +159,12 @@ pub fn fetch_each<E: KvEngine>(
         }
         f => f,
     };
-    // ORDER BY on the first column of the chosen index (or a full pk scan) can stream in order.
-    let mut reverse = false;
-    let mut limit = None;
-    if let Some((col, desc)) = order_hint {
-        let idx = &t.indexes[path.index];
-        if ranges.len() == 1
-            && path.eq_prefixes[0].is_empty()
-            && idx
-                .columns
-                .first()
-                .is_some_and(|c| c.col == col && c.prefix_len.is_none())
-        {
-            reverse = desc;
-            limit = limit_hint;
-        }
-    } else {
-        limit = limit_hint;
-    }
+    // the planned order lets a LIMIT stop the scan; without a requested order it always may
+    let (reverse, limit) = match (order_hint, ordered) {
+        (Some(_), Some(rev)) => (rev, limit_hint),
+        (Some(_), None) => (false, None),
+        (None, _) => (false, limit_hint),
+    };
     let txn = s.ensure_txn();
     let mut n = 0u64;
     let mut kept = 0usize;
@@ -156,7 +177,7 @@ pub fn fetch_each<E: KvEngine>(
                         None => true,
                     };
                     if keep && !f(ctx, h, row)? {
-                        return Ok(());
+                        return Ok(planned);
                     }
                 }
                 continue;
@@ -178,10 +199,10 @@ pub fn fetch_each<E: KvEngine>(
             if keep {
                 kept += 1;
                 if !f(ctx, h, row)? || limit.is_some_and(|l| kept >= l) {
-                    return Ok(());
+                    return Ok(planned);
                 }
             }
         }
     }
-    Ok(())
+    Ok(planned)
 }

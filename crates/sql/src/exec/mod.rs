@@ -1,6 +1,6 @@
 //! Stage 6, **exec**: running a bound, planned query — reading a table ([`fetch`]), joins
 //! ([`join`]), aggregation ([`aggregate`]), window functions ([`window`]), sorting ([`sort`]),
-//! a SELECT block end to end ([`select`]), a block streamed row by row to the client ([`stream`])
+//! a SELECT block end to end ([`select`]), a block streamed row by row to the client ([`stream`]), a record of the reads for the tests ([`trace`])
 //! and query expressions above blocks ([`query`]).
 //!
 //! May use: every stage before it.
@@ -12,4 +12,5 @@ pub mod query;
 pub mod select;
 pub mod sort;
 pub mod stream;
+pub mod trace;
 pub mod window;

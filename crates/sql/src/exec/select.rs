@@ -19,10 +19,12 @@ use crate::exec::sort::expr_collation;
 use crate::exec::sort::sort_rows;
 use crate::ir::block::JoinTable;
 use crate::ir::block::Plan;
+use crate::ir::block::Source;
 use crate::ir::expr::AggCall;
 use crate::ir::expr::EvalCtx;
 use crate::ir::expr::Expr;
 use crate::ir::query::Query;
+use crate::plan::physical::BlockPlan;
 use crate::session::session::Output;
 use crate::session::session::Session;
 
@@ -168,15 +170,17 @@ pub fn eval_limit(e: &Option<Expr>, ctx: &mut EvalCtx<'_>) -> Result<Option<u64>
     }
 }
 
-/// Executes a block, returning the projected rows.
-pub fn run_plan<E: KvEngine>(
+/// `p` with its uncorrelated subqueries run and replaced by their results (None when it has
+/// none): what the executor plans and runs, and EXPLAIN plans.
+pub fn resolve_uncorrelated<E: KvEngine>(
     s: &mut Session<E>,
     p: &Plan,
     ctx: &mut EvalCtx<'_>,
-) -> Result<Vec<Vec<Value>>> {
-    // Uncorrelated subqueries run once, here; correlated ones per row below.
-    let resolved;
-    let p = if p.has_subquery() {
+) -> Result<Option<Plan>> {
+    if !p.has_subquery() {
+        return Ok(None);
+    }
+    {
         let mut err = None;
         let mut res = |e: &Expr| match crate::exec::query::resolve(s, e, None, ctx) {
             Ok(r) => r,
@@ -186,7 +190,7 @@ pub fn run_plan<E: KvEngine>(
             }
         };
         let mo = |e: &Option<Expr>, res: &mut dyn FnMut(&Expr) -> Expr| e.as_ref().map(res);
-        resolved = Plan {
+        let resolved = Plan {
             filter: mo(&p.filter, &mut res),
             having: mo(&p.having, &mut res),
             items: p.items.iter().map(&mut res).collect(),
@@ -210,13 +214,22 @@ pub fn run_plan<E: KvEngine>(
                 .collect(),
             ..p.clone()
         };
-        if let Some(e) = err {
-            return Err(e);
+        match err {
+            Some(e) => Err(e),
+            None => Ok(Some(resolved)),
         }
-        &resolved
-    } else {
-        p
-    };
+    }
+}
+
+/// Executes a block, returning the projected rows.
+pub fn run_plan<E: KvEngine>(
+    s: &mut Session<E>,
+    p: &Plan,
+    ctx: &mut EvalCtx<'_>,
+) -> Result<Vec<Vec<Value>>> {
+    // Uncorrelated subqueries run once, here; correlated ones per row below.
+    let resolved = resolve_uncorrelated(s, p, ctx)?;
+    let p = resolved.as_ref().unwrap_or(p);
     // after the uncorrelated ones ran, only correlated subqueries are left: without them the
     // per-row evaluation can skip the subquery machinery
     let correlated_any = p.has_subquery();
@@ -231,8 +244,10 @@ pub fn run_plan<E: KvEngine>(
         .into_iter()
         .partition(|c| !c.has_subquery());
     let plain_filter = and_all(&plain);
-    let source: Vec<Vec<Value>> = match (p.single_table(), p.from.is_empty()) {
-        (_, true) => {
+    let stats = |t: &storage::catalog::TableDef| s.inst.stats.get(s.storage(), t);
+    let plan = crate::plan::physical::plan_block(p, &plain, plain_filter.as_ref(), &stats);
+    let source: Vec<Vec<Value>> = match plan {
+        BlockPlan::NoTables => {
             let keep = match &plain_filter {
                 Some(f) => f.eval_bool(&[], ctx)?,
                 None => true,
@@ -243,35 +258,33 @@ pub fn run_plan<E: KvEngine>(
                 vec![]
             }
         }
-        (Some(t), _) => {
-            let simple = !p.grouped
-                && !p.distinct
-                && correlated.is_empty()
-                && p.aggs.iter().all(|a| a.window.is_none());
-            let order_hint = match p.order.as_slice() {
-                [] => None,
-                [(Expr::Col(c), desc)] => Some((*c, *desc)),
-                _ => None,
+        BlockPlan::Table(read) => {
+            let t = &p.from[0];
+            let Source::Table(def) = &t.source else {
+                return Err(Error::internal("single-table plan of a derived table"));
             };
-            let can_stream = simple && (p.order.is_empty() || order_hint.is_some());
+            let order_hint = crate::plan::physical::order_hint(p);
+            let can_stream = correlated.is_empty()
+                && (p.order.is_empty() || order_hint.is_some())
+                && !p.grouped
+                && !p.distinct
+                && p.aggs.iter().all(|a| a.window.is_none());
             let limit_hint = if can_stream {
                 limit.map(|l| (l + offset) as usize)
             } else {
                 None
             };
-            let order_hint = if simple { order_hint } else { None };
             let scan = Scan {
                 lock: p.lock,
                 order_hint,
                 limit_hint,
-                cols: p.used_columns(t.columns.len()),
+                cols: p.used_columns(def.columns.len()),
             };
-            fetch(s, t, plain_filter.as_ref(), ctx, &scan)?
-                .into_iter()
-                .map(|(_, r)| r)
-                .collect()
+            let (rows, planned) = fetch(s, def, &read, plain_filter.as_ref(), ctx, &scan)?;
+            crate::exec::trace::read(&t.name, def, &read, planned);
+            rows.into_iter().map(|(_, r)| r).collect()
         }
-        (None, false) => run_join(s, p, &plain, ctx)?,
+        BlockPlan::Join(plan) => run_join(s, p, &plan, ctx)?,
     };
     let source = if correlated.is_empty() {
         source

@@ -56,14 +56,18 @@ pub fn run<E: KvEngine>(
         limit_hint: limit.map(|l| l.saturating_add(offset) as usize),
         cols: p.used_columns(t.columns.len()),
     };
+    let stats = s.inst.stats.get(s.storage(), &t);
+    let read = crate::plan::physical::plan_table(&t, p.filter.as_ref(), None, stats.as_deref());
     let movable = movable_items(&p.items);
     let mut sent = 0u64;
     let mut skipped = 0u64;
     let mut out: Vec<Value> = Vec::with_capacity(p.items.len());
-    fetch_each(
+    let planned = fetch_each(
         s,
         &t,
+        &read,
         p.filter.as_ref(),
+        &[],
         ctx,
         &scan,
         &mut |ctx, _, mut row| {
@@ -86,6 +90,7 @@ pub fn run<E: KvEngine>(
             Ok(limit.is_none_or(|l| sent < l))
         },
     )?;
+    crate::exec::trace::read(&p.from[0].name, &t, &read, planned);
     Ok(sent)
 }
 

@@ -90,11 +90,31 @@ impl AccessPath {
     }
 }
 
-fn col_const(a: &Expr, b: &Expr) -> Option<(usize, Expr)> {
+/// `col <op> k` where `col` is a column of the table (offset below `ncols`) and `k` is a key
+/// value: a constant, or (for a join lookup) an expression over the outer row only, whose
+/// columns sit at offsets `ncols + i` (see [`choose_lookup`]).
+fn col_key(a: &Expr, b: &Expr, ncols: usize) -> Option<(usize, Expr)> {
     match (a, b) {
-        (Expr::Col(c), k) if k.is_const() => Some((*c, k.clone())),
+        (Expr::Col(c), k) if *c < ncols && is_key_value(k, ncols) => Some((*c, k.clone())),
         _ => None,
     }
+}
+
+/// True if `k` is fixed while one table is read: constant, or reading only outer columns
+/// (offsets `>= ncols`, or an enclosing block's columns, which a correlated subquery has
+/// replaced by literals before it runs) through deterministic functions.
+fn is_key_value(k: &Expr, ncols: usize) -> bool {
+    if k.is_const() {
+        return true;
+    }
+    if k.has_subquery() || k.columns().iter().any(|&c| c < ncols) {
+        return false;
+    }
+    k.rewrite(&mut |x| match x {
+        Expr::Col(_) | Expr::Outer(..) => Some(Expr::Lit(Value::Null)),
+        _ => None,
+    })
+    .is_const()
 }
 
 /// Picks the best access path for `filter` on table `t` (whose columns are at row offsets
@@ -110,16 +130,51 @@ pub fn choose_with_stats(
     filter: Option<&Expr>,
     stats: Option<&crate::catalog::stats::TableStatistics>,
 ) -> AccessPath {
-    let Some(filter) = filter else {
-        return AccessPath::full_scan();
-    };
+    match filter {
+        Some(f) => choose_keys(t, f, stats, t.columns.len()),
+        None => AccessPath::full_scan(),
+    }
+}
+
+/// The access path of an index nested-loop join step: `probe` holds the step's conditions
+/// with the table's own columns at `0..t.columns.len()` and the outer row's column `i` at
+/// `t.columns.len() + i`. The chosen path's key expressions read the outer row (its column
+/// `i` at offset `i`), so [`ranges`] evaluates them against each outer row; a full scan
+/// means no index serves the lookup.
+pub fn choose_lookup(
+    t: &TableDef,
+    probe: &Expr,
+    stats: Option<&crate::catalog::stats::TableStatistics>,
+) -> AccessPath {
+    let n = t.columns.len();
+    let mut path = choose_keys(t, probe, stats, n);
+    let to_outer = |e: &Expr| e.map_cols(&|i| Expr::Col(i - n));
+    for pre in &mut path.eq_prefixes {
+        for e in pre.iter_mut() {
+            *e = to_outer(e);
+        }
+    }
+    for end in [&mut path.range.0, &mut path.range.1].into_iter().flatten() {
+        end.0 = to_outer(&end.0);
+    }
+    path
+}
+
+fn choose_keys(
+    t: &TableDef,
+    filter: &Expr,
+    stats: Option<&crate::catalog::stats::TableStatistics>,
+    ncols: usize,
+) -> AccessPath {
+    let key = |a: &Expr, b: &Expr| col_key(a, b, ncols);
+    let is_key = |e: &Expr| is_key_value(e, ncols);
     let mut preds: Vec<ColPred> = vec![ColPred::default(); t.columns.len()];
     // BETWEENs set both bounds; a BETWEEN stands for its conjunct only if both are in use
     let mut two_sided = Vec::new();
     for (n, c) in conjuncts(filter).into_iter().enumerate() {
         match c {
             Expr::Cmp(op, a, b, _) => {
-                let (col, k, op) = match (col_const(a, b), col_const(b, a)) {
+                let (col, k, op) = match (key(a, b), key(b, a)) {
                     (Some((c, k)), _) => (c, k, *op),
                     (None, Some((c, k))) => (c, k, op.flip()),
                     _ => continue,
@@ -139,17 +194,14 @@ pub fn choose_with_stats(
             }
             Expr::InList(a, list, false, _) => {
                 if let Expr::Col(col) = **a {
-                    if col < preds.len()
-                        && list.iter().all(|e| e.is_const())
-                        && preds[col].eq.is_none()
-                    {
+                    if col < preds.len() && list.iter().all(is_key) && preds[col].eq.is_none() {
                         preds[col].eq = Some((list.to_vec(), n));
                     }
                 }
             }
             Expr::Between(a, lo, hi, false, _) => {
                 if let Expr::Col(col) = **a {
-                    if col < preds.len() && lo.is_const() && hi.is_const() {
+                    if col < preds.len() && is_key(lo) && is_key(hi) {
                         preds[col].lo = Some(((**lo).clone(), true, n));
                         preds[col].hi = Some(((**hi).clone(), true, n));
                         two_sided.push(n);
@@ -245,12 +297,14 @@ pub fn choose_with_stats(
 /// A concrete key range (values already converted to the column types).
 pub type KeyRange = (Bound<Vec<Value>>, Bound<Vec<Value>>);
 
-/// Evaluates the path's constant expressions into key ranges for the storage layer. Returns
-/// `None` when a constant can't be represented exactly in the column type (e.g. `int_col = 1.5`);
-/// the caller then scans fully and lets the WHERE decide.
+/// Evaluates the path's key expressions (constants, or for a join lookup expressions over the
+/// outer row `outer`) into key ranges for the storage layer. Returns `None` when a value can't
+/// be represented exactly in the column type (e.g. `int_col = 1.5`); the caller then scans
+/// fully and lets the WHERE decide.
 pub fn ranges(
     t: &TableDef,
     path: &AccessPath,
+    outer: &[Value],
     ctx: &mut EvalCtx<'_>,
 ) -> Result<Option<Vec<KeyRange>>> {
     let idx = &t.indexes[path.index];
@@ -262,7 +316,7 @@ pub fn ranges(
         let mut vals = Vec::with_capacity(pre.len() + 1);
         for (i, e) in pre.iter().enumerate() {
             let col = &t.columns[idx.columns[i].col];
-            let v = e.eval(&[], ctx)?;
+            let v = e.eval(outer, ctx)?;
             if v.is_null() {
                 // `col = NULL` matches nothing
                 vals.clear();
@@ -304,7 +358,7 @@ pub fn ranges(
                 b.push(Value::Null);
                 Bound::Excluded(b)
             };
-            match range_bound(first_side, &vals, &col.ty, ctx)? {
+            match range_bound(first_side, &vals, &col.ty, outer, ctx)? {
                 RangeBound::Bound(b) => start = b,
                 RangeBound::Empty => continue,
                 RangeBound::Inexact => return Ok(None),
@@ -312,7 +366,7 @@ pub fn ranges(
                 RangeBound::None if !ic.desc && last_side.is_some() => start = after_nulls(),
                 RangeBound::None => {}
             }
-            match range_bound(last_side, &vals, &col.ty, ctx)? {
+            match range_bound(last_side, &vals, &col.ty, outer, ctx)? {
                 RangeBound::Bound(b) => end = b,
                 RangeBound::Empty => continue,
                 RangeBound::Inexact => return Ok(None),
@@ -377,12 +431,13 @@ fn range_bound(
     side: &Option<(Expr, bool)>,
     vals: &[Value],
     ty: &common::DataType,
+    outer: &[Value],
     ctx: &mut EvalCtx<'_>,
 ) -> Result<RangeBound> {
     let Some((e, incl)) = side else {
         return Ok(RangeBound::None);
     };
-    let v = e.eval(&[], ctx)?;
+    let v = e.eval(outer, ctx)?;
     if v.is_null() {
         return Ok(RangeBound::Empty);
     }

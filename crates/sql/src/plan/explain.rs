@@ -1,5 +1,6 @@
 //! EXPLAIN: the traditional tabular format and FORMAT=TREE for SELECT statements and DML.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use common::{codes, ColumnMeta, Error, Result, Value};
@@ -12,7 +13,7 @@ use crate::ir::block::Plan;
 use crate::ir::block::Source;
 use crate::ir::expr::Expr;
 use crate::ir::query::Query;
-use crate::plan::join_order::join_order;
+use crate::plan::physical::{AccessKind, BlockPlan, JoinPlan, JoinStep, StepMethod, TableRead};
 use crate::session::session::Output;
 use crate::session::session::Session;
 
@@ -88,7 +89,7 @@ pub(crate) fn explain_row(
 }
 
 pub(crate) fn explain_query<E: KvEngine>(
-    s: &Session<E>,
+    s: &mut Session<E>,
     q: &Query,
     select_type: &str,
     next_id: &mut i64,
@@ -129,7 +130,7 @@ pub(crate) fn explain_query<E: KvEngine>(
 }
 
 pub(crate) fn explain_block<E: KvEngine>(
-    s: &Session<E>,
+    s: &mut Session<E>,
     p: &Plan,
     select_type: &str,
     next_id: &mut i64,
@@ -137,32 +138,15 @@ pub(crate) fn explain_block<E: KvEngine>(
 ) {
     let id = *next_id;
     *next_id += 1;
-    let subqueries: Vec<Arc<crate::ir::query::SubQuery>> = {
-        let mut v = Vec::new();
-        let mut visit = |e: &Expr| {
-            e.walk(&mut |x| match x {
-                Expr::Subquery(q)
-                | Expr::Exists(q)
-                | Expr::RowSub(q, 0)
-                | Expr::InSubquery(_, q, ..)
-                | Expr::Quantified(_, _, q, ..) => v.push(q.clone()),
-                _ => {}
-            })
-        };
-        p.filter
-            .iter()
-            .chain(p.items.iter())
-            .chain(p.having.iter())
-            .for_each(&mut visit);
-        v
-    };
+    let subqueries = block_subqueries(p);
     let select_type = if select_type == "SIMPLE" && !subqueries.is_empty() {
         "PRIMARY"
     } else {
         select_type
     };
-    if p.from.is_empty() {
-        out.push(explain_row(
+    let (rp, plan) = block_plan(s, p);
+    match &plan {
+        BlockPlan::NoTables => out.push(explain_row(
             id,
             select_type,
             None,
@@ -170,182 +154,46 @@ pub(crate) fn explain_block<E: KvEngine>(
             None,
             None,
             Some("No tables used"),
-        ));
-    }
-    let conds: Vec<&Expr> = p
-        .filter
-        .as_ref()
-        .map(crate::ir::expr::conjuncts)
-        .unwrap_or_default();
-    let order = join_order(p, &conds);
-    for &j in &order {
-        let jt = &p.from[j];
-        match &jt.source {
-            Source::Table(t) => {
-                let filter = if p.from.len() == 1 {
-                    p.filter.as_ref()
-                } else {
-                    None
-                };
-                let st = s.inst.stats.get(s.storage(), t);
-                let path = crate::plan::access::choose_with_stats(t, filter, st.as_deref());
-                let idx = &t.indexes[path.index];
-                let (ty, key) = if p.from.len() > 1 && j != order[0] {
-                    if jt.on.is_some() || !conds.is_empty() {
-                        ("eq_ref", None)
-                    } else {
-                        ("ALL", None)
-                    }
-                } else if path.is_full_scan() {
-                    ("ALL", None)
-                } else if path.unique_point && path.eq_prefixes.len() == 1 {
-                    ("const", Some(idx.name.as_str()))
-                } else if path.range.0.is_some()
-                    || path.range.1.is_some()
-                    || path.eq_prefixes.len() > 1
-                {
-                    ("range", Some(idx.name.as_str()))
-                } else {
-                    ("ref", Some(idx.name.as_str()))
-                };
-                let ty = if ty == "eq_ref" { "ALL" } else { ty };
-                let (mut rows, _, _) = s.storage().table_stats(t).unwrap_or((0, 0, 0));
-                if ty == "const" {
-                    rows = 1;
-                } else if let (Some(st), true) = (&st, key.is_some()) {
-                    let eq = path.eq_prefixes.first().map(|p| p.len()).unwrap_or(0);
-                    if let Some(rpk) = st.rows_per_key(path.index, eq) {
-                        rows = (rpk * path.eq_prefixes.len() as f64).ceil() as u64;
-                    }
-                }
-                // key_len / ref for the key parts used
-                let (key_len, key_ref) = if key.is_some() {
-                    let eq = path.eq_prefixes.first().map(|p| p.len()).unwrap_or(0);
-                    let used = eq + usize::from(path.range.0.is_some() || path.range.1.is_some());
-                    let len: u32 = idx
-                        .columns
-                        .iter()
-                        .take(used)
-                        .map(|ic| key_part_len(&t.columns[ic.col], ic.prefix_len))
-                        .sum();
-                    let r = (ty == "const" || ty == "ref").then(|| vec!["const"; eq].join(","));
-                    (Some(len.to_string()), r)
-                } else {
-                    (None, None)
-                };
-                // Extra: covering index, filtering, sorting, grouping
-                let mut extra: Vec<&str> = Vec::new();
-                if p.from.len() == 1 {
-                    let mut used_cols: Vec<usize> = Vec::new();
-                    let mut collect = |e: &Expr| used_cols.extend(e.columns());
-                    p.items.iter().for_each(&mut collect);
-                    p.filter.iter().for_each(&mut collect);
-                    p.group_by.iter().for_each(&mut collect);
-                    p.order.iter().for_each(|(e, _)| collect(e));
-                    p.aggs
-                        .iter()
-                        .filter_map(|a| a.arg.as_ref())
-                        .for_each(&mut collect);
-                    let in_index = |c: usize| {
-                        idx.columns
-                            .iter()
-                            .any(|ic| ic.col == c && ic.prefix_len.is_none())
-                            || (!t.hidden_pk
-                                && t.indexes[0]
-                                    .columns
-                                    .iter()
-                                    .any(|ic| ic.col == c && ic.prefix_len.is_none()))
-                    };
-                    if path.index != 0 && used_cols.iter().all(|c| in_index(*c)) {
-                        extra.push("Using index");
-                    }
-                }
-                // "Using where" only when conditions remain after the key lookup
-                let key_conds = path.eq_prefixes.first().map(|x| x.len()).unwrap_or(0)
-                    + usize::from(path.range.0.is_some())
-                    + usize::from(path.range.1.is_some());
-                let nconds = p
-                    .filter
-                    .as_ref()
-                    .map(|f| crate::ir::expr::conjuncts(f).len())
-                    .unwrap_or(0);
-                if ty != "const" && nconds > key_conds.min(nconds) || (ty == "ALL" && nconds > 0) {
-                    extra.push("Using where");
-                }
-                if !p.group_by.is_empty() {
-                    extra.push("Using temporary");
-                }
-                let ordered_by_index = match p.order.as_slice() {
-                    [(Expr::Col(c), _)] => idx
-                        .columns
-                        .get(path.eq_prefixes.first().map(|x| x.len()).unwrap_or(0))
-                        .is_some_and(|ic| ic.col == *c),
-                    _ => false,
-                };
-                if !p.order.is_empty() && !ordered_by_index {
-                    extra.push("Using filesort");
-                }
-                let extra = extra.join("; ");
-                let mut row = explain_row(
-                    id,
-                    select_type,
-                    Some(&jt.name),
-                    Some(ty),
-                    key,
-                    Some(rows.max(1)),
-                    (!extra.is_empty()).then_some(extra.as_str()),
-                );
-                if let Some(k) = key {
-                    row[5] = Value::Str(
-                        t.indexes
-                            .iter()
-                            .enumerate()
-                            .filter(|(i, _)| !(t.hidden_pk && *i == 0))
-                            .filter(|(_, ix)| {
-                                ix.columns.first().is_some_and(|ic| {
-                                    p.filter
-                                        .as_ref()
-                                        .is_some_and(|f| f.columns().contains(&ic.col))
-                                })
-                            })
-                            .map(|(_, ix)| ix.name.clone())
-                            .collect::<Vec<_>>()
-                            .join(","),
-                    );
-                    if row[5] == Value::Str(String::new()) {
-                        row[5] = Value::Str(k.to_string());
-                    }
-                }
-                row[7] = key_len.map(Value::Str).unwrap_or(Value::Null);
-                row[8] = key_ref.map(Value::Str).unwrap_or(Value::Null);
-                row[3] = crate::catalog::partition::explain_partitions(s, t, filter)
-                    .map(Value::Str)
-                    .unwrap_or(Value::Null);
+        )),
+        BlockPlan::Table(read) => {
+            if let Source::Table(t) = &rp.from[0].source {
+                let row = table_row(s, &rp, id, select_type, 0, t, read, None);
                 out.push(row);
             }
-            Source::Derived(q) => {
-                let derived = format!("<derived{}>", *next_id);
-                out.push(explain_row(
-                    id,
-                    select_type,
-                    Some(&derived),
-                    Some("ALL"),
-                    None,
-                    None,
-                    None,
-                ));
-                explain_query(s, q, "DERIVED", next_id, out);
-            }
-            Source::Work(_) => {
-                out.push(explain_row(
-                    id,
-                    select_type,
-                    Some(&jt.name),
-                    Some("ALL"),
-                    None,
-                    None,
-                    Some("Recursive"),
-                ));
+        }
+        BlockPlan::Join(jp) => {
+            for (n, step) in jp.steps.iter().enumerate() {
+                let jt = &rp.from[step.item];
+                match (&jt.source, step.read()) {
+                    (Source::Table(t), Some(read)) => {
+                        let row =
+                            table_row(s, &rp, id, select_type, step.item, t, read, Some((n, step)));
+                        out.push(row);
+                    }
+                    (Source::Derived(q), _) => {
+                        let derived = format!("<derived{}>", *next_id);
+                        let extra = (n > 0).then_some(join_buffer(step));
+                        out.push(explain_row(
+                            id,
+                            select_type,
+                            Some(&derived),
+                            Some("ALL"),
+                            None,
+                            None,
+                            extra.as_deref(),
+                        ));
+                        explain_query(s, q, "DERIVED", next_id, out);
+                    }
+                    _ => out.push(explain_row(
+                        id,
+                        select_type,
+                        Some(&jt.name),
+                        Some("ALL"),
+                        None,
+                        None,
+                        Some("Recursive"),
+                    )),
+                }
             }
         }
     }
@@ -359,9 +207,275 @@ pub(crate) fn explain_block<E: KvEngine>(
     }
 }
 
+/// The subqueries of a block's WHERE, select list and HAVING.
+fn block_subqueries(p: &Plan) -> Vec<Arc<crate::ir::query::SubQuery>> {
+    let mut v = Vec::new();
+    let mut visit = |e: &Expr| {
+        e.walk(&mut |x| match x {
+            Expr::Subquery(q)
+            | Expr::Exists(q)
+            | Expr::RowSub(q, 0)
+            | Expr::InSubquery(_, q, ..)
+            | Expr::Quantified(_, _, q, ..) => v.push(q.clone()),
+            _ => {}
+        })
+    };
+    p.filter
+        .iter()
+        .chain(p.items.iter())
+        .chain(p.having.iter())
+        .for_each(&mut visit);
+    v
+}
+
+/// The plan the executor runs for block `p` ([`crate::plan::physical::plan_block`]), with
+/// the block's uncorrelated subqueries run first as execution does (when one fails, its
+/// conjunct is left out of planning, as a correlated one is).
+fn block_plan<'p, E: KvEngine>(s: &mut Session<E>, p: &'p Plan) -> (Cow<'p, Plan>, BlockPlan) {
+    let resolved = s
+        .with_ctx(&[], false, |s, ctx| {
+            crate::exec::select::resolve_uncorrelated(s, p, ctx)
+        })
+        .ok()
+        .flatten();
+    let rp = resolved.map_or(Cow::Borrowed(p), Cow::Owned);
+    let plain: Vec<&Expr> = rp
+        .filter
+        .as_ref()
+        .map(crate::ir::expr::conjuncts)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|c| !c.has_subquery())
+        .collect();
+    let plain_filter = crate::exec::select::and_all(&plain);
+    let stats = |t: &storage::catalog::TableDef| s.inst.stats.get(s.storage(), t);
+    let plan = crate::plan::physical::plan_block(&rp, &plain, plain_filter.as_ref(), &stats);
+    (rp, plan)
+}
+
+/// Extra of a join step that reads its table once into a hash table.
+fn join_buffer(step: &JoinStep) -> String {
+    let mut extra = Vec::new();
+    if !step.conds.is_empty() || step.local.is_some() {
+        extra.push("Using where");
+    }
+    extra.push("Using join buffer (hash join)");
+    extra.join("; ")
+}
+
+/// The text of a key value in EXPLAIN's `ref` column: `const`, an outer column as
+/// `db.table.column`, or `func`.
+fn ref_text(e: &Expr, p: &Plan) -> String {
+    let col_name = |c: &crate::ir::scope::ScopeCol| {
+        if c.db.is_empty() {
+            format!("{}.{}", c.table, c.name)
+        } else {
+            format!("{}.{}.{}", c.db, c.table, c.name)
+        }
+    };
+    match e {
+        _ if e.is_const() => "const".into(),
+        Expr::Col(i) => p.scope.cols.get(*i).map_or("func".into(), col_name),
+        Expr::Outer(1, i) => p
+            .scope
+            .outer
+            .as_ref()
+            .and_then(|o| o.cols.get(*i))
+            .map_or("func".into(), col_name),
+        _ => "func".into(),
+    }
+}
+
+/// The tabular EXPLAIN row of base table `t` (FROM item `item` of `p`) read through `read`;
+/// `step` is its join step (number, step) when the block joins.
+#[allow(clippy::too_many_arguments)]
+fn table_row<E: KvEngine>(
+    s: &Session<E>,
+    p: &Plan,
+    id: i64,
+    select_type: &str,
+    item: usize,
+    t: &storage::catalog::TableDef,
+    read: &TableRead,
+    step: Option<(usize, &JoinStep)>,
+) -> Vec<Value> {
+    let jt = &p.from[item];
+    let path = &read.path;
+    let idx = &t.indexes[path.index];
+    let ty = read.kind.explain_type();
+    let key = read.explain_key(t);
+    let lookup = matches!(
+        step,
+        Some((
+            _,
+            JoinStep {
+                method: StepMethod::Lookup { .. },
+                ..
+            }
+        ))
+    );
+    let st = s.inst.stats.get(s.storage(), t);
+    let (mut rows, _, _) = s.storage().table_stats(t).unwrap_or((0, 0, 0));
+    let eq = path.eq_prefixes.first().map_or(0, Vec::len);
+    if matches!(read.kind, AccessKind::Const | AccessKind::EqRef) {
+        rows = 1;
+    } else if let (Some(st), Some(_)) = (&st, key) {
+        if let Some(rpk) = st.rows_per_key(path.index, eq) {
+            rows = (rpk * path.eq_prefixes.len() as f64).ceil() as u64;
+        }
+    }
+    // key_len / ref for the key parts used
+    let (key_len, key_ref) = if key.is_some() {
+        let len: u32 = idx
+            .columns
+            .iter()
+            .take(read.key_parts())
+            .map(|ic| key_part_len(&t.columns[ic.col], ic.prefix_len))
+            .sum();
+        let r = matches!(
+            read.kind,
+            AccessKind::Const | AccessKind::Ref | AccessKind::EqRef
+        )
+        .then(|| {
+            path.eq_prefixes[0]
+                .iter()
+                .map(|e| ref_text(e, p))
+                .collect::<Vec<_>>()
+                .join(",")
+        });
+        (Some(len.to_string()), r)
+    } else {
+        (None, None)
+    };
+    let mut extra: Vec<String> = Vec::new();
+    let (filter, conds_left) = match step {
+        None => {
+            if covering(p, t, path.index) {
+                extra.push("Using index".into());
+            }
+            // "Using where" only when conditions remain after the key lookup
+            let key_conds =
+                eq + usize::from(path.range.0.is_some()) + usize::from(path.range.1.is_some());
+            let nconds = p
+                .filter
+                .as_ref()
+                .map_or(0, |f| crate::ir::expr::conjuncts(f).len());
+            let left = (read.kind != AccessKind::Const && nconds > key_conds.min(nconds))
+                || (read.kind == AccessKind::All && nconds > 0);
+            (p.filter.as_ref(), left)
+        }
+        Some((_, st)) => {
+            // the step's own conditions the key ranges do not decide, or any on the joined row
+            let local = st.local.as_ref().map_or(0, |l| crate::ir::expr::conjuncts(l).len());
+            let decided = path.covered.iter().filter(|&&i| i < local).count();
+            (st.local.as_ref(), !st.conds.is_empty() || local > decided)
+        }
+    };
+    if conds_left {
+        extra.push("Using where".into());
+    }
+    if let Some((n, st)) = step {
+        if read.kind == AccessKind::RangeChecked {
+            extra.push(format!(
+                "Range checked for each record (index map: {:#x})",
+                1u64 << path.index.min(63)
+            ));
+        } else if n > 0 && !lookup {
+            extra = vec![join_buffer(st)];
+        }
+    }
+    let first = step.is_none_or(|(n, _)| n == 0);
+    if first && !p.group_by.is_empty() {
+        extra.push("Using temporary".into());
+    }
+    if first && !p.order.is_empty() && (step.is_some() || read.ordered.is_none()) {
+        extra.push("Using filesort".into());
+    }
+    let extra = extra.join("; ");
+    let mut row = explain_row(
+        id,
+        select_type,
+        Some(&jt.name),
+        Some(ty),
+        key,
+        Some(rows.max(1)),
+        (!extra.is_empty()).then_some(extra.as_str()),
+    );
+    row[5] = possible_keys(p, t, jt.offset, key).map_or(Value::Null, Value::Str);
+    row[7] = key_len.map(Value::Str).unwrap_or(Value::Null);
+    row[8] = key_ref.map(Value::Str).unwrap_or(Value::Null);
+    let part_filter = if lookup { None } else { filter };
+    row[3] = crate::catalog::partition::explain_partitions(s, t, part_filter)
+        .map(Value::Str)
+        .unwrap_or(Value::Null);
+    row
+}
+
+/// EXPLAIN's possible_keys: the indexes whose first column the block's conditions mention.
+fn possible_keys(
+    p: &Plan,
+    t: &storage::catalog::TableDef,
+    offset: usize,
+    key: Option<&str>,
+) -> Option<String> {
+    let mut mentioned: Vec<usize> = Vec::new();
+    p.filter.iter().for_each(|f| mentioned.extend(f.columns()));
+    p.from
+        .iter()
+        .filter_map(|j| j.on.as_ref())
+        .for_each(|on| mentioned.extend(on.columns()));
+    let names: Vec<&str> = t
+        .indexes
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !(t.hidden_pk && *i == 0))
+        .filter(|(_, ix)| {
+            ix.columns
+                .first()
+                .is_some_and(|ic| mentioned.contains(&(ic.col + offset)))
+        })
+        .map(|(_, ix)| ix.name.as_str())
+        .collect();
+    match (names.is_empty(), key) {
+        (false, _) => Some(names.join(",")),
+        (true, Some(k)) => Some(k.to_string()),
+        (true, None) => None,
+    }
+}
+
+/// True when every column block `p` reads of `t` is in index `ino` (or the primary key it
+/// carries): a secondary-index read that needs no row lookup.
+fn covering(p: &Plan, t: &storage::catalog::TableDef, ino: usize) -> bool {
+    if ino == 0 {
+        return false;
+    }
+    let idx = &t.indexes[ino];
+    let mut used_cols: Vec<usize> = Vec::new();
+    let mut collect = |e: &Expr| used_cols.extend(e.columns());
+    p.items.iter().for_each(&mut collect);
+    p.filter.iter().for_each(&mut collect);
+    p.group_by.iter().for_each(&mut collect);
+    p.order.iter().for_each(|(e, _)| collect(e));
+    p.aggs
+        .iter()
+        .filter_map(|a| a.arg.as_ref())
+        .for_each(&mut collect);
+    let in_index = |c: usize| {
+        idx.columns
+            .iter()
+            .any(|ic| ic.col == c && ic.prefix_len.is_none())
+            || (!t.hidden_pk
+                && t.indexes[0]
+                    .columns
+                    .iter()
+                    .any(|ic| ic.col == c && ic.prefix_len.is_none()))
+    };
+    used_cols.iter().all(|c| in_index(*c))
+}
+
 /// Lines of EXPLAIN FORMAT=TREE for a query (indented two spaces per level, MySQL style).
 pub(crate) fn tree_query<E: KvEngine>(
-    s: &Session<E>,
+    s: &mut Session<E>,
     q: &Query,
     depth: usize,
     out: &mut Vec<String>,
@@ -404,15 +518,15 @@ pub(crate) fn tree_query<E: KvEngine>(
 }
 
 pub(crate) fn tree_block<E: KvEngine>(
-    s: &Session<E>,
+    s: &mut Session<E>,
     p: &Plan,
     depth: usize,
     out: &mut Vec<String>,
 ) {
-    let pad = |d: usize| "    ".repeat(d);
     let mut d = depth;
-    let line =
-        |d: usize, text: String, out: &mut Vec<String>| out.push(format!("{}-> {text}", pad(d)));
+    let line = |d: usize, text: String, out: &mut Vec<String>| {
+        out.push(format!("{}-> {text}", "    ".repeat(d)))
+    };
     if p.limit.is_some() {
         line(d, "Limit".into(), out);
         d += 1;
@@ -421,7 +535,9 @@ pub(crate) fn tree_block<E: KvEngine>(
         line(d, "Remove duplicates".into(), out);
         d += 1;
     }
-    if !p.order.is_empty() {
+    let (rp, plan) = block_plan(s, p);
+    let ordered = matches!(&plan, BlockPlan::Table(r) if r.ordered.is_some());
+    if !p.order.is_empty() && !ordered {
         line(d, "Sort".into(), out);
         d += 1;
     }
@@ -447,76 +563,157 @@ pub(crate) fn tree_block<E: KvEngine>(
         );
         d += 1;
     }
-    if p.from.is_empty() {
-        line(d, "Rows fetched before execution".into(), out);
-        return;
+    match &plan {
+        BlockPlan::NoTables => line(d, "Rows fetched before execution".into(), out),
+        BlockPlan::Table(read) => {
+            if p.filter.is_some() {
+                line(d, "Filter (WHERE)".into(), out);
+                d += 1;
+            }
+            if let Source::Table(t) = &rp.from[0].source {
+                line(d, read_text(&rp, &rp.from[0].name, t, read), out);
+            }
+        }
+        BlockPlan::Join(jp) => {
+            if !jp.rest.is_empty() {
+                line(d, "Filter (WHERE)".into(), out);
+                d += 1;
+            }
+            tree_steps(s, &rp, jp, jp.steps.len(), d, out);
+        }
     }
-    let conds: Vec<&Expr> = p
-        .filter
-        .as_ref()
-        .map(crate::ir::expr::conjuncts)
-        .unwrap_or_default();
-    let order = join_order(p, &conds);
-    if p.from.len() > 1 {
-        let any_left = p.from.iter().any(|j| j.left);
-        line(
-            d,
-            format!(
-                "Nested loop {} join ({} tables, order: {})",
-                if any_left { "left" } else { "inner" },
-                p.from.len(),
-                order
-                    .iter()
-                    .map(|&j| p.from[j].name.as_str())
+}
+
+/// The tree of the first `n` steps of a join: each step joins the tree of the steps before it
+/// (its first child) with its own table (second child).
+fn tree_steps<E: KvEngine>(
+    s: &mut Session<E>,
+    p: &Plan,
+    jp: &JoinPlan,
+    n: usize,
+    d: usize,
+    out: &mut Vec<String>,
+) {
+    let pad = |d: usize| "    ".repeat(d);
+    let step = &jp.steps[n - 1];
+    if n == 1 {
+        return tree_item(s, p, step, d, out);
+    }
+    let side = if jp.outer && p.from[step.item].left {
+        ("Left", "left")
+    } else {
+        ("Inner", "inner")
+    };
+    match &step.method {
+        StepMethod::Lookup { .. } => {
+            out.push(format!("{}-> Nested loop {} join", pad(d), side.1));
+            tree_steps(s, p, jp, n - 1, d + 1, out);
+            tree_item(s, p, step, d + 1, out);
+        }
+        StepMethod::Hash { keys, .. } => {
+            let jt = &p.from[step.item];
+            let cond = if keys.is_empty() {
+                "no condition".to_string()
+            } else {
+                keys.iter()
+                    .map(|(c, e, _)| {
+                        let col = p
+                            .scope
+                            .cols
+                            .get(jt.offset + c)
+                            .map_or("?", |x| x.name.as_str());
+                        format!("{}.{} = {}", jt.name, col, ref_text(e, p))
+                    })
                     .collect::<Vec<_>>()
                     .join(", ")
-            ),
-            out,
-        );
-        d += 1;
-    } else if p.filter.is_some() {
-        line(d, "Filter (WHERE)".into(), out);
-        d += 1;
-    }
-    for (step, &j) in order.iter().enumerate() {
-        let jt = &p.from[j];
-        match &jt.source {
-            Source::Table(t) if step == 0 || p.from.len() == 1 => {
-                let filter = if p.from.len() == 1 {
-                    p.filter.as_ref()
-                } else {
-                    None
-                };
-                // the choice the executor makes (exec::fetch): with ANALYZE TABLE statistics
-                let st = s.inst.stats.get(s.storage(), t);
-                let path = crate::plan::access::choose_with_stats(t, filter, st.as_deref());
-                let idx = &t.indexes[path.index];
-                let text = if path.is_full_scan() {
-                    format!("Table scan on {}", jt.name)
-                } else if path.range.0.is_some()
-                    || path.range.1.is_some()
-                    || path.eq_prefixes.len() > 1
-                {
-                    format!("Index range scan on {} using {}", jt.name, idx.name)
-                } else {
-                    format!("Index lookup on {} using {}", jt.name, idx.name)
-                };
-                line(d, text, out);
-            }
-            Source::Table(_) => line(
-                d,
-                format!(
-                    "Index lookup or hash probe on {} (chosen per step at run time)",
-                    jt.name
-                ),
-                out,
-            ),
-            Source::Derived(q) => {
-                line(d, format!("Table scan on {} (materialized)", jt.name), out);
-                tree_query(s, q, d + 1, out);
-            }
-            Source::Work(_) => line(d, format!("Scan new records on {}", jt.name), out),
+            };
+            out.push(format!("{}-> {} hash join ({cond})", pad(d), side.0));
+            tree_steps(s, p, jp, n - 1, d + 1, out);
+            out.push(format!("{}-> Hash", pad(d + 1)));
+            tree_item(s, p, step, d + 2, out);
         }
+    }
+}
+
+/// One join step's own table in the tree.
+fn tree_item<E: KvEngine>(
+    s: &mut Session<E>,
+    p: &Plan,
+    step: &JoinStep,
+    d: usize,
+    out: &mut Vec<String>,
+) {
+    let pad = |d: usize| "    ".repeat(d);
+    let jt = &p.from[step.item];
+    let d = if step.local.is_some() && !matches!(step.method, StepMethod::Lookup { .. }) {
+        out.push(format!("{}-> Filter", pad(d)));
+        d + 1
+    } else {
+        d
+    };
+    match (&jt.source, step.read()) {
+        (Source::Table(t), Some(read)) => {
+            out.push(format!("{}-> {}", pad(d), read_text(p, &jt.name, t, read)))
+        }
+        (Source::Derived(q), _) => {
+            out.push(format!(
+                "{}-> Table scan on {} (materialized)",
+                pad(d),
+                jt.name
+            ));
+            tree_query(s, q, d + 1, out);
+        }
+        _ => out.push(format!("{}-> Scan new records on {}", pad(d), jt.name)),
+    }
+}
+
+/// FORMAT=TREE's line for reading table `t` (named `name` in the block) through `read`.
+fn read_text(p: &Plan, name: &str, t: &storage::catalog::TableDef, read: &TableRead) -> String {
+    let idx = &t.indexes[read.path.index];
+    let keys = || {
+        let Some(pre) = read.path.eq_prefixes.first() else {
+            return String::new();
+        };
+        let parts: Vec<String> = idx
+            .columns
+            .iter()
+            .zip(pre)
+            .map(|(ic, e)| {
+                let v = match e {
+                    Expr::Lit(Value::Str(v)) => format!("'{}'", v.replace('\'', "''")),
+                    Expr::Lit(v) => v.to_string(),
+                    _ => ref_text(e, p),
+                };
+                format!("{} = {v}", t.columns[ic.col].name)
+            })
+            .collect();
+        format!(" ({})", parts.join(", "))
+    };
+    let reverse = if read.ordered == Some(true) {
+        " (reverse)"
+    } else {
+        ""
+    };
+    match read.kind {
+        AccessKind::All if read.ordered.is_some() => {
+            format!("Index scan on {name} using {}{reverse}", idx.name)
+        }
+        AccessKind::All => format!("Table scan on {name}"),
+        AccessKind::Const | AccessKind::EqRef => format!(
+            "Single-row index lookup on {name} using {}{}",
+            idx.name,
+            keys()
+        ),
+        AccessKind::Ref => format!(
+            "Index lookup on {name} using {}{}{reverse}",
+            idx.name,
+            keys()
+        ),
+        AccessKind::Range => format!("Index range scan on {name} using {}{reverse}", idx.name),
+        AccessKind::RangeChecked => format!(
+            "Index range scan on {name} using {} (re-planned for each outer row)",
+            idx.name
+        ),
     }
 }
 

@@ -388,7 +388,7 @@ impl<E: KvEngine> Drop for Session<E> {
             t.rollback();
         }
         self.inst.processes.lock().remove(&self.conn_id);
-        self.inst.mdl.release_all(self.conn_id);
+        self.inst.mdl.disconnect(self.conn_id);
         crate::runtime::userlock::release_all(self.conn_id as u64);
     }
 }

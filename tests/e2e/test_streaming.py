@@ -164,3 +164,88 @@ def test_unbuffered_cursor_and_early_close(big):
     cur2.execute("SELECT 1")
     assert cur2.fetchone() == (1,)
     c2.close()
+
+
+def tmp_fds(pid, datadir):
+    """The server's open temporary files (unnamed files in the data directory)."""
+    out = []
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        # O_TMPFILE files read as "DIR/#INODE (deleted)"; tempfile's fallback is a named
+        # ".tmpXXXXXX" unlinked at once (RocksDB's own deleted-but-open files are neither)
+        base = os.path.basename(target)
+        if (os.path.dirname(target) == os.path.realpath(datadir) and "(deleted)" in target
+                and (base.startswith("#") or base.startswith(".tmp"))):
+            out.append(target)
+    return out
+
+
+def status(cur, name):
+    cur.execute(f"SHOW GLOBAL STATUS LIKE '{name}'")
+    return int(cur.fetchone()[1])
+
+
+def test_order_by_spills_to_temporary_files(big):
+    """ORDER BY on an unindexed column over the whole table, with an 8 MiB sort buffer: the
+    sort writes runs to unnamed files in the data directory and merges them, the rows stream
+    out in order, memory stays flat, and no file is left open afterwards (nor after KILL
+    QUERY in the middle of a sort)."""
+    s, rows = big
+    c = s.connect()
+    cur = c.cursor()
+    cur.execute("SET GLOBAL sort_buffer_size = 8388608")
+    passes0, files0 = status(cur, "Sort_merge_passes"), status(cur, "Created_tmp_files")
+
+    def run():
+        p = subprocess.Popen(["mariadb", "-h127.0.0.1", f"-P{s.port}", "-uroot", "--skip-ssl", "--quick",
+                              "-N", "-B", "-e", "SELECT id, k FROM stream.big ORDER BY k DESC, id"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        prev, n, ok = None, 0, True
+        for line in p.stdout:
+            i, k = map(int, line.split())
+            if prev is not None and not (k < prev[1] or (k == prev[1] and i > prev[0])):
+                ok = False
+            prev, n = (i, k), n + 1
+        assert p.wait(timeout=600) == 0, p.stderr.read()
+        return n, ok, prev
+
+    (n, ordered, last), growth = measure(s.proc.pid, run)
+    print(f"ORDER BY over {rows} rows: server RSS +{growth:.1f} MiB, "
+          f"{status(cur, 'Created_tmp_files') - files0} files, "
+          f"{status(cur, 'Sort_merge_passes') - passes0} merge passes")
+    assert n == rows and ordered
+    assert last[1] == 0
+    assert growth < GROWTH_LIMIT_MB
+    assert status(cur, "Sort_merge_passes") > passes0
+    assert status(cur, "Created_tmp_files") > files0
+    assert tmp_fds(s.proc.pid, s.datadir) == []
+    # KILL QUERY while the sort writes its runs: the statement ends with 1317, its files close
+    victim = s.connect()
+    vid = victim.thread_id()
+    import threading
+    err = []
+
+    def sort():
+        try:
+            vc = victim.cursor()
+            vc.execute("SELECT pad FROM stream.big ORDER BY k, id DESC")
+            vc.fetchall()
+        except pymysql.MySQLError as e:
+            err.append(e.args[0])
+
+    t = threading.Thread(target=sort)
+    t.start()
+    deadline = time.time() + 30
+    while time.time() < deadline and not tmp_fds(s.proc.pid, s.datadir):
+        time.sleep(0.05)
+    assert tmp_fds(s.proc.pid, s.datadir), "the sort wrote no run"
+    cur.execute(f"KILL QUERY {vid}")
+    t.join(timeout=120)
+    assert err and err[0] == 1317, err
+    time.sleep(0.2)
+    assert tmp_fds(s.proc.pid, s.datadir) == []
+    cur.execute("SET GLOBAL sort_buffer_size = DEFAULT")
+    c.close()

@@ -96,6 +96,9 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
     let globals = sql::runtime::sysvars::GlobalVars::new(&overrides)
         .map_err(|e| format!("invalid configuration: {}", e.msg))?;
     globals.set_internal("datadir", common::Value::Str(abs(&cfg.datadir)));
+    // temporary files (the runs of a sort that outgrows sort_buffer_size) are unnamed files in
+    // the data directory: they vanish when closed or when the process dies
+    globals.set_internal("tmpdir", common::Value::Str(abs(&cfg.datadir)));
     // secure_file_priv: where LOAD DATA INFILE may read server files. Default: the `files`
     // directory inside the data directory (created here); `--set secure_file_priv=NULL`
     // forbids server files, an empty value allows any path (MySQL's meanings).

@@ -1,5 +1,5 @@
 //! Stage 6, **exec**: running a bound, planned query — reading a table ([`fetch`]), joins
-//! ([`join`]), aggregation ([`aggregate`]), window functions ([`window`]), sorting ([`sort`]),
+//! ([`join`]), aggregation ([`aggregate`]), window functions ([`window`]), sorting ([`sort`]; an external sort that spills to temporary files, [`sorter`] and [`spill`]),
 //! a SELECT block end to end ([`select`]), a block streamed row by row to the client ([`stream`]), a record of the reads for the tests ([`trace`])
 //! and query expressions above blocks ([`query`]).
 //!
@@ -11,6 +11,8 @@ pub mod join;
 pub mod query;
 pub mod select;
 pub mod sort;
+pub mod sorter;
+pub mod spill;
 pub mod stream;
 pub mod trace;
 pub mod window;

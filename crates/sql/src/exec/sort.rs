@@ -61,6 +61,15 @@ pub fn expr_collation(e: &Expr, scope: &Scope, default: common::Collation) -> co
     }
 }
 
+/// True for collations whose strings compare by their weights ([`common::collation::weight`]),
+/// which a sort computes once per row rather than twice per comparison.
+pub(crate) fn weighted(c: common::Collation) -> bool {
+    !matches!(
+        c,
+        common::Collation::Binary | common::Collation::Utf8mb4Bin | common::Collation::Latin1Bin
+    )
+}
+
 /// Sorts rows by ORDER BY keys (evaluated once per row), strings under `colls[i]` (the
 /// connection collation where missing). With `top` = Some(n) only the first n rows are needed:
 /// they are selected first and only they are sorted (ORDER BY … LIMIT as a top-N).
@@ -76,14 +85,6 @@ pub fn sort_rows<E: KvEngine>(
     let coll_of = |i: usize| colls.get(i).copied().unwrap_or(default);
     // Strings under a weight-based collation are compared by their weights: compute each
     // row's weights once instead of twice per comparison (the sort's hot spot otherwise).
-    let weighted = |c: common::Collation| {
-        !matches!(
-            c,
-            common::Collation::Binary
-                | common::Collation::Utf8mb4Bin
-                | common::Collation::Latin1Bin
-        )
-    };
     // Per row: each key's value (None: the value is the row's column that the key names,
     // not copied), its collation weights when it is a weighted string, and the row.
     type Keyed = (Vec<Option<Value>>, Vec<Option<Vec<u8>>>, Vec<Value>);
@@ -141,6 +142,10 @@ pub fn sort_rows<E: KvEngine>(
     };
     // Sort positions, not the rows with their keys (three vectors each): the sort moves
     // 4 bytes per step instead of 72.
+    s.inst
+        .status
+        .sort_rows
+        .fetch_add(keyed.len() as u64, std::sync::atomic::Ordering::Relaxed);
     let mut order: Vec<u32> = (0..keyed.len() as u32).collect();
     let by = |a: &u32, b: &u32| cmp(&keyed[*a as usize], &keyed[*b as usize]);
     match top {

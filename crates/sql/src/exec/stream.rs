@@ -4,9 +4,11 @@
 //! or a dump of a table of any size holds one row at a time, not the result.
 //!
 //! Streamed today: one base table (partitioned ones too, a partition at a time is still
-//! collected by `catalog::partition::fetch`), WHERE, the select list, LIMIT / OFFSET. Not
-//! streamed (the block's rows are collected by [`crate::exec::select::run_plan`]): joins,
-//! GROUP BY and aggregates, DISTINCT, HAVING, window functions, ORDER BY, subqueries.
+//! collected by `catalog::partition::fetch`), WHERE, ORDER BY (in index order when the planned
+//! read gives it, else through an external sort, [`crate::exec::sorter`]), the select list,
+//! LIMIT / OFFSET. Not streamed (the block's rows are collected by
+//! [`crate::exec::select::run_plan`]): joins, GROUP BY and aggregates, DISTINCT, HAVING, window
+//! functions, subqueries.
 
 use common::client::RowSink;
 use common::{ColumnMeta, Result, Value};
@@ -14,23 +16,27 @@ use storage::engine::KvEngine;
 
 use crate::exec::fetch::{fetch_each, Scan};
 use crate::exec::select::{eval_limit, movable_items};
+use crate::exec::sort::expr_collation;
+use crate::exec::sorter::{SortCounters, SortKey, Sorter};
 use crate::ir::block::Plan;
 use crate::ir::expr::{EvalCtx, Expr};
 use crate::session::session::Session;
 
-/// True when [`run`] can produce `p`'s rows in scan order, one at a time.
+/// True when [`run`] can produce `p`'s rows one at a time: in scan order, or in ORDER BY order
+/// through the index read or an external sort.
 pub fn streamable(p: &Plan) -> bool {
     p.single_table().is_some()
         && !p.grouped
         && !p.distinct
         && p.having.is_none()
-        && p.order.is_empty()
         && p.aggs.is_empty()
         && !p.has_subquery()
 }
 
-/// Sends `p`'s result to `sink` (the column definitions, then each row as the scan yields
-/// it) and returns the number of rows sent. `p` must be [`streamable`].
+/// Sends `p`'s result to `sink` (the column definitions, then each row as it is produced) and
+/// returns the number of rows sent. `p` must be [`streamable`]. Without ORDER BY, or when the
+/// planned read delivers its order, rows go out as the scan yields them; otherwise they pass
+/// through a [`Sorter`] that spills past `sort_buffer_size`.
 pub fn run<E: KvEngine>(
     s: &mut Session<E>,
     p: &Plan,
@@ -50,18 +56,62 @@ pub fn run<E: KvEngine>(
     if limit == Some(0) {
         return Ok(0);
     }
+    let stats = s.inst.stats.get(s.storage(), &t);
+    let order_hint = crate::plan::physical::order_hint(p);
+    let read =
+        crate::plan::physical::plan_table(&t, p.filter.as_ref(), order_hint, stats.as_deref());
+    let top = limit.map(|l| l.saturating_add(offset) as usize);
     let scan = Scan {
         lock: p.lock,
-        order_hint: None,
-        limit_hint: limit.map(|l| l.saturating_add(offset) as usize),
+        order_hint,
+        limit_hint: top,
         cols: p.used_columns(t.columns.len()),
     };
-    let stats = s.inst.stats.get(s.storage(), &t);
-    let read = crate::plan::physical::plan_table(&t, p.filter.as_ref(), None, stats.as_deref());
-    let movable = movable_items(&p.items);
-    let mut sent = 0u64;
-    let mut skipped = 0u64;
-    let mut out: Vec<Value> = Vec::with_capacity(p.items.len());
+    let mut out = Projector {
+        items: &p.items,
+        movable: movable_items(&p.items),
+        offset,
+        limit,
+        skipped: 0,
+        sent: 0,
+        row: Vec::with_capacity(p.items.len()),
+    };
+    if p.order.is_empty() || read.ordered.is_some() {
+        let planned = fetch_each(
+            s,
+            &t,
+            &read,
+            p.filter.as_ref(),
+            &[],
+            ctx,
+            &scan,
+            &mut |ctx, _, row| out.send(row, ctx, sink),
+        )?;
+        crate::exec::trace::read(&p.from[0].name, &t, &read, planned);
+        return Ok(out.sent);
+    }
+    // ORDER BY that the read does not deliver: sort, spilling past sort_buffer_size
+    let default = ctx.fnctx.collation;
+    let colls: Vec<common::Collation> = p
+        .order
+        .iter()
+        .map(|(e, _)| expr_collation(e, &p.scope, default))
+        .collect();
+    let desc: Vec<bool> = p.order.iter().map(|(_, d)| *d).collect();
+    let budget = s.var_int("sort_buffer_size", 262_144).max(0) as usize;
+    let dir = tmp_dir(s);
+    let inst = s.inst.clone();
+    let killed = ctx.killed;
+    let counters = SortCounters {
+        merge_passes: &inst.status.sort_merge_passes,
+        tmp_files: &inst.status.created_tmp_files,
+        rows: &inst.status.sort_rows,
+    };
+    let mut sorter = Sorter::new(desc, colls.clone(), top, budget, dir, counters, killed);
+    let scan = Scan {
+        limit_hint: None,
+        ..scan
+    };
     let planned = fetch_each(
         s,
         &t,
@@ -70,28 +120,91 @@ pub fn run<E: KvEngine>(
         &[],
         ctx,
         &scan,
-        &mut |ctx, _, mut row| {
-            if skipped < offset {
-                skipped += 1;
-                return Ok(true);
-            }
-            out.clear();
-            for (e, m) in p.items.iter().zip(&movable) {
-                out.push(match (m, e) {
-                    // the row is dropped after this: move its value rather than copy it
-                    (true, Expr::Col(i)) if *i < row.len() => {
-                        std::mem::replace(&mut row[*i], Value::Null)
-                    }
-                    _ => e.eval(&row, ctx)?,
-                });
-            }
-            sink.row(&out)?;
-            sent += 1;
-            Ok(limit.is_none_or(|l| sent < l))
+        &mut |ctx, _, row| {
+            let keys = sort_keys(&p.order, &colls, &row, ctx)?;
+            sorter.push(keys, row)?;
+            Ok(true)
         },
     )?;
     crate::exec::trace::read(&p.from[0].name, &t, &read, planned);
-    Ok(sent)
+    let mut sorted = sorter.finish()?;
+    while let Some(row) = sorted.next_row()? {
+        if !out.send(row, ctx, sink)? {
+            break;
+        }
+    }
+    Ok(out.sent)
+}
+
+/// The ORDER BY keys of `row`: collation weights for strings under a weight-based collation,
+/// else the value.
+fn sort_keys(
+    order: &[(Expr, bool)],
+    colls: &[common::Collation],
+    row: &[Value],
+    ctx: &mut EvalCtx<'_>,
+) -> Result<Vec<SortKey>> {
+    let mut keys = Vec::with_capacity(order.len());
+    for ((e, _), &c) in order.iter().zip(colls) {
+        let v = match e {
+            Expr::Col(i) if *i < row.len() => std::borrow::Cow::Borrowed(&row[*i]),
+            _ => std::borrow::Cow::Owned(e.eval(row, ctx)?),
+        };
+        keys.push(match &*v {
+            Value::Str(text) if crate::exec::sort::weighted(c) => {
+                SortKey::Weight(common::collation::weight(c, text))
+            }
+            _ => SortKey::Val(v.into_owned()),
+        });
+    }
+    Ok(keys)
+}
+
+/// Where temporary files go: `tmpdir` (the data directory on a server), else the system's.
+pub fn tmp_dir<E: KvEngine>(s: &Session<E>) -> std::path::PathBuf {
+    match s.inst.globals.get("tmpdir") {
+        Some(Value::Str(d)) if !d.is_empty() => d.into(),
+        _ => std::env::temp_dir(),
+    }
+}
+
+/// Applies OFFSET / LIMIT and the select list to source rows and sends them.
+struct Projector<'p> {
+    items: &'p [Expr],
+    movable: Vec<bool>,
+    offset: u64,
+    limit: Option<u64>,
+    skipped: u64,
+    sent: u64,
+    row: Vec<Value>,
+}
+
+impl Projector<'_> {
+    /// Sends `src` projected (unless skipped by OFFSET); false once LIMIT rows are sent.
+    fn send(
+        &mut self,
+        mut src: Vec<Value>,
+        ctx: &mut EvalCtx<'_>,
+        sink: &mut dyn RowSink,
+    ) -> Result<bool> {
+        if self.skipped < self.offset {
+            self.skipped += 1;
+            return Ok(true);
+        }
+        self.row.clear();
+        for (e, m) in self.items.iter().zip(&self.movable) {
+            self.row.push(match (m, e) {
+                // the row is dropped after this: move its value rather than copy it
+                (true, Expr::Col(i)) if *i < src.len() => {
+                    std::mem::replace(&mut src[*i], Value::Null)
+                }
+                _ => e.eval(&src, ctx)?,
+            });
+        }
+        sink.row(&self.row)?;
+        self.sent += 1;
+        Ok(self.limit.is_none_or(|l| self.sent < l))
+    }
 }
 
 #[cfg(test)]
@@ -149,7 +262,13 @@ mod tests {
             ("SELECT id FROM t LIMIT 2 OFFSET 3", true),
             ("SELECT id, b, b FROM t WHERE b > 1 LIMIT 1, 1", true),
             ("SELECT id FROM t LIMIT 0", true),
-            ("SELECT id FROM t ORDER BY b", false),
+            ("SELECT id FROM t ORDER BY b", true),
+            ("SELECT id, a FROM t ORDER BY a DESC, id LIMIT 3", true),
+            (
+                "SELECT id FROM t WHERE b > 1 ORDER BY b DESC LIMIT 1 OFFSET 1",
+                true,
+            ),
+            ("SELECT id FROM t ORDER BY id DESC LIMIT 2", true),
             ("SELECT b, COUNT(*) FROM t GROUP BY b", false),
             ("SELECT DISTINCT b FROM t", false),
             ("SELECT id FROM t WHERE b = (SELECT MAX(b) FROM t)", false),
@@ -172,5 +291,55 @@ mod tests {
         let out = s.query_with_files("SELECT 1; SELECT * FROM t", true, &mut rec);
         assert!(out.iter().all(|r| matches!(r, Ok(Output::Rows { .. }))));
         assert!(rec.rows.is_empty());
+    }
+
+    /// An ORDER BY over more than `sort_buffer_size` sorts through temporary files (merge
+    /// passes counted) and sends what the in-memory sort of the collected path returns.
+    #[test]
+    fn a_sort_past_the_buffer_spills_and_merges() {
+        let mut s = session();
+        ok(
+            &mut s,
+            "CREATE TABLE big (id INT PRIMARY KEY, v INT, s VARCHAR(20))",
+        );
+        for chunk in 0..10 {
+            let values: Vec<String> = (0..500)
+                .map(|i| {
+                    let id = chunk * 500 + i;
+                    format!("({id}, {}, 'k{}')", (id * 7919) % 613, (id * 31) % 97)
+                })
+                .collect();
+            ok(
+                &mut s,
+                &format!("INSERT INTO big VALUES {}", values.join(",")),
+            );
+        }
+        let status = |s: &mut crate::Session<storage::mem::MemEngine>, name: &str| -> u64 {
+            rows(s, &format!("SHOW GLOBAL STATUS LIKE '{name}'"))[0][1]
+                .parse()
+                .expect("counter")
+        };
+        ok(&mut s, "SET sort_buffer_size = 32768");
+        for sql in [
+            "SELECT id, v FROM big ORDER BY v, id DESC",
+            "SELECT s, id FROM big ORDER BY s DESC, id LIMIT 700",
+            "SELECT id FROM big WHERE v < 300 ORDER BY v DESC, s, id LIMIT 10 OFFSET 5",
+        ] {
+            let want = rows(&mut s, &format!("SELECT * FROM ({sql}) x"));
+            let passes = status(&mut s, "Sort_merge_passes");
+            let mut rec = Recorder::default();
+            let mut out = s.query_with_files(sql, false, &mut rec);
+            assert!(
+                matches!(out.pop(), Some(Ok(Output::RowsSent { .. }))),
+                "{sql}"
+            );
+            assert_eq!(rec.rows, want, "{sql}");
+            if !sql.contains("LIMIT 10") {
+                assert!(
+                    status(&mut s, "Sort_merge_passes") > passes,
+                    "{sql} spilled"
+                );
+            }
+        }
     }
 }

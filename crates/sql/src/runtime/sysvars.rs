@@ -187,6 +187,7 @@ pub static VARS: &[VarDef] = vars! {
     "timestamp" Session Str "0";
     "tls_version" ReadOnly Str "";
     "tmp_table_size" Both Int "16777216";
+    "tmpdir" ReadOnly Str "";
     "transaction_isolation" Both Isolation "REPEATABLE-READ";
     "transaction_read_only" Both Bool "0";
     "tx_isolation" Both Isolation "REPEATABLE-READ";

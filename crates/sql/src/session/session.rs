@@ -119,6 +119,12 @@ pub struct Status {
     /// Strata_plan_cache_misses: executions of prepared SELECT, INSERT … VALUES, UPDATE and
     /// DELETE statements that planned again.
     pub plan_cache_misses: AtomicU64,
+    /// Sort_merge_passes: merge passes of sorts that outgrew `sort_buffer_size`.
+    pub sort_merge_passes: AtomicU64,
+    /// Sort_rows: rows sorted.
+    pub sort_rows: AtomicU64,
+    /// Created_tmp_files: temporary files created (sort runs).
+    pub created_tmp_files: AtomicU64,
     /// Strata_text_template_hits: text INSERT, REPLACE, UPDATE and DELETE statements built
     /// from the parsed tree of an earlier one of the same shape instead of parsed (see
     /// [`crate::stmt_cache`]).
@@ -567,7 +573,7 @@ impl<E: KvEngine> Session<E> {
         Ok(())
     }
 
-    fn var_int(&self, name: &str, default: i64) -> i64 {
+    pub(crate) fn var_int(&self, name: &str, default: i64) -> i64 {
         match self.var(name) {
             Some(Value::Int(i)) => i,
             Some(Value::UInt(u)) => u as i64,

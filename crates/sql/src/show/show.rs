@@ -1022,11 +1022,20 @@ fn status_rows<E: KvEngine>(sess: &Session<E>) -> Vec<Vec<Value>> {
         ("Com_update", st.com_update.load(Relaxed).to_string()),
         ("Connections", st.connections.load(Relaxed).to_string()),
         (
+            "Created_tmp_files",
+            st.created_tmp_files.load(Relaxed).to_string(),
+        ),
+        (
             "Max_used_connections",
             st.max_used_connections.load(Relaxed).to_string(),
         ),
         ("Questions", st.questions.load(Relaxed).to_string()),
         ("Slow_queries", st.slow_queries.load(Relaxed).to_string()),
+        (
+            "Sort_merge_passes",
+            st.sort_merge_passes.load(Relaxed).to_string(),
+        ),
+        ("Sort_rows", st.sort_rows.load(Relaxed).to_string()),
         ("Ssl_cipher", sess.ssl.1.clone()),
         (
             "Strata_plan_cache_hits",

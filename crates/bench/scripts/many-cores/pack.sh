@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# like /work/shared/bench/pack-offline.sh, but keeps strata's symbol table (strip --strip-debug only)
+# like /work/shared/bench/pack-offline.sh, but keeps strata's symbol table (strip --strip-debug only);
+# an optional third binary travels as strata-base (the "before" build of compare.sh)
 set -euo pipefail
-STRATA=${1:?}; OUTF=${2:?}
+STRATA=${1:?}; OUTF=${2:?}; BASE=${3:-}
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
 mkdir -p "$W"/{lib,lua,share,plugin}
 cp "$STRATA" "$W/strata"; strip --strip-debug "$W/strata"
+if [ -n "$BASE" ]; then cp "$BASE" "$W/strata-base"; strip --strip-debug "$W/strata-base"; fi
 cp /usr/sbin/mariadbd /usr/bin/mariadb /usr/bin/sysbench "$W/"; strip "$W/mariadbd" || true
 for b in /usr/bin/sysbench /usr/sbin/mariadbd /usr/bin/mariadb; do ldd "$b" | awk '/=>/{print $3}'; done |
   sort -u | grep -v -E 'libc\.so|libm\.so|libpthread|ld-linux|libresolv|libdl\.|librt\.' | xargs -I{} cp -L {} "$W/lib/"

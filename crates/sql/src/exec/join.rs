@@ -1,6 +1,7 @@
-//! Joins of a block's FROM items, running a [`JoinPlan`] step by step: a hash join reads its
-//! table once and probes it by a hash on the equi-join keys; an index nested loop reads its
-//! table's key ranges for each outer row; LEFT JOINs null-extend. Nothing here chooses an
+//! Joins of a block's FROM items, running a [`JoinPlan`]: a hash join reads its table once and
+//! probes it by a hash on the equi-join keys; an index nested loop reads its table's key ranges
+//! for each outer row; LEFT JOINs null-extend. Rows go down the steps depth first, each joined
+//! row handed on as soon as it is complete ([`join_each`]). Nothing here chooses an
 //! order, an index or a method: that is [`crate::plan::physical::plan_join`]'s.
 
 use std::sync::atomic::Ordering as AtOrd;
@@ -29,8 +30,11 @@ pub(crate) fn push_key(v: &Value, coll: common::Collation, out: &mut Vec<u8>) ->
 /// The build side of a hash join step: its rows and the hash of their keys.
 struct Built {
     rows: Arc<Vec<Vec<Value>>>,
-    table: foldhash::HashMap<Vec<u8>, Vec<usize>>,
+    table: Arc<foldhash::HashMap<Vec<u8>, Vec<usize>>>,
 }
+
+/// What [`join_each`] hands each joined row to; it returns whether to go on.
+pub type JoinFn<'f> = dyn FnMut(&mut EvalCtx<'_>, Vec<Value>) -> Result<bool> + 'f;
 
 /// Runs `plan` over `p`'s FROM items: the joined rows (block offsets).
 pub(crate) fn run_join<E: KvEngine>(
@@ -39,30 +43,157 @@ pub(crate) fn run_join<E: KvEngine>(
     plan: &JoinPlan,
     ctx: &mut EvalCtx<'_>,
 ) -> Result<Vec<Vec<Value>>> {
-    let width = p.scope.cols.len();
-    let mut rows: Vec<Vec<Value>> = vec![vec![Value::Null; width]];
+    let mut out = Vec::new();
+    let mut mem = crate::runtime::limits::MemTracker::new();
+    join_each(s, p, plan, ctx, &mut |_, r| {
+        mem.add_row(&r)?;
+        out.push(r);
+        Ok(true)
+    })?;
+    Ok(out)
+}
+
+/// Runs `plan` over `p`'s FROM items, handing each joined row to `f` as it is made: the hash
+/// steps' tables are read (once each) first, then every row of the first step goes down the
+/// later steps depth first, so only the hash tables are held, not the join's result. The rows
+/// come in the order a step-by-step join would give them.
+pub(crate) fn join_each<E: KvEngine>(
+    s: &mut Session<E>,
+    p: &Plan,
+    plan: &JoinPlan,
+    ctx: &mut EvalCtx<'_>,
+    f: &mut JoinFn<'_>,
+) -> Result<()> {
+    let mut built = Vec::with_capacity(plan.steps.len());
     for step in &plan.steps {
-        rows = match &step.method {
-            StepMethod::Hash { keys, .. } => {
-                let built = build(s, p, step, keys, ctx)?;
-                hash_step(p, step, keys, &built, rows, ctx)?
+        built.push(match &step.method {
+            StepMethod::Hash { keys, .. } => Some(build(s, p, step, keys, ctx)?),
+            StepMethod::Lookup { .. } => None,
+        });
+    }
+    let mut j = Joiner {
+        s,
+        p,
+        plan,
+        built,
+        planned: vec![true; plan.steps.len()],
+        rows: 0,
+        f,
+    };
+    j.descend(0, vec![Value::Null; p.scope.cols.len()], ctx)?;
+    for (step, planned) in plan.steps.iter().zip(&j.planned) {
+        let jt = &p.from[step.item];
+        if let (StepMethod::Lookup { read }, Source::Table(t)) = (&step.method, &jt.source) {
+            crate::exec::trace::read(&jt.name, t, read, *planned);
+        }
+    }
+    Ok(())
+}
+
+/// The state of a depth-first join.
+struct Joiner<'a, 'f, E: KvEngine> {
+    s: &'a mut Session<E>,
+    p: &'a Plan,
+    plan: &'a JoinPlan,
+    built: Vec<Option<Built>>,
+    /// Per step: every lookup used its key ranges.
+    planned: Vec<bool>,
+    rows: u64,
+    f: &'a mut JoinFn<'f>,
+}
+
+impl<E: KvEngine> Joiner<'_, '_, E> {
+    /// Joins `row` (steps before `i` filled in) with step `i` and the ones after it; false
+    /// once the consumer wants no more rows.
+    fn descend(&mut self, i: usize, row: Vec<Value>, ctx: &mut EvalCtx<'_>) -> Result<bool> {
+        self.rows += 1;
+        if self.rows.is_multiple_of(256) && ctx.killed.load(AtOrd::Relaxed) {
+            return Err(Error::interrupted());
+        }
+        let Some(step) = self.plan.steps.get(i) else {
+            if !all_true(&self.plan.rest, &row, ctx)? {
+                return Ok(true);
             }
-            StepMethod::Lookup { .. } => lookup_step(s, p, step, rows, ctx)?,
+            return (self.f)(ctx, row);
         };
-    }
-    if plan.rest.is_empty() {
-        return Ok(rows);
-    }
-    let mut out = Vec::with_capacity(rows.len());
-    'outer: for r in rows {
-        for c in &plan.rest {
-            if !c.eval_bool(&r, ctx)? {
-                continue 'outer;
+        let jt = &self.p.from[step.item];
+        let (lo, hi) = (jt.offset, jt.offset + jt.width);
+        let mut matched = false;
+        match &step.method {
+            StepMethod::Hash { keys, .. } => {
+                let Some(b) = &self.built[i] else {
+                    return Err(Error::internal("hash step without its table"));
+                };
+                let (rows, table) = (b.rows.clone(), b.table.clone());
+                let candidates: Vec<usize> = if keys.is_empty() {
+                    (0..rows.len()).collect()
+                } else {
+                    match probe_key(keys, &row, ctx)? {
+                        Some(k) => table.get(&k).cloned().unwrap_or_default(),
+                        None => Vec::new(),
+                    }
+                };
+                for ci in candidates {
+                    let mut r = row.clone();
+                    r[lo..hi].clone_from_slice(&rows[ci]);
+                    if all_true(&step.conds, &r, ctx)? {
+                        matched = true;
+                        if !self.descend(i + 1, r, ctx)? {
+                            return Ok(false);
+                        }
+                    }
+                }
+            }
+            StepMethod::Lookup { read } => {
+                let Source::Table(t) = &jt.source else {
+                    return Err(Error::internal("keyed join step on a derived table"));
+                };
+                let mut found: Vec<Vec<Value>> = Vec::new();
+                let planned = fetch_each(
+                    self.s,
+                    t,
+                    read,
+                    step.local.as_ref(),
+                    &row,
+                    ctx,
+                    &Scan::locking(self.p.lock),
+                    &mut |_, _, m| {
+                        found.push(m);
+                        Ok(true)
+                    },
+                )?;
+                self.planned[i] &= planned;
+                for m in found {
+                    let mut r = row.clone();
+                    r[lo..hi].clone_from_slice(&m);
+                    if all_true(&step.conds, &r, ctx)?
+                        && (planned || all_true(&step.covered, &r, ctx)?)
+                    {
+                        matched = true;
+                        if !self.descend(i + 1, r, ctx)? {
+                            return Ok(false);
+                        }
+                    }
+                }
             }
         }
-        out.push(r);
+        if !matched && jt.left {
+            return self.descend(i + 1, row, ctx);
+        }
+        Ok(true)
     }
-    Ok(out)
+}
+
+/// The hash key of an outer row for `keys`; None when a value is NULL (nothing matches).
+fn probe_key(keys: &[HashKey], row: &[Value], ctx: &mut EvalCtx<'_>) -> Result<Option<Vec<u8>>> {
+    let mut k = Vec::new();
+    for (_, e, coll) in keys {
+        let v = e.eval(row, ctx)?;
+        if !push_key(&v, *coll, &mut k) {
+            return Ok(None);
+        }
+    }
+    Ok(Some(k))
 }
 
 /// Reads a hash step's FROM item once, filtered by its local conditions, and hashes it.
@@ -112,116 +243,8 @@ fn build<E: KvEngine>(
     }
     Ok(Built {
         rows: Arc::new(rows),
-        table,
+        table: Arc::new(table),
     })
-}
-
-/// Joins each outer row to the build rows whose keys equal its own (all of them without
-/// keys), checking the step's conditions on the joined row.
-fn hash_step(
-    p: &Plan,
-    step: &JoinStep,
-    keys: &[HashKey],
-    built: &Built,
-    rows: Vec<Vec<Value>>,
-    ctx: &mut EvalCtx<'_>,
-) -> Result<Vec<Vec<Value>>> {
-    let jt = &p.from[step.item];
-    let (lo, hi) = (jt.offset, jt.offset + jt.width);
-    let mut next = Vec::new();
-    let mut mem = crate::runtime::limits::MemTracker::new();
-    for (ri, row) in rows.into_iter().enumerate() {
-        if ri % 256 == 0 && ctx.killed.load(AtOrd::Relaxed) {
-            return Err(Error::interrupted());
-        }
-        let mut matched = false;
-        let candidates: Box<dyn Iterator<Item = usize>> = if keys.is_empty() {
-            Box::new(0..built.rows.len())
-        } else {
-            let mut k = Vec::new();
-            let mut ok = true;
-            for (_, e, coll) in keys {
-                let v = e.eval(&row, ctx)?;
-                if !push_key(&v, *coll, &mut k) {
-                    ok = false;
-                    break;
-                }
-            }
-            match built.table.get(&k) {
-                Some(list) if ok => Box::new(list.clone().into_iter()),
-                _ => Box::new(std::iter::empty()),
-            }
-        };
-        for ci in candidates {
-            let mut r = row.clone();
-            r[lo..hi].clone_from_slice(&built.rows[ci]);
-            if all_true(&step.conds, &r, ctx)? {
-                mem.add_row(&r)?;
-                next.push(r);
-                matched = true;
-            }
-        }
-        if !matched && jt.left {
-            next.push(row);
-        }
-    }
-    Ok(next)
-}
-
-/// Index nested loop: for each outer row, the step's table read through the key ranges the
-/// row's values give, each match checked with the step's conditions on the joined row.
-fn lookup_step<E: KvEngine>(
-    s: &mut Session<E>,
-    p: &Plan,
-    step: &JoinStep,
-    rows: Vec<Vec<Value>>,
-    ctx: &mut EvalCtx<'_>,
-) -> Result<Vec<Vec<Value>>> {
-    let jt = &p.from[step.item];
-    let (Source::Table(t), Some(read)) = (&jt.source, step.read()) else {
-        return Err(Error::internal("keyed join step on a derived table"));
-    };
-    let (lo, hi) = (jt.offset, jt.offset + jt.width);
-    let scan = Scan::locking(p.lock);
-    let mut next = Vec::new();
-    let mut mem = crate::runtime::limits::MemTracker::new();
-    let mut all_planned = true;
-    let mut found: Vec<Vec<Value>> = Vec::new();
-    for (ri, row) in rows.into_iter().enumerate() {
-        if ri % 256 == 0 && ctx.killed.load(AtOrd::Relaxed) {
-            return Err(Error::interrupted());
-        }
-        found.clear();
-        let planned = fetch_each(
-            s,
-            t,
-            read,
-            step.local.as_ref(),
-            &row,
-            ctx,
-            &scan,
-            &mut |_, _, m| {
-                found.push(m);
-                Ok(true)
-            },
-        )?;
-        all_planned &= planned;
-        let mut matched = false;
-        for m in found.drain(..) {
-            let mut r = row.clone();
-            r[lo..hi].clone_from_slice(&m);
-            if all_true(&step.conds, &r, ctx)? && (planned || all_true(&step.covered, &r, ctx)?) {
-                mem.add_row(&r)?;
-                next.push(r);
-                matched = true;
-            }
-        }
-        if !matched && jt.left {
-            next.push(row);
-        }
-    }
-    crate::exec::trace::read(&jt.name, t, read, all_planned);
-    Ok(next)
 }
 
 fn all_true(conds: &[Expr], r: &[Value], ctx: &mut EvalCtx<'_>) -> Result<bool> {

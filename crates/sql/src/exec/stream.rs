@@ -4,11 +4,11 @@
 //! or a dump of a table of any size holds one row at a time, not the result.
 //!
 //! Streamed today: one base table (partitioned ones too, a partition at a time is still
-//! collected by `catalog::partition::fetch`), WHERE, ORDER BY (in index order when the planned
-//! read gives it, else through an external sort, [`crate::exec::sorter`]), the select list,
-//! LIMIT / OFFSET. Not streamed (the block's rows are collected by
-//! [`crate::exec::select::run_plan`]): joins, GROUP BY and aggregates, DISTINCT, HAVING, window
-//! functions, subqueries.
+//! collected by `catalog::partition::fetch`) or a join (depth first; hash-join tables are held),
+//! WHERE, ORDER BY (in index order when the planned read gives it, else through an external
+//! sort, [`crate::exec::sorter`]), the select list, LIMIT / OFFSET. Not streamed (the block's
+//! rows are collected by [`crate::exec::select::run_plan`]): GROUP BY and aggregates, DISTINCT,
+//! HAVING, window functions, subqueries.
 
 use common::client::RowSink;
 use common::{ColumnMeta, Result, Value};
@@ -18,14 +18,15 @@ use crate::exec::fetch::{fetch_each, Scan};
 use crate::exec::select::{eval_limit, movable_items};
 use crate::exec::sort::expr_collation;
 use crate::exec::sorter::{SortCounters, SortKey, Sorter};
-use crate::ir::block::Plan;
+use crate::ir::block::{Plan, Source};
 use crate::ir::expr::{EvalCtx, Expr};
+use crate::plan::physical::BlockPlan;
 use crate::session::session::Session;
 
-/// True when [`run`] can produce `p`'s rows one at a time: in scan order, or in ORDER BY order
-/// through the index read or an external sort.
+/// True when [`run`] can produce `p`'s rows one at a time: from one table or a join, in scan
+/// order, or in ORDER BY order through the index read or an external sort.
 pub fn streamable(p: &Plan) -> bool {
-    p.single_table().is_some()
+    !p.from.is_empty()
         && !p.grouped
         && !p.distinct
         && p.having.is_none()
@@ -35,8 +36,8 @@ pub fn streamable(p: &Plan) -> bool {
 
 /// Sends `p`'s result to `sink` (the column definitions, then each row as it is produced) and
 /// returns the number of rows sent. `p` must be [`streamable`]. Without ORDER BY, or when the
-/// planned read delivers its order, rows go out as the scan yields them; otherwise they pass
-/// through a [`Sorter`] that spills past `sort_buffer_size`.
+/// planned read delivers its order, rows go out as the scan or the join makes them; otherwise
+/// they pass through a [`Sorter`] that spills past `sort_buffer_size`.
 pub fn run<E: KvEngine>(
     s: &mut Session<E>,
     p: &Plan,
@@ -45,28 +46,20 @@ pub fn run<E: KvEngine>(
     ctx: &mut EvalCtx<'_>,
     sink: &mut dyn RowSink,
 ) -> Result<u64> {
-    let Some(t) = p.single_table().cloned() else {
-        return Err(common::Error::internal(
-            "streamed a block without one base table",
-        ));
-    };
     let limit = eval_limit(&p.limit, ctx)?;
     let offset = eval_limit(&p.offset, ctx)?.unwrap_or(0);
     sink.columns(columns, status)?;
     if limit == Some(0) {
         return Ok(0);
     }
-    let stats = s.inst.stats.get(s.storage(), &t);
-    let order_hint = crate::plan::physical::order_hint(p);
-    let read =
-        crate::plan::physical::plan_table(&t, p.filter.as_ref(), order_hint, stats.as_deref());
+    let plain: Vec<&Expr> = p
+        .filter
+        .as_ref()
+        .map(crate::ir::expr::conjuncts)
+        .unwrap_or_default();
+    let stats = |t: &storage::catalog::TableDef| s.inst.stats.get(s.storage(), t);
+    let plan = crate::plan::physical::plan_block(p, &plain, p.filter.as_ref(), &stats);
     let top = limit.map(|l| l.saturating_add(offset) as usize);
-    let scan = Scan {
-        lock: p.lock,
-        order_hint,
-        limit_hint: top,
-        cols: p.used_columns(t.columns.len()),
-    };
     let mut out = Projector {
         items: &p.items,
         movable: movable_items(&p.items),
@@ -76,18 +69,11 @@ pub fn run<E: KvEngine>(
         sent: 0,
         row: Vec::with_capacity(p.items.len()),
     };
-    if p.order.is_empty() || read.ordered.is_some() {
-        let planned = fetch_each(
-            s,
-            &t,
-            &read,
-            p.filter.as_ref(),
-            &[],
-            ctx,
-            &scan,
-            &mut |ctx, _, row| out.send(row, ctx, sink),
-        )?;
-        crate::exec::trace::read(&p.from[0].name, &t, &read, planned);
+    let in_order = matches!(&plan, BlockPlan::Table(r) if r.ordered.is_some());
+    if p.order.is_empty() || in_order {
+        produce(s, p, &plan, top, ctx, &mut |ctx, row| {
+            out.send(row, ctx, sink)
+        })?;
         return Ok(out.sent);
     }
     // ORDER BY that the read does not deliver: sort, spilling past sort_buffer_size
@@ -108,25 +94,11 @@ pub fn run<E: KvEngine>(
         rows: &inst.status.sort_rows,
     };
     let mut sorter = Sorter::new(desc, colls.clone(), top, budget, dir, counters, killed);
-    let scan = Scan {
-        limit_hint: None,
-        ..scan
-    };
-    let planned = fetch_each(
-        s,
-        &t,
-        &read,
-        p.filter.as_ref(),
-        &[],
-        ctx,
-        &scan,
-        &mut |ctx, _, row| {
-            let keys = sort_keys(&p.order, &colls, &row, ctx)?;
-            sorter.push(keys, row)?;
-            Ok(true)
-        },
-    )?;
-    crate::exec::trace::read(&p.from[0].name, &t, &read, planned);
+    produce(s, p, &plan, None, ctx, &mut |ctx, row| {
+        let keys = sort_keys(&p.order, &colls, &row, ctx)?;
+        sorter.push(keys, row)?;
+        Ok(true)
+    })?;
     let mut sorted = sorter.finish()?;
     while let Some(row) = sorted.next_row()? {
         if !out.send(row, ctx, sink)? {
@@ -134,6 +106,52 @@ pub fn run<E: KvEngine>(
         }
     }
     Ok(out.sent)
+}
+
+/// Produces the block's source rows (before projection) into `f` through `plan`: one table's
+/// scan (stopping after `top` rows when given) or the join, depth first.
+fn produce<E: KvEngine>(
+    s: &mut Session<E>,
+    p: &Plan,
+    plan: &BlockPlan,
+    top: Option<usize>,
+    ctx: &mut EvalCtx<'_>,
+    f: &mut crate::exec::join::JoinFn<'_>,
+) -> Result<()> {
+    match plan {
+        BlockPlan::Table(read) => {
+            let jt = &p.from[0];
+            let Source::Table(t) = &jt.source else {
+                return Err(common::Error::internal("table plan of a derived table"));
+            };
+            let order_hint = crate::plan::physical::order_hint(p);
+            let scan = Scan {
+                lock: p.lock,
+                order_hint,
+                // with an ORDER BY the read does not give, every row goes to the sort
+                limit_hint: if p.order.is_empty() || read.ordered.is_some() {
+                    top
+                } else {
+                    None
+                },
+                cols: p.used_columns(t.columns.len()),
+            };
+            let planned = fetch_each(
+                s,
+                t,
+                read,
+                p.filter.as_ref(),
+                &[],
+                ctx,
+                &scan,
+                &mut |ctx, _, row| f(ctx, row),
+            )?;
+            crate::exec::trace::read(&jt.name, t, read, planned);
+            Ok(())
+        }
+        BlockPlan::Join(jp) => crate::exec::join::join_each(s, p, jp, ctx, f),
+        BlockPlan::NoTables => Err(common::Error::internal("streamed a block without FROM")),
+    }
 }
 
 /// The ORDER BY keys of `row`: collation weights for strings under a weight-based collation,
@@ -255,6 +273,14 @@ mod tests {
             &mut s,
             "INSERT INTO t VALUES (1,'x',5),(2,'y',NULL),(3,'z',7),(4,'w',5),(5,'v',1)",
         );
+        ok(
+            &mut s,
+            "CREATE TABLE u (k INT PRIMARY KEY, tid INT, x INT, KEY (tid))",
+        );
+        ok(
+            &mut s,
+            "INSERT INTO u VALUES (1,1,1),(2,1,2),(3,3,5),(4,4,7),(5,9,5),(6,5,NULL)",
+        );
         for (sql, streamed) in [
             ("SELECT * FROM t", true),
             ("SELECT a, b + 1, id FROM t WHERE b = 5", true),
@@ -269,6 +295,24 @@ mod tests {
                 true,
             ),
             ("SELECT id FROM t ORDER BY id DESC LIMIT 2", true),
+            ("SELECT t.id, u.x FROM t JOIN u ON u.tid = t.id", true),
+            (
+                "SELECT t.id, u.x FROM t LEFT JOIN u ON u.tid = t.id AND u.x > 1",
+                true,
+            ),
+            (
+                "SELECT t.a, u.x FROM t JOIN u ON u.x = t.b ORDER BY u.x DESC, t.a",
+                true,
+            ),
+            (
+                "SELECT t.id, u.x FROM t, u WHERE u.tid = t.id AND t.b = 5 LIMIT 1",
+                true,
+            ),
+            ("SELECT * FROM t, u LIMIT 7", true),
+            (
+                "SELECT u.tid, COUNT(*) FROM t JOIN u ON u.tid = t.id GROUP BY u.tid",
+                false,
+            ),
             ("SELECT b, COUNT(*) FROM t GROUP BY b", false),
             ("SELECT DISTINCT b FROM t", false),
             ("SELECT id FROM t WHERE b = (SELECT MAX(b) FROM t)", false),

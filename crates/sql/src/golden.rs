@@ -46,6 +46,7 @@ fn explained_reads(rows: &[Vec<common::Value>]) -> Vec<crate::exec::trace::Entry
     };
     let mut out: Vec<crate::exec::trace::Entry> = rows
         .iter()
+        .filter(|r| r.len() == 12)
         .filter_map(|r| {
             let table = text(&r[2])?;
             let ty = text(&r[4])?;
@@ -75,7 +76,12 @@ fn transcript_checked(script: &str) -> (String, Vec<String>) {
         if let Some(query) = stmt.strip_prefix("EXPLAIN ") {
             let first = query.split_whitespace().next().unwrap_or("");
             if first.eq_ignore_ascii_case("SELECT") || first.eq_ignore_ascii_case("WITH") {
-                if let Some(Ok(Output::Rows { rows, .. })) = s.query(&stmt, false).pop() {
+                let explained = s.query(&stmt, false).pop();
+                // only the tabular format (explain_format may make it TREE or JSON)
+                if let Some(Ok(Output::Rows { rows, columns })) = explained.filter(
+                    |r| matches!(r, Ok(Output::Rows { columns, .. }) if columns.len() == 12),
+                ) {
+                    let _ = columns;
                     let want = explained_reads(&rows);
                     crate::exec::trace::start();
                     let ran = s.query(query, false).pop();

@@ -337,9 +337,10 @@ pub fn tokenize_with(
                     continue;
                 }
                 if up == "FORMAT" {
-                    // EXPLAIN FORMAT=TRADITIONAL is the default tabular format; sqlparser knows
-                    // no TRADITIONAL, so the clause is dropped. EXPLAIN ANALYZE has no tabular
-                    // form: MySQL's 1235.
+                    // sqlparser reads no FORMAT=TRADITIONAL: it travels as sqlparser's GRAPHVIZ,
+                    // which MySQL does not have (neither TEXT: both are 1791 here), so an
+                    // explicit TRADITIONAL overrides explain_format. EXPLAIN ANALYZE has no
+                    // tabular form: MySQL's 1235.
                     let prev = res
                         .iter()
                         .rev()
@@ -355,18 +356,30 @@ pub fn tokenize_with(
                     if let Some(k) = j.filter(|k| out[*k].token == Token::Eq) {
                         j = next_non_ws_idx(&out, k + 1);
                     }
-                    if let Some(k) = j.filter(|k| {
-                        matches!(&out[*k].token, Token::Word(w)
-                            if w.value.eq_ignore_ascii_case("TRADITIONAL"))
-                    }) {
-                        if after_analyze {
-                            return Err(Error::not_supported(
-                                "EXPLAIN ANALYZE with TRADITIONAL format",
-                            ));
-                        }
-                        if after_explain {
-                            i = k + 1;
-                            continue;
+                    let format_word = j.and_then(|k| match &out[k].token {
+                        Token::Word(w) => Some((k, w.value.to_ascii_uppercase())),
+                        _ => None,
+                    });
+                    if let Some((k, f)) = format_word.filter(|_| after_explain || after_analyze) {
+                        match f.as_str() {
+                            "TEXT" | "GRAPHVIZ" => {
+                                return Err(Error::new(
+                                    common::codes::ER_UNKNOWN_EXPLAIN_FORMAT,
+                                    format!("Unknown EXPLAIN format name: '{f}'"),
+                                ))
+                            }
+                            "TRADITIONAL" if after_analyze => {
+                                return Err(Error::not_supported(
+                                    "EXPLAIN ANALYZE with TRADITIONAL format",
+                                ));
+                            }
+                            "TRADITIONAL" => {
+                                res.extend(out[i..k].iter().cloned());
+                                res.push(word("GRAPHVIZ"));
+                                i = k + 1;
+                                continue;
+                            }
+                            _ => {}
                         }
                     }
                 }

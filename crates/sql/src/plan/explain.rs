@@ -366,7 +366,10 @@ fn table_row<E: KvEngine>(
         }
         Some((_, st)) => {
             // the step's own conditions the key ranges do not decide, or any on the joined row
-            let local = st.local.as_ref().map_or(0, |l| crate::ir::expr::conjuncts(l).len());
+            let local = st
+                .local
+                .as_ref()
+                .map_or(0, |l| crate::ir::expr::conjuncts(l).len());
             let decided = path.covered.iter().filter(|&&i| i < local).count();
             (st.local.as_ref(), !st.conds.is_empty() || local > decided)
         }
@@ -725,8 +728,21 @@ pub fn explain_statement<E: KvEngine>(
     format: Option<&ast::AnalyzeFormatKind>,
     sql: &str,
 ) -> Result<Output> {
-    let fmt = format.map(|f| match f {
-        ast::AnalyzeFormatKind::Keyword(k) | ast::AnalyzeFormatKind::Assignment(k) => *k,
+    // without FORMAT, the session's explain_format decides (EXPLAIN ANALYZE: TREE for
+    // TRADITIONAL, as in MySQL 8.4)
+    let fmt = format
+        .map(|f| match f {
+            ast::AnalyzeFormatKind::Keyword(k) | ast::AnalyzeFormatKind::Assignment(k) => *k,
+        })
+        .or_else(|| match s.var("explain_format") {
+            Some(Value::Str(v)) if v == "JSON" => Some(ast::AnalyzeFormat::JSON),
+            Some(Value::Str(v)) if v == "TREE" => Some(ast::AnalyzeFormat::TREE),
+            _ => None,
+        });
+    // GRAPHVIZ: the parser's stand-in for an explicit FORMAT=TRADITIONAL (parse::parser)
+    let fmt = fmt.map(|f| match f {
+        ast::AnalyzeFormat::GRAPHVIZ => ast::AnalyzeFormat::TRADITIONAL,
+        f => f,
     });
     if !analyze && matches!(fmt, None | Some(ast::AnalyzeFormat::TRADITIONAL)) {
         return explain(s, stmt, sql);

@@ -34,6 +34,8 @@ pub enum Kind {
     SqlMode,
     /// Isolation level name.
     Isolation,
+    /// EXPLAIN's default format: TRADITIONAL, JSON or TREE (`explain_format`).
+    ExplainFormat,
     /// A character set name.
     Charset,
     /// A collation name.
@@ -98,6 +100,7 @@ pub static VARS: &[VarDef] = vars! {
     "default_week_format" Both Int "0";
     "cte_max_recursion_depth" Both Int "1000";
     "div_precision_increment" Both Int "4";
+    "explain_format" Both ExplainFormat "TRADITIONAL";
     "explicit_defaults_for_timestamp" Both Bool "1";
     "foreign_key_checks" Both Bool "1";
     "group_concat_max_len" Both Int "1024";
@@ -418,6 +421,14 @@ pub fn normalise(def: &VarDef, value: &Value) -> Result<Value> {
             None => Value::Str(String::new()),
         },
         Kind::SqlMode => Value::Str(normalise_sql_mode(text.as_deref().unwrap_or(""), def.name)?),
+        Kind::ExplainFormat => {
+            let t = text.ok_or_else(bad)?.to_ascii_uppercase();
+            match t.as_str() {
+                "TRADITIONAL" | "DEFAULT" => Value::Str("TRADITIONAL".into()),
+                "JSON" | "TREE" => Value::Str(t),
+                _ => return Err(bad()),
+            }
+        }
         Kind::Isolation => {
             let t = text.ok_or_else(bad)?.to_ascii_uppercase().replace(' ', "-");
             match t.as_str() {

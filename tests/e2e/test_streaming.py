@@ -249,3 +249,41 @@ def test_order_by_spills_to_temporary_files(big):
     assert tmp_fds(s.proc.pid, s.datadir) == []
     cur.execute("SET GLOBAL sort_buffer_size = DEFAULT")
     c.close()
+
+
+def test_group_by_streams_and_spills(big):
+    """GROUP BY reads the table as it streams (the groups are held, not the rows); past the
+    in-memory temporary table's size the rows of new groups go to a sort by group key on disk
+    (Created_tmp_disk_tables), and the result equals the in-memory one."""
+    s, rows = big
+    c = s.connect()
+    cur = c.cursor()
+
+    def run(sql):
+        def go():
+            p = subprocess.run(["mariadb", "-h127.0.0.1", f"-P{s.port}", "-uroot", "--skip-ssl", "--quick",
+                                "-N", "-B", "-e", sql], capture_output=True, timeout=600)
+            assert p.returncode == 0, p.stderr
+            return p.stdout.decode().splitlines()
+        return measure(s.proc.pid, go)
+
+    lines, growth = run("SELECT k, COUNT(*), SUM(id) FROM stream.big GROUP BY k")
+    print(f"GROUP BY k (97 groups): server RSS +{growth:.1f} MiB")
+    got = {int(l.split()[0]): int(l.split()[1]) for l in lines}
+    assert got == {k: len(range(k, rows, 97)) for k in range(97)}
+    assert growth < GROWTH_LIMIT_MB
+    cur.execute("SET GLOBAL tmp_table_size = 4194304")
+    disk0 = status(cur, "Created_tmp_disk_tables")
+    lines, growth = run("SELECT id DIV 2 AS g, COUNT(*), MAX(k) FROM stream.big GROUP BY g ORDER BY g DESC")
+    print(f"GROUP BY id DIV 2 ({len(lines)} groups, 4 MiB table): server RSS +{growth:.1f} MiB, "
+          f"{status(cur, 'Created_tmp_disk_tables') - disk0} disk tables")
+    assert len(lines) == (rows + 1) // 2
+    first = lines[0].split()
+    assert int(first[0]) == (rows - 1) // 2
+    assert [int(l.split()[0]) for l in lines[:3]] == [(rows - 1) // 2 - i for i in range(3)]
+    assert all(int(l.split()[1]) in (1, 2) for l in lines)
+    assert status(cur, "Created_tmp_disk_tables") > disk0
+    assert growth < GROWTH_LIMIT_MB
+    assert tmp_fds(s.proc.pid, s.datadir) == []
+    cur.execute("SET GLOBAL tmp_table_size = DEFAULT")
+    c.close()

@@ -213,7 +213,9 @@ pub trait Session: Send {
     /// Prepares a statement (COM_STMT_PREPARE).
     fn prepare(&mut self, sql: &str) -> common::Result<PreparedInfo>;
     /// Executes with decoded parameter values (long data already merged by the connection).
-    /// `cursor` flags of COM_STMT_EXECUTE may be ignored (reply as no cursor).
+    /// A cursor (COM_STMT_EXECUTE's `CURSOR_TYPE_READ_ONLY`) is the connection's business: the
+    /// session executes as for any execution, the result going to a client whose row sink
+    /// fills the cursor ([`crate::cursor::CursorWriter`]).
     fn execute(&mut self, stmt_id: u32, params: Vec<Value>) -> common::Result<QueryResult>;
     /// [`Session::execute`] with the client reachable: the result may be sent while it is
     /// produced, through `client.rows()` ([`QueryResult::RowsSent`]). Default: returned whole.

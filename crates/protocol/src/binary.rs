@@ -37,7 +37,8 @@ pub struct ParamType {
 /// The part of COM_STMT_EXECUTE after the statement id: flags, iteration count, parameters.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExecuteRequest {
-    /// Cursor flags (ignored: results are always sent directly).
+    /// Cursor flags: `CURSOR_TYPE_READ_ONLY` (1) opens a cursor ([`crate::cursor`]); the
+    /// other bits are ignored, as MySQL does.
     pub flags: u8,
     /// The decoded parameter values.
     pub params: Vec<Value>,

@@ -25,6 +25,7 @@ use crate::backend::{
     SslRequirement, Timeouts,
 };
 use crate::binary::{decode_execute, put_binary_row, ParamType};
+use crate::cursor::{Cursor, CursorWriter};
 use crate::handshake::{self, caps, HandshakeResponse};
 use crate::packet::{Malformed, PacketIo, ReadError, Reader};
 use crate::response::{
@@ -69,6 +70,11 @@ pub mod com {
     /// COM_RESET_CONNECTION
     pub const RESET_CONNECTION: u8 = 0x1F;
 }
+
+/// The COM_STMT_EXECUTE flag asking for a read-only cursor. MySQL opens a cursor only for this
+/// bit (`sql_prepare.cc` `mysqld_stmt_execute`: `execute_flags & CURSOR_TYPE_READ_ONLY`);
+/// CURSOR_TYPE_FOR_UPDATE (2) and CURSOR_TYPE_SCROLLABLE (4) alone send the result directly.
+const CURSOR_TYPE_READ_ONLY: u8 = 1;
 
 /// 1421: COM_STMT_FETCH without a cursor (not in `common::codes`).
 const ER_STMT_HAS_NO_OPEN_CURSOR: ErrorCode = ErrorCode {
@@ -368,6 +374,8 @@ struct Stmt {
     types: Option<Vec<ParamType>>,
     long_data: std::collections::HashMap<u16, Vec<u8>>,
     long_data_too_big: bool,
+    /// The open cursor of the last COM_STMT_EXECUTE, until fetched to its end or closed.
+    cursor: Option<Cursor>,
 }
 
 /// Outcome of authentication.
@@ -1096,18 +1104,13 @@ impl<B: Backend, S: Transport> Connection<B, S> {
                     Some(st) => {
                         st.long_data.clear();
                         st.long_data_too_big = false;
+                        st.cursor = None;
                         self.write_ok_simple()?;
                     }
-                    None => self.unknown_stmt(id, "mysqld_stmt_reset")?,
+                    None => self.unknown_stmt(id)?,
                 }
             }
-            com::STMT_FETCH => {
-                let id = Reader::new(body).u32()?;
-                self.write_err(
-                    ER_STMT_HAS_NO_OPEN_CURSOR,
-                    &format!("The statement ({id}) has no open cursor."),
-                )?;
-            }
+            com::STMT_FETCH => self.com_stmt_fetch(body)?,
             _ => self.write_err(codes::ER_UNKNOWN_COM_ERROR, "Unknown command")?,
         }
         Ok(Flow::Continue)
@@ -1154,10 +1157,12 @@ impl<B: Backend, S: Transport> Connection<B, S> {
         Ok(())
     }
 
-    fn unknown_stmt(&mut self, id: u32, func: &str) -> io::Result<()> {
+    /// 1243 for a statement id the connection does not know. MySQL 8.4 finds the statement of
+    /// COM_STMT_EXECUTE / RESET / FETCH in `mysql_stmt_precheck` and names that function.
+    fn unknown_stmt(&mut self, id: u32) -> io::Result<()> {
         self.write_err(
             codes::ER_UNKNOWN_STMT_HANDLER,
-            &format!("Unknown prepared statement handler ({id}) given to {func}"),
+            &format!("Unknown prepared statement handler ({id}) given to mysql_stmt_precheck"),
         )
     }
 
@@ -1337,6 +1342,7 @@ impl<B: Backend, S: Transport> Connection<B, S> {
                 types: None,
                 long_data: std::collections::HashMap::new(),
                 long_data_too_big: false,
+                cursor: None,
             },
         );
         Ok(())
@@ -1346,9 +1352,11 @@ impl<B: Backend, S: Transport> Connection<B, S> {
         let mut r = Reader::new(body);
         let id = r.u32()?;
         let Some(st) = self.stmts.get_mut(&id) else {
-            self.unknown_stmt(id, "mysqld_stmt_execute")?;
+            self.unknown_stmt(id)?;
             return Ok(());
         };
+        // a new execution closes the statement's cursor, whatever it asks for
+        st.cursor = None;
         let decoded = decode_execute(&mut r, st.num_params, &mut st.types, &st.long_data);
         st.long_data.clear();
         let too_big = std::mem::take(&mut st.long_data_too_big);
@@ -1359,6 +1367,9 @@ impl<B: Backend, S: Transport> Connection<B, S> {
                 "Parameter of prepared statement which is set through mysql_send_long_data() is longer than 'max_allowed_packet' bytes",
             )?;
             return Ok(());
+        }
+        if req.flags & CURSOR_TYPE_READ_ONLY != 0 {
+            return Ok(self.execute_to_cursor(id, req.params)?);
         }
         let (max_packet, deprecate_eof) = (self.max_packet(), self.deprecate_eof());
         let mut client = ClientFiles::new(&mut self.io, false, max_packet, deprecate_eof, true);
@@ -1371,6 +1382,108 @@ impl<B: Backend, S: Transport> Connection<B, S> {
         match result {
             Ok(qr) => self.write_query_result(&qr, true, st)?,
             Err(e) => self.io.write_packet(&error_packet(&e))?,
+        }
+        Ok(())
+    }
+}
+
+impl<B: Backend, S: Transport> Connection<B, S> {
+    /// COM_STMT_EXECUTE with CURSOR_TYPE_READ_ONLY: the result is materialised into a
+    /// [`CursorWriter`] (rows the session streams go there as they are produced, a result it
+    /// returns whole is written there too) and only the column count and definitions are sent,
+    /// ended by one EOF (an OK with a 0xFE header under CLIENT_DEPRECATE_EOF) that carries
+    /// SERVER_STATUS_CURSOR_EXISTS. That is MySQL's reply: `Materialized_cursor` sends the
+    /// metadata without an EOF of its own, then `open` sets CURSOR_EXISTS and calls `send_eof`.
+    /// An empty result opens a cursor too. A statement without a result set answers as usual;
+    /// one that fails answers its error and leaves no cursor.
+    fn execute_to_cursor(&mut self, id: u32, params: Vec<Value>) -> io::Result<()> {
+        let mut writer = match CursorWriter::new() {
+            Ok(w) => w,
+            Err(e) => return self.io.write_packet(&error_packet(&e)),
+        };
+        let session = self
+            .session
+            .as_mut()
+            .ok_or_else(|| io::Error::other("no session"))?;
+        let result = session.execute_for(id, params, &mut writer);
+        let st = self.status();
+        let warnings = match result {
+            Err(e) => return self.io.write_packet(&error_packet(&e)),
+            Ok(QueryResult::Rows(rs)) if !rs.columns.is_empty() => {
+                writer.set_columns(rs.columns);
+                for row in rs.rows {
+                    if let Err(e) = common::client::RowSink::row(&mut writer, &row) {
+                        return self.io.write_packet(&error_packet(&e));
+                    }
+                }
+                rs.warnings
+            }
+            Ok(QueryResult::RowsSent { warnings }) if !writer.columns().is_empty() => warnings,
+            // no columns: no result set to open a cursor on (answered OK)
+            Ok(QueryResult::RowsSent { warnings }) => {
+                let empty = ResultSet {
+                    warnings,
+                    ..Default::default()
+                };
+                return self.write_query_result(&QueryResult::Rows(empty), true, st);
+            }
+            Ok(other) => return self.write_query_result(&other, true, st),
+        };
+        let (columns, cursor) = match writer.finish() {
+            Ok(c) => c,
+            Err(e) => return self.io.write_packet(&error_packet(&e)),
+        };
+        let mut count = Vec::with_capacity(9);
+        crate::packet::put_lenenc_int(&mut count, columns.len() as u64);
+        self.io.write_packet(&count)?;
+        self.write_columns(&columns, false)?;
+        self.write_eof(warnings, st | status::CURSOR_EXISTS)?;
+        if let Some(stmt) = self.stmts.get_mut(&id) {
+            stmt.cursor = Some(cursor);
+        }
+        Ok(())
+    }
+
+    /// COM_STMT_FETCH (statement id, number of rows): the next rows of the statement's cursor,
+    /// then an EOF (an OK with a 0xFE header under CLIENT_DEPRECATE_EOF). As in MySQL
+    /// (`Materialized_cursor::fetch`), that EOF says SERVER_STATUS_CURSOR_EXISTS when as many
+    /// rows as asked were sent, and SERVER_STATUS_LAST_ROW_SENT, the cursor being closed, when
+    /// the rows ran out first: a fetch that takes exactly the last rows is followed by one that
+    /// sends no row. Without an open cursor: 1421.
+    fn com_stmt_fetch(&mut self, body: &[u8]) -> Result<(), CmdError> {
+        let mut r = Reader::new(body);
+        let id = r.u32()?;
+        let num_rows = r.u32()?;
+        let st = self.status();
+        let Some(stmt) = self.stmts.get_mut(&id) else {
+            self.unknown_stmt(id)?;
+            return Ok(());
+        };
+        let Some(cursor) = stmt.cursor.as_mut() else {
+            self.write_err(
+                ER_STMT_HAS_NO_OPEN_CURSOR,
+                &format!("The statement ({id}) has no open cursor."),
+            )?;
+            return Ok(());
+        };
+        let mut sent = 0;
+        while sent < num_rows {
+            match cursor.next_row() {
+                Ok(Some(row)) => self.io.write_packet(row)?,
+                Ok(None) => break,
+                Err(e) => {
+                    stmt.cursor = None;
+                    self.io.write_packet(&error_packet(&e))?;
+                    return Ok(());
+                }
+            }
+            sent += 1;
+        }
+        if sent < num_rows {
+            stmt.cursor = None;
+            self.write_eof(0, st | status::LAST_ROW_SENT)?;
+        } else {
+            self.write_eof(0, st | status::CURSOR_EXISTS)?;
         }
         Ok(())
     }

@@ -10,6 +10,9 @@
 //! * [`response`] and [`binary`]: OK/ERR/EOF, column definitions, text and binary rows,
 //!   COM_STMT_EXECUTE parameter decoding.
 //! * [`conn`]: one connection — handshake, authentication, the command dispatcher.
+//! * [`cursor`]: server-side cursors — COM_STMT_EXECUTE with `CURSOR_TYPE_READ_ONLY`
+//!   materialises the result into an unnamed temporary file of encoded binary rows, which
+//!   COM_STMT_FETCH sends on in chunks (memory independent of the result's size).
 //! * [`listener`]: TCP and unix-socket listeners (`back_log`), connection ids, `max_connections`
 //!   plus one administrator connection, and the choice of [`ThreadHandling`].
 //! * [`pool`]: the thread pool — thread groups with an epoll listener each, high/low priority
@@ -19,8 +22,7 @@
 //! * [`tls`]: TLS after the client's SSLRequest (rustls), the server certificate (given or
 //!   generated into the data directory), `Ssl_*` facts of a connection.
 //!
-//! Compression and cursors are not supported (and not advertised). `LOAD DATA LOCAL INFILE`
-//! is: [`conn::ClientFiles`] sends the LOCAL INFILE request and streams the client's file to the
+//! Compression is not supported (and not advertised). `LOAD DATA LOCAL INFILE` is: [`conn::ClientFiles`] sends the LOCAL INFILE request and streams the client's file to the
 //! SQL layer through `common::client::Client`.
 //!
 //! ```no_run
@@ -42,6 +44,7 @@ pub mod auth;
 pub mod backend;
 pub mod binary;
 pub mod conn;
+pub mod cursor;
 pub mod handshake;
 pub mod listener;
 pub mod packet;

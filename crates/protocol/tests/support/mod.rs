@@ -131,6 +131,15 @@ fn col_for(v: &Value, i: usize) -> ColumnMeta {
     c
 }
 
+/// The rows 1..=n of one BIGINT column `i` (`SELECT seq ?` / `SELECT stream ?` of the fake
+/// session).
+pub fn seq_rows(n: i64) -> (Vec<ColumnMeta>, impl Iterator<Item = Vec<Value>>) {
+    (
+        vec![col("i", field_type::LONGLONG)],
+        (1..=n).map(|i| vec![Value::Int(i)]),
+    )
+}
+
 fn rows1(name: &str, t: u8, v: Value) -> QueryResult {
     QueryResult::Rows(ResultSet {
         columns: vec![col(name, t)],
@@ -247,10 +256,19 @@ impl Session for FakeSession {
         let Some((_, sql)) = self.stmts.iter().find(|(id, _)| *id == stmt_id) else {
             return Err(Error::new(codes::ER_UNKNOWN_STMT_HANDLER, "unknown"));
         };
-        if !sql.to_ascii_lowercase().starts_with("select") {
+        let lower = sql.to_ascii_lowercase();
+        if !lower.starts_with("select") {
             return Ok(QueryResult::Ok(OkInfo {
                 affected_rows: params.len() as u64,
                 ..Default::default()
+            }));
+        }
+        if lower.starts_with("select seq") || lower.starts_with("select stream") {
+            let (columns, rows) = seq_rows(first_int(&params));
+            return Ok(QueryResult::Rows(ResultSet {
+                columns,
+                rows: rows.collect(),
+                warnings: 1,
             }));
         }
         // Echo the parameters back as one row.
@@ -264,6 +282,33 @@ impl Session for FakeSession {
             rows: vec![params],
             warnings: 0,
         }))
+    }
+    /// `SELECT stream ?` sends its rows 1..=? through the client's row sink when it has one;
+    /// `SELECT stream fail ?` fails after sending them.
+    fn execute_for(
+        &mut self,
+        stmt_id: u32,
+        params: Vec<Value>,
+        client: &mut dyn common::client::Client,
+    ) -> common::Result<QueryResult> {
+        let sql = self
+            .stmts
+            .iter()
+            .find(|(id, _)| *id == stmt_id)
+            .map(|(_, sql)| sql.to_ascii_lowercase())
+            .unwrap_or_default();
+        let Some(sink) = client.rows().filter(|_| sql.starts_with("select stream")) else {
+            return self.execute(stmt_id, params);
+        };
+        let (columns, rows) = seq_rows(first_int(&params));
+        sink.columns(columns, protocol::status::AUTOCOMMIT)?;
+        for row in rows {
+            sink.row(&row)?;
+        }
+        if sql.starts_with("select stream fail") {
+            return Err(Error::new(codes::ER_UNKNOWN_ERROR, "failed after the rows"));
+        }
+        Ok(QueryResult::RowsSent { warnings: 2 })
     }
     fn close_statement(&mut self, stmt_id: u32) {
         self.stmts.retain(|(id, _)| *id != stmt_id);
@@ -307,6 +352,15 @@ impl Session for FakeSession {
             ));
         }
         Ok(())
+    }
+}
+
+/// The first parameter as an integer (0 if it is not one).
+fn first_int(params: &[Value]) -> i64 {
+    match params.first() {
+        Some(Value::Int(n)) => *n,
+        Some(Value::UInt(n)) => *n as i64,
+        _ => 0,
     }
 }
 
@@ -632,62 +686,110 @@ impl Client {
             0x00 => parse_ok(&p),
             0xFF => parse_err(&p),
             _ => {
-                let n = Reader::new(&p).lenenc_int().unwrap() as usize;
-                let mut cols = Vec::new();
-                for _ in 0..n {
-                    let c = self.read().unwrap();
-                    let mut r = Reader::new(&c);
-                    for _ in 0..4 {
-                        r.lenenc_bytes().unwrap();
-                    }
-                    let name = String::from_utf8_lossy(r.lenenc_bytes().unwrap()).into_owned();
-                    r.lenenc_bytes().unwrap();
-                    r.lenenc_int().unwrap();
-                    r.u16().unwrap();
-                    r.u32().unwrap();
-                    let t = r.u8().unwrap();
-                    cols.push((name, t));
-                }
+                let cols = self.columns(&p);
                 if !self.deprecate_eof() {
                     let eof = self.read().unwrap();
                     assert_eq!(eof[0], 0xFE);
                     assert_eq!(eof.len(), 5);
                 }
-                let mut rows = Vec::new();
-                loop {
-                    let row = self.read().unwrap();
-                    if row[0] == 0xFE && row.len() < 0xFF_FFFF {
-                        let (status, warnings) = if self.deprecate_eof() {
-                            match parse_ok(&row) {
-                                Resp::Ok {
-                                    status, warnings, ..
-                                } => (status, warnings),
-                                _ => unreachable!(),
-                            }
-                        } else {
-                            assert_eq!(row.len(), 5, "classic EOF");
-                            let mut r = Reader::new(&row[1..]);
-                            let w = r.u16().unwrap();
-                            (r.u16().unwrap(), w)
-                        };
-                        return Resp::Rows {
-                            cols,
-                            rows,
-                            status,
-                            warnings,
-                        };
-                    }
-                    if row[0] == 0xFF {
-                        return parse_err(&row);
-                    }
-                    rows.push(if binary {
-                        decode_binary_row(&row, &cols)
-                    } else {
-                        decode_text_row(&row, n)
-                    });
+                self.rows(cols, binary)
+            }
+        }
+    }
+
+    /// The column definitions announced by the column count packet `p`: (name, type).
+    fn columns(&mut self, p: &[u8]) -> Vec<(String, u8)> {
+        let n = Reader::new(p).lenenc_int().unwrap() as usize;
+        let mut cols = Vec::new();
+        for _ in 0..n {
+            let c = self.read().unwrap();
+            let mut r = Reader::new(&c);
+            for _ in 0..4 {
+                r.lenenc_bytes().unwrap();
+            }
+            let name = String::from_utf8_lossy(r.lenenc_bytes().unwrap()).into_owned();
+            r.lenenc_bytes().unwrap();
+            r.lenenc_int().unwrap();
+            r.u16().unwrap();
+            r.u32().unwrap();
+            let t = r.u8().unwrap();
+            cols.push((name, t));
+        }
+        cols
+    }
+
+    /// Rows up to the EOF (or the OK with a 0xFE header) that ends them, or an ERR.
+    fn rows(&mut self, cols: Vec<(String, u8)>, binary: bool) -> Resp {
+        let mut rows = Vec::new();
+        loop {
+            let row = self.read().unwrap();
+            if row[0] == 0xFE && row.len() < 0xFF_FFFF {
+                let (status, warnings) = self.end_of_rows(&row);
+                return Resp::Rows {
+                    cols,
+                    rows,
+                    status,
+                    warnings,
+                };
+            }
+            if row[0] == 0xFF {
+                return parse_err(&row);
+            }
+            rows.push(if binary {
+                decode_binary_row(&row, &cols)
+            } else {
+                decode_text_row(&row, cols.len())
+            });
+        }
+    }
+
+    /// (status, warnings) of the packet ending a result set: an OK with a 0xFE header under
+    /// CLIENT_DEPRECATE_EOF, else a classic 5-byte EOF.
+    fn end_of_rows(&self, p: &[u8]) -> (u16, u16) {
+        assert_eq!(p[0], 0xFE);
+        if self.deprecate_eof() {
+            match parse_ok(p) {
+                Resp::Ok {
+                    status, warnings, ..
+                } => (status, warnings),
+                _ => unreachable!(),
+            }
+        } else {
+            assert_eq!(p.len(), 5, "classic EOF");
+            let mut r = Reader::new(&p[1..]);
+            let w = r.u16().unwrap();
+            (r.u16().unwrap(), w)
+        }
+    }
+
+    /// The reply to COM_STMT_EXECUTE with a cursor: OK, ERR, or the column definitions and the
+    /// one EOF (or 0xFE OK) after them, returned as a result set without rows.
+    pub fn cursor_response(&mut self) -> Resp {
+        let p = self.read().unwrap();
+        match p[0] {
+            0x00 => parse_ok(&p),
+            0xFF => parse_err(&p),
+            _ => {
+                let cols = self.columns(&p);
+                let end = self.read().unwrap();
+                let (status, warnings) = self.end_of_rows(&end);
+                Resp::Rows {
+                    cols,
+                    rows: Vec::new(),
+                    status,
+                    warnings,
                 }
             }
         }
+    }
+
+    /// COM_STMT_FETCH of `n` rows of a cursor whose columns are `cols`: the binary rows and the
+    /// status of the EOF after them, or the ERR.
+    pub fn fetch(&mut self, id: u32, n: u32, cols: &[(String, u8)]) -> Resp {
+        let mut b = id.to_le_bytes().to_vec();
+        b.extend_from_slice(&n.to_le_bytes());
+        self.send(0x1C, &b);
+        self.rows(cols.to_vec(), true)
     }
 
     pub fn query(&mut self, sql: &str) -> Resp {
@@ -722,8 +824,20 @@ impl Client {
 
     /// COM_STMT_EXECUTE with typed params: (type, unsigned, encoded value or None for NULL).
     pub fn execute(&mut self, id: u32, params: &[(u8, bool, Option<Vec<u8>>)], bind: bool) -> Resp {
+        self.send_execute(id, params, bind, 0);
+        self.response(true)
+    }
+
+    /// Sends COM_STMT_EXECUTE with the `flags` byte (cursor type) and typed params.
+    pub fn send_execute(
+        &mut self,
+        id: u32,
+        params: &[(u8, bool, Option<Vec<u8>>)],
+        bind: bool,
+        flags: u8,
+    ) {
         let mut b = id.to_le_bytes().to_vec();
-        b.push(0);
+        b.push(flags);
         b.extend_from_slice(&1u32.to_le_bytes());
         if !params.is_empty() {
             let mut bm = vec![0u8; params.len().div_ceil(8)];
@@ -747,7 +861,6 @@ impl Client {
             }
         }
         self.send(0x17, &b);
-        self.response(true)
     }
 }
 

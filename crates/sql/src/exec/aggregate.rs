@@ -261,63 +261,138 @@ pub(crate) fn group_rows<E: KvEngine>(
     nkeys: usize,
     ctx: &mut EvalCtx<'_>,
 ) -> Result<Vec<(Vec<Value>, Vec<Value>)>> {
-    type Group = (
-        Vec<Value>,
-        Vec<Value>,
-        Vec<AggState>,
-        Vec<foldhash::HashSet<Vec<u8>>>,
-    );
-    let mut groups: Vec<Group> = Vec::new();
-    let mut mem = crate::runtime::limits::MemTracker::new();
-    let mut index: foldhash::HashMap<Vec<u8>, usize> = Default::default();
+    let mut g = Grouper::new(p, nkeys);
+    let mut ev = |e: &crate::ir::expr::Expr, r: &[Value], ctx: &mut EvalCtx<'_>| {
+        crate::exec::query::eval(s, e, r, ctx)
+    };
     for row in source {
+        g.push(&mut ev, row, ctx)?;
+    }
+    Ok(g.finish())
+}
+
+/// How [`Grouper`] evaluates an expression over a source row (with the session when the
+/// block has correlated subqueries, plain [`crate::ir::expr::Expr::eval`] otherwise).
+pub(crate) type EvalFn<'f> =
+    dyn FnMut(&crate::ir::expr::Expr, &[Value], &mut EvalCtx<'_>) -> Result<Value> + 'f;
+
+/// One group: key values, first source row, aggregate states, DISTINCT sets.
+type Group = (
+    Vec<Value>,
+    Vec<Value>,
+    Vec<AggState>,
+    Vec<foldhash::HashSet<Vec<u8>>>,
+);
+
+/// Hash aggregation fed one source row at a time ([`Grouper::push`]), so a caller that
+/// produces rows as it reads them holds the groups, not the rows.
+pub(crate) struct Grouper<'p> {
+    p: &'p Plan,
+    nkeys: usize,
+    groups: Vec<Group>,
+    index: foldhash::HashMap<Vec<u8>, usize>,
+    mem: crate::runtime::limits::MemTracker,
+    /// Bytes the groups take (as counted for `max_session_mem_used`).
+    pub bytes: usize,
+}
+
+impl<'p> Grouper<'p> {
+    /// Grouping by the first `nkeys` GROUP BY expressions of `p`.
+    pub(crate) fn new(p: &'p Plan, nkeys: usize) -> Grouper<'p> {
+        Grouper {
+            p,
+            nkeys,
+            groups: Vec::new(),
+            index: Default::default(),
+            mem: crate::runtime::limits::MemTracker::new(),
+            bytes: 0,
+        }
+    }
+
+    /// The hash key and values of `row`'s group.
+    pub(crate) fn key_of(
+        &self,
+        ev: &mut EvalFn<'_>,
+        row: &[Value],
+        ctx: &mut EvalCtx<'_>,
+    ) -> Result<(Vec<u8>, Vec<Value>)> {
         let mut key = Vec::new();
-        let mut keyvals = Vec::with_capacity(nkeys);
-        for g in &p.group_by[..nkeys] {
-            let v = crate::exec::query::eval(s, g, row, ctx)?;
-            let coll = expr_collation(g, &p.scope, ctx.fnctx.collation);
+        let mut keyvals = Vec::with_capacity(self.nkeys);
+        for g in &self.p.group_by[..self.nkeys] {
+            let v = ev(g, row, ctx)?;
+            let coll = expr_collation(g, &self.p.scope, ctx.fnctx.collation);
             func::compare::hash_key(&v, coll, &mut key);
             key.push(0xFE);
             keyvals.push(v);
         }
+        Ok((key, keyvals))
+    }
+
+    /// True when `key` names a group already held.
+    pub(crate) fn holds(&self, key: &[u8]) -> bool {
+        (self.nkeys == 0 && !self.groups.is_empty()) || self.index.contains_key(key)
+    }
+
+    /// Adds one source row.
+    pub(crate) fn push(
+        &mut self,
+        ev: &mut EvalFn<'_>,
+        row: &[Value],
+        ctx: &mut EvalCtx<'_>,
+    ) -> Result<()> {
+        let (key, keyvals) = self.key_of(ev, row, ctx)?;
+        self.push_keyed(ev, key, keyvals, row, ctx)
+    }
+
+    /// Adds one source row whose group key [`Grouper::key_of`] gave.
+    pub(crate) fn push_keyed(
+        &mut self,
+        ev: &mut EvalFn<'_>,
+        key: Vec<u8>,
+        keyvals: Vec<Value>,
+        row: &[Value],
+        ctx: &mut EvalCtx<'_>,
+    ) -> Result<()> {
+        let p = self.p;
         // Without GROUP BY every row joins the one group: no lookup of the empty key. (An
         // empty Vec's pointer is dangling; glibc's AVX-512 memcmp still issues a masked load
         // through it, and on this kind of CPU the suppressed fault costs a microcode assist:
         // measured at a fifth of the server's CPU for sysbench's SUM ranges.)
-        let found = if nkeys == 0 && !groups.is_empty() {
+        let found = if self.nkeys == 0 && !self.groups.is_empty() {
             Some(&0)
         } else {
-            index.get(&key)
+            self.index.get(&key)
         };
         let gi = match found {
             Some(i) => *i,
             None => {
-                mem.add_bytes(
-                    key.len() + 64 + crate::runtime::limits::row_size(row) + p.aggs.len() * 64,
-                )?;
-                groups.push((
+                let n = key.len() + 64 + crate::runtime::limits::row_size(row) + p.aggs.len() * 64;
+                self.mem.add_bytes(n)?;
+                self.bytes += n;
+                self.groups.push((
                     keyvals,
-                    row.clone(),
+                    row.to_vec(),
                     p.aggs.iter().map(new_state).collect(),
                     vec![Default::default(); p.aggs.len()],
                 ));
-                index.insert(key, groups.len() - 1);
-                groups.len() - 1
+                self.index.insert(key, self.groups.len() - 1);
+                self.groups.len() - 1
             }
         };
-        let g = &mut groups[gi];
+        let g = &mut self.groups[gi];
         for (ai, a) in p.aggs.iter().enumerate() {
             if a.window.is_some() || a.func == AggFunc::Grouping {
                 continue;
             }
             let v = match &a.arg {
-                Some(e) => crate::exec::query::eval(s, e, row, ctx)?,
+                Some(e) => ev(e, row, ctx)?,
                 None => Value::Int(1),
             };
             if a.distinct && !v.is_null() {
                 let mut k = Vec::new();
                 func::compare::hash_key(&v, a.coll, &mut k);
-                mem.add_bytes(k.len() + 48)?;
+                self.mem.add_bytes(k.len() + 48)?;
+                self.bytes += k.len() + 48;
                 if !g.3[ai].insert(k) {
                     continue;
                 }
@@ -327,7 +402,7 @@ pub(crate) fn group_rows<E: KvEngine>(
             if keyed {
                 let mut keys = Vec::with_capacity(a.order.len());
                 for (e, _) in &a.order {
-                    keys.push(crate::exec::query::eval(s, e, row, ctx)?);
+                    keys.push(ev(e, row, ctx)?);
                 }
                 if let AggState::Concat(parts) = &mut g.2[ai] {
                     if let Some(last) = parts.last_mut() {
@@ -336,29 +411,38 @@ pub(crate) fn group_rows<E: KvEngine>(
                 }
             }
         }
+        Ok(())
     }
-    if groups.is_empty() && p.group_by.is_empty() {
-        // aggregate over no rows: one row of NULL columns + initial aggregates
-        let ncols = p.scope.cols.len();
-        groups.push((
-            vec![],
-            vec![Value::Null; ncols],
-            p.aggs.iter().map(new_state).collect(),
-            vec![],
-        ));
-    }
-    let mut out = Vec::with_capacity(groups.len());
-    for (keyvals, mut first, states, _) in groups {
-        for (st, a) in states.into_iter().zip(&p.aggs) {
-            first.push(if a.window.is_some() {
-                Value::Null
-            } else if a.func == AggFunc::Grouping {
-                grouping_value(a, nkeys)
-            } else {
-                finish_state(st, a)
-            });
+
+    /// The groups: key values and row (first source row, then the aggregate results), in the
+    /// order they were first seen. Without GROUP BY and without rows: the one row of an
+    /// aggregate over nothing.
+    pub(crate) fn finish(self) -> Vec<(Vec<Value>, Vec<Value>)> {
+        let p = self.p;
+        let mut groups = self.groups;
+        if groups.is_empty() && p.group_by.is_empty() {
+            // aggregate over no rows: one row of NULL columns + initial aggregates
+            let ncols = p.scope.cols.len();
+            groups.push((
+                vec![],
+                vec![Value::Null; ncols],
+                p.aggs.iter().map(new_state).collect(),
+                vec![],
+            ));
         }
-        out.push((keyvals, first));
+        let mut out = Vec::with_capacity(groups.len());
+        for (keyvals, mut first, states, _) in groups {
+            for (st, a) in states.into_iter().zip(&p.aggs) {
+                first.push(if a.window.is_some() {
+                    Value::Null
+                } else if a.func == AggFunc::Grouping {
+                    grouping_value(a, self.nkeys)
+                } else {
+                    finish_state(st, a)
+                });
+            }
+            out.push((keyvals, first));
+        }
+        out
     }
-    Ok(out)
 }

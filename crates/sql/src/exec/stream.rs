@@ -27,11 +27,11 @@ use crate::session::session::Session;
 /// order, or in ORDER BY order through the index read or an external sort.
 pub fn streamable(p: &Plan) -> bool {
     !p.from.is_empty()
-        && !p.grouped
         && !p.distinct
-        && p.having.is_none()
-        && p.aggs.is_empty()
+        && !p.rollup
         && !p.has_subquery()
+        && p.aggs.iter().all(|a| a.window.is_none())
+        && (p.grouped || (p.having.is_none() && p.aggs.is_empty()))
 }
 
 /// Sends `p`'s result to `sink` (the column definitions, then each row as it is produced) and
@@ -69,6 +69,9 @@ pub fn run<E: KvEngine>(
         sent: 0,
         row: Vec::with_capacity(p.items.len()),
     };
+    if p.grouped {
+        return run_grouped(s, p, &plan, top, ctx, &mut out, sink);
+    }
     let in_order = matches!(&plan, BlockPlan::Table(r) if r.ordered.is_some());
     if p.order.is_empty() || in_order {
         produce(s, p, &plan, top, ctx, &mut |ctx, row| {
@@ -77,29 +80,174 @@ pub fn run<E: KvEngine>(
         return Ok(out.sent);
     }
     // ORDER BY that the read does not deliver: sort, spilling past sort_buffer_size
+    let inst = s.inst.clone();
+    let (order, colls) = order_keys(p, &p.order, ctx);
+    let mut sorter = sorter_for(s, &inst, &order, &colls, top, ctx);
+    produce(s, p, &plan, None, ctx, &mut |ctx, row| {
+        let keys = sort_keys(&order, &colls, &row, ctx)?;
+        sorter.push(keys, row)?;
+        Ok(true)
+    })?;
+    let mut sorted = sorter.finish()?;
+    while let Some(row) = sorted.next_row()? {
+        if !out.send(row, ctx, sink)? {
+            break;
+        }
+    }
+    Ok(out.sent)
+}
+
+/// The sort keys `keys` (expression, descending) with each one's collation.
+fn order_keys(
+    p: &Plan,
+    keys: &[(Expr, bool)],
+    ctx: &EvalCtx<'_>,
+) -> (Vec<(Expr, bool)>, Vec<common::Collation>) {
     let default = ctx.fnctx.collation;
-    let colls: Vec<common::Collation> = p
-        .order
+    let colls = keys
         .iter()
         .map(|(e, _)| expr_collation(e, &p.scope, default))
         .collect();
-    let desc: Vec<bool> = p.order.iter().map(|(_, d)| *d).collect();
+    (keys.to_vec(), colls)
+}
+
+/// A [`Sorter`] for `order` under the session's `sort_buffer_size`, counting into `inst`.
+fn sorter_for<'a, E: KvEngine>(
+    s: &Session<E>,
+    inst: &'a crate::session::session::Instance<E>,
+    order: &[(Expr, bool)],
+    colls: &[common::Collation],
+    top: Option<usize>,
+    ctx: &EvalCtx<'a>,
+) -> Sorter<'a> {
     let budget = s.var_int("sort_buffer_size", 262_144).max(0) as usize;
-    let dir = tmp_dir(s);
-    let inst = s.inst.clone();
-    let killed = ctx.killed;
     let counters = SortCounters {
         merge_passes: &inst.status.sort_merge_passes,
         tmp_files: &inst.status.created_tmp_files,
         rows: &inst.status.sort_rows,
     };
-    let mut sorter = Sorter::new(desc, colls.clone(), top, budget, dir, counters, killed);
-    produce(s, p, &plan, None, ctx, &mut |ctx, row| {
-        let keys = sort_keys(&p.order, &colls, &row, ctx)?;
-        sorter.push(keys, row)?;
-        Ok(true)
-    })?;
-    let mut sorted = sorter.finish()?;
+    let desc = order.iter().map(|(_, d)| *d).collect();
+    Sorter::new(
+        desc,
+        colls.to_vec(),
+        top,
+        budget,
+        tmp_dir(s),
+        counters,
+        ctx.killed,
+    )
+}
+
+/// A grouped block: source rows go into a hash aggregation as they are produced. Past the
+/// in-memory temporary table's size (`min(tmp_table_size, max_heap_table_size)`, as MySQL's
+/// internal temporary tables), rows of groups not yet held go to a sort on the group key
+/// instead and are aggregated group by group afterwards (`Created_tmp_disk_tables`). The
+/// groups then pass HAVING and an external sort (ORDER BY, else the GROUP BY keys, the order
+/// MariaDB and MySQL 5.7 give) before LIMIT and the select list.
+fn run_grouped<E: KvEngine>(
+    s: &mut Session<E>,
+    p: &Plan,
+    plan: &BlockPlan,
+    top: Option<usize>,
+    ctx: &mut EvalCtx<'_>,
+    out: &mut Projector<'_>,
+    sink: &mut dyn RowSink,
+) -> Result<u64> {
+    use std::sync::atomic::Ordering::Relaxed;
+    let inst = s.inst.clone();
+    inst.status.created_tmp_tables.fetch_add(1, Relaxed);
+    let budget = s
+        .var_int("tmp_table_size", 16 << 20)
+        .min(s.var_int("max_heap_table_size", 16 << 20))
+        .max(0) as usize;
+    let nkeys = p.group_by.len();
+    let group_order: Vec<(Expr, bool)> = p.group_by.iter().map(|g| (g.clone(), false)).collect();
+    let (group_order, group_colls) = order_keys(p, &group_order, ctx);
+    let mut groups = crate::exec::aggregate::Grouper::new(p, nkeys);
+    let mut overflow: Option<Sorter<'_>> = None;
+    let mut ev = |e: &Expr, r: &[Value], ctx: &mut EvalCtx<'_>| e.eval(r, ctx);
+    {
+        let (groups, overflow, ev) = (&mut groups, &mut overflow, &mut ev);
+        let (go, gc) = (&group_order, &group_colls);
+        let inst = &inst;
+        let sort_budget = s.var_int("sort_buffer_size", 262_144).max(0) as usize;
+        let dir = tmp_dir(s);
+        let killed = ctx.killed;
+        produce(s, p, plan, None, ctx, &mut |ctx, row| {
+            let (key, keyvals) = groups.key_of(ev, &row, ctx)?;
+            if overflow.is_none() && (groups.holds(&key) || groups.bytes < budget) {
+                groups.push_keyed(ev, key, keyvals, &row, ctx)?;
+                return Ok(true);
+            }
+            if groups.holds(&key) {
+                groups.push_keyed(ev, key, keyvals, &row, ctx)?;
+                return Ok(true);
+            }
+            // the in-memory table is full: rows of new groups wait in a sort by group key
+            let sorter = overflow.get_or_insert_with(|| {
+                inst.status.created_tmp_disk_tables.fetch_add(1, Relaxed);
+                let counters = SortCounters {
+                    merge_passes: &inst.status.sort_merge_passes,
+                    tmp_files: &inst.status.created_tmp_files,
+                    rows: &inst.status.sort_rows,
+                };
+                let desc = vec![false; go.len()];
+                Sorter::new(
+                    desc,
+                    gc.clone(),
+                    None,
+                    sort_budget,
+                    dir.clone(),
+                    counters,
+                    killed,
+                )
+            });
+            let keys = sort_keys(go, gc, &row, ctx)?;
+            sorter.push(keys, row)?;
+            Ok(true)
+        })?;
+    }
+    // every group, in memory first, then the spilled ones a group at a time
+    let (order, colls) = if p.order.is_empty() {
+        (group_order.clone(), group_colls.clone())
+    } else {
+        order_keys(p, &p.order, ctx)
+    };
+    let mut results = sorter_for(s, &inst, &order, &colls, top, ctx);
+    let mut emit = |ctx: &mut EvalCtx<'_>, row: Vec<Value>| -> Result<()> {
+        if let Some(h) = &p.having {
+            if !h.eval_bool(&row, ctx)? {
+                return Ok(());
+            }
+        }
+        let keys = sort_keys(&order, &colls, &row, ctx)?;
+        results.push(keys, row)
+    };
+    for (_, row) in groups.finish() {
+        emit(ctx, row)?;
+    }
+    if let Some(sorter) = overflow {
+        let mut sorted = sorter.finish()?;
+        let mut current: Option<(Vec<u8>, crate::exec::aggregate::Grouper<'_>)> = None;
+        while let Some(row) = sorted.next_row()? {
+            let probe = crate::exec::aggregate::Grouper::new(p, nkeys);
+            let (key, keyvals) = probe.key_of(&mut ev, &row, ctx)?;
+            if current.as_ref().is_some_and(|(k, _)| *k != key) {
+                let (_, g) = current.take().expect("group");
+                for (_, r) in g.finish() {
+                    emit(ctx, r)?;
+                }
+            }
+            let (_, g) = current.get_or_insert_with(|| (key.clone(), probe));
+            g.push_keyed(&mut ev, key, keyvals, &row, ctx)?;
+        }
+        if let Some((_, g)) = current {
+            for (_, r) in g.finish() {
+                emit(ctx, r)?;
+            }
+        }
+    }
+    let mut sorted = results.finish()?;
     while let Some(row) = sorted.next_row()? {
         if !out.send(row, ctx, sink)? {
             break;
@@ -311,9 +459,20 @@ mod tests {
             ("SELECT * FROM t, u LIMIT 7", true),
             (
                 "SELECT u.tid, COUNT(*) FROM t JOIN u ON u.tid = t.id GROUP BY u.tid",
-                false,
+                true,
             ),
-            ("SELECT b, COUNT(*) FROM t GROUP BY b", false),
+            ("SELECT b, COUNT(*), SUM(id) FROM t GROUP BY b", true),
+            ("SELECT COUNT(*), MAX(a) FROM t", true),
+            ("SELECT COUNT(*) FROM t WHERE id > 100", true),
+            (
+                "SELECT b, COUNT(*) AS n FROM t GROUP BY b HAVING n > 1 ORDER BY b DESC",
+                true,
+            ),
+            (
+                "SELECT b, GROUP_CONCAT(a ORDER BY a) FROM t GROUP BY b ORDER BY 2 LIMIT 2",
+                true,
+            ),
+            ("SELECT b, COUNT(*) FROM t GROUP BY b WITH ROLLUP", false),
             ("SELECT DISTINCT b FROM t", false),
             ("SELECT id FROM t WHERE b = (SELECT MAX(b) FROM t)", false),
         ] {
@@ -364,6 +523,24 @@ mod tests {
                 .expect("counter")
         };
         ok(&mut s, "SET sort_buffer_size = 32768");
+        ok(&mut s, "SET tmp_table_size = 16384");
+        // GROUP BY past the in-memory table: new groups wait in a sort by group key
+        let disk = status(&mut s, "Created_tmp_disk_tables");
+        for sql in [
+            "SELECT v, COUNT(*), SUM(id), MIN(s), COUNT(DISTINCT s) FROM big GROUP BY v",
+            "SELECT s, v, COUNT(*) AS n FROM big GROUP BY s, v HAVING n > 1 ORDER BY n DESC, s, v",
+            "SELECT v % 7 AS m, AVG(id) FROM big GROUP BY m ORDER BY m LIMIT 3",
+        ] {
+            let want = rows(&mut s, &format!("SELECT * FROM ({sql}) x"));
+            let mut rec = Recorder::default();
+            let mut out = s.query_with_files(sql, false, &mut rec);
+            assert!(
+                matches!(out.pop(), Some(Ok(Output::RowsSent { .. }))),
+                "{sql}"
+            );
+            assert_eq!(rec.rows, want, "{sql}");
+        }
+        assert!(status(&mut s, "Created_tmp_disk_tables") >= disk + 2);
         for sql in [
             "SELECT id, v FROM big ORDER BY v, id DESC",
             "SELECT s, id FROM big ORDER BY s DESC, id LIMIT 700",

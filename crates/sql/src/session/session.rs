@@ -125,6 +125,10 @@ pub struct Status {
     pub sort_rows: AtomicU64,
     /// Created_tmp_files: temporary files created (sort runs).
     pub created_tmp_files: AtomicU64,
+    /// Created_tmp_tables: internal temporary tables (a streamed GROUP BY's hash table).
+    pub created_tmp_tables: AtomicU64,
+    /// Created_tmp_disk_tables: those that outgrew memory and went to disk.
+    pub created_tmp_disk_tables: AtomicU64,
     /// Strata_text_template_hits: text INSERT, REPLACE, UPDATE and DELETE statements built
     /// from the parsed tree of an earlier one of the same shape instead of parsed (see
     /// [`crate::stmt_cache`]).

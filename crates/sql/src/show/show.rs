@@ -1022,8 +1022,16 @@ fn status_rows<E: KvEngine>(sess: &Session<E>) -> Vec<Vec<Value>> {
         ("Com_update", st.com_update.load(Relaxed).to_string()),
         ("Connections", st.connections.load(Relaxed).to_string()),
         (
+            "Created_tmp_disk_tables",
+            st.created_tmp_disk_tables.load(Relaxed).to_string(),
+        ),
+        (
             "Created_tmp_files",
             st.created_tmp_files.load(Relaxed).to_string(),
+        ),
+        (
+            "Created_tmp_tables",
+            st.created_tmp_tables.load(Relaxed).to_string(),
         ),
         (
             "Max_used_connections",

@@ -348,8 +348,24 @@ def wide(db):
     return c, name
 
 
+def test_sorts_spill_within_the_memory_budget(server, wide):
+    """A sort (ORDER BY, top-N, GROUP BY over a scan) no longer holds its input: under a 1 MiB
+    max_session_mem_used the full sort goes through temporary files and succeeds."""
+    c, _ = wide
+    cur = c.cursor()
+    cur.execute("SET SESSION max_session_mem_used = 1048576")
+    cur.execute("SELECT * FROM w ORDER BY s DESC LIMIT 5")
+    assert [r[0] for r in cur.fetchall()] == [9999, 9998, 9997, 9996, 9995]
+    cur.execute("SELECT id FROM w ORDER BY s DESC, id")
+    ids = [r[0] for r in cur.fetchall()]
+    assert len(ids) == 20_000 and ids[0] == 9999
+    cur.execute("SELECT COUNT(*), MAX(s) FROM w")
+    assert cur.fetchone()[0] == 20_000
+    cur.execute("SET SESSION max_session_mem_used = DEFAULT")
+    alive(server)
+
+
 @pytest.mark.parametrize("sql", [
-    "SELECT * FROM w ORDER BY s DESC LIMIT 5",                                  # sort
     "SELECT COUNT(*) FROM w a JOIN w b ON a.g = b.g",                           # join
     "SELECT COUNT(*) FROM (SELECT a.id FROM w a, w b WHERE b.id < 100) d",      # nested-loop join
     "SELECT g, COUNT(*), MAX(s) FROM w GROUP BY g ORDER BY g LIMIT 3",          # aggregation

@@ -253,6 +253,12 @@ pub trait Session: Send {
     fn timeouts(&self) -> Timeouts {
         Timeouts::default()
     }
+    /// Where the server's temporary files go (`tmpdir`): a cursor's result is materialised
+    /// there, as MySQL puts its on-disk temporary tables there. Default: `None`, the system's
+    /// temporary directory.
+    fn tmpdir(&self) -> Option<std::path::PathBuf> {
+        None
+    }
 
     /// COM_QUERY with the raw bytes the client sent. The default decodes them as UTF-8 and
     /// calls [`Session::query`]. A string literal holding bytes that are not UTF-8 (drivers

@@ -1397,14 +1397,14 @@ impl<B: Backend, S: Transport> Connection<B, S> {
     /// An empty result opens a cursor too. A statement without a result set answers as usual;
     /// one that fails answers its error and leaves no cursor.
     fn execute_to_cursor(&mut self, id: u32, params: Vec<Value>) -> io::Result<()> {
-        let mut writer = match CursorWriter::new() {
-            Ok(w) => w,
-            Err(e) => return self.io.write_packet(&error_packet(&e)),
-        };
         let session = self
             .session
             .as_mut()
             .ok_or_else(|| io::Error::other("no session"))?;
+        let mut writer = match CursorWriter::new(session.tmpdir().as_deref()) {
+            Ok(w) => w,
+            Err(e) => return self.io.write_packet(&error_packet(&e)),
+        };
         let result = session.execute_for(id, params, &mut writer);
         let st = self.status();
         let warnings = match result {

@@ -9,6 +9,7 @@
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::Path;
 
 use common::client::{Client, RowSink};
 use common::{codes, ColumnMeta, Error, ErrorCode, Value};
@@ -39,13 +40,18 @@ pub struct CursorWriter {
 }
 
 impl CursorWriter {
-    /// A writer on a new unnamed temporary file (`tempfile::tempfile`: gone once closed, also
-    /// when the server dies).
+    /// A writer on a new unnamed temporary file in `dir` (else the system's temporary
+    /// directory): `O_TMPFILE` where the file system has it, else created and unlinked at once
+    /// (`tempfile::tempfile_in`), so it is gone once closed, also when the server dies.
     ///
     /// # Errors
     /// 1026 when the file cannot be created.
-    pub fn new() -> common::Result<Self> {
-        let file = tempfile::tempfile().map_err(write_error)?;
+    pub fn new(dir: Option<&Path>) -> common::Result<Self> {
+        let file = match dir {
+            Some(d) => tempfile::tempfile_in(d),
+            None => tempfile::tempfile(),
+        };
+        let file = file.map_err(write_error)?;
         Ok(CursorWriter {
             file: BufWriter::with_capacity(FILE_BUFFER, file),
             columns: Vec::new(),
@@ -70,7 +76,10 @@ impl CursorWriter {
     /// # Errors
     /// 1026 when the buffered rows cannot be written out.
     pub fn finish(self) -> common::Result<(Vec<ColumnMeta>, Cursor)> {
-        let mut file = self.file.into_inner().map_err(|e| write_error(e.into_error()))?;
+        let mut file = self
+            .file
+            .into_inner()
+            .map_err(|e| write_error(e.into_error()))?;
         file.seek(SeekFrom::Start(0)).map_err(write_error)?;
         let cursor = Cursor {
             file: BufReader::with_capacity(FILE_BUFFER, file),
@@ -132,7 +141,8 @@ impl Cursor {
             return Ok(None);
         }
         let len = read_lenenc(&mut self.file).map_err(read_error)?;
-        let len = usize::try_from(len).map_err(|_| read_error(io::ErrorKind::InvalidData.into()))?;
+        let len =
+            usize::try_from(len).map_err(|_| read_error(io::ErrorKind::InvalidData.into()))?;
         self.buf.resize(len, 0);
         self.file.read_exact(&mut self.buf).map_err(read_error)?;
         self.remaining -= 1;
@@ -185,7 +195,8 @@ mod tests {
 
     #[test]
     fn rows_read_back_in_order_with_every_length_prefix_size() {
-        let mut w = CursorWriter::new().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = CursorWriter::new(Some(dir.path())).unwrap();
         RowSink::columns(&mut w, vec![col(field_type::BLOB)], 0).unwrap();
         // payloads of 1-, 3-, 4- and 9-byte length prefixes
         let sizes = [0usize, 10, 300, 70_000, 1 << 24];
@@ -197,17 +208,25 @@ mod tests {
         assert_eq!(c.remaining(), sizes.len() as u64 + 1);
         for n in sizes {
             let mut expect = Vec::new();
-            put_binary_row(&mut expect, &[col(field_type::BLOB)], &[Value::Bytes(vec![b'x'; n])]);
+            put_binary_row(
+                &mut expect,
+                &[col(field_type::BLOB)],
+                &[Value::Bytes(vec![b'x'; n])],
+            );
             assert_eq!(c.next_row().unwrap(), Some(&expect[..]), "row of {n} bytes");
         }
-        assert_eq!(c.next_row().unwrap(), Some(&[0x00, 0x04][..]), "NULL bitmap");
+        assert_eq!(
+            c.next_row().unwrap(),
+            Some(&[0x00, 0x04][..]),
+            "NULL bitmap"
+        );
         assert_eq!(c.remaining(), 0);
         assert_eq!(c.next_row().unwrap(), None);
     }
 
     #[test]
     fn an_empty_result_is_a_cursor_without_rows() {
-        let mut w = CursorWriter::new().unwrap();
+        let mut w = CursorWriter::new(None).unwrap();
         w.set_columns(vec![col(field_type::LONGLONG)]);
         assert_eq!(w.columns().len(), 1);
         let (columns, mut c) = w.finish().unwrap();
@@ -217,7 +236,7 @@ mod tests {
 
     #[test]
     fn local_files_are_refused() {
-        let mut w = CursorWriter::new().unwrap();
+        let mut w = CursorWriter::new(None).unwrap();
         let e = w.open("x").err().unwrap();
         assert_eq!(e.code.num, 3948);
         assert!(w.rows().is_some());

@@ -1,6 +1,8 @@
 //! End-to-end tests over real sockets with a minimal Rust client: authentication paths, text and
-//! binary result sets, prepared statements, long data, odd and malformed packets, limits.
+//! binary result sets, prepared statements, long data, cursors, odd and malformed packets,
+//! limits.
 
+mod cursors;
 mod support;
 
 use std::io::{Read, Write};

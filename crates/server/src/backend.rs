@@ -276,6 +276,10 @@ impl<E: KvEngine> protocol::Session for Session<E> {
         self.inner.status_flags()
     }
 
+    fn tmpdir(&self) -> Option<std::path::PathBuf> {
+        Some(sql::exec::stream::tmp_dir(&self.inner))
+    }
+
     fn max_allowed_packet(&self) -> usize {
         self.inner.max_allowed_packet()
     }

@@ -3,7 +3,8 @@
 # oltp_read_write) against two strata builds, server on SRV cores, sysbench on CLI cores, both
 # thread handlings, same data directory, one binary after the other. Run from the repository
 # root with carry [".dev"]: reads .dev/pack.tar.xz (pack.sh NEW_BINARY .dev/pack.tar.xz BASE_BINARY).
-# Writes $OUT/tps.tsv and $OUT/compare.log.
+# Writes $OUT/tps.tsv and $OUT/compare.log. MARIA=1 adds MariaDB's pool at the same points;
+# BUILDS / MODES narrow what runs.
 set -u
 T0=$(date +%s); el() { echo $(( $(date +%s) - T0 )); }
 O=${OUT:-/tmp/out}; mkdir -p $O; exec > >(tee $O/compare.log) 2>&1
@@ -43,7 +44,7 @@ $X/mariadb -h127.0.0.1 -P3400 -uroot -e 'create database if not exists sbtest'
 taskset -c $CLI $X/sysbench oltp_point_select $SBA --mysql-port=3400 --threads=8 prepare > /tmp/prep.log 2>&1 || { echo "prepare failed"; tail /tmp/prep.log; }
 stop_pid $SPID; echo "prepared at $(el)s"
 for mode in $MODES; do
-  for b in strata-base strata; do
+  for b in ${BUILDS:-strata-base strata}; do
     [ $(el) -lt $BUDGET ] || { echo "budget spent at $(el)s"; break 2; }
     up $b $mode; echo "$b $mode up at $(el)s"
     for t in $THREADS; do point $b $mode oltp_point_select $t $SPID; done
@@ -51,5 +52,19 @@ for mode in $MODES; do
     stop_pid $SPID
   done
 done
+# MariaDB's pool on the same machine (MARIA=1), for the ratio
+if [ "${MARIA:-0}" = 1 ] && [ -x $X/mariadbd ]; then
+  rm -rf /tmp/md; cp -a $X/mdata /tmp/md
+  taskset -c $SRV $X/mariadbd --no-defaults --datadir=/tmp/md --port=3400 --socket=/tmp/md.sock \
+    --bind-address=127.0.0.1 --user=root --lc-messages-dir=$X/share --character-sets-dir=$X/share/charsets \
+    --max-connections=6000 --max-prepared-stmt-count=1048576 --back-log=8192 --thread-handling=pool-of-threads \
+    --thread-pool-size=8 --innodb-buffer-pool-size=1G --innodb-log-file-size=32M --skip-name-resolve >/tmp/maria.log 2>&1 &
+  MPID=$!; wait_up 3400 && {
+    $X/mariadb -h127.0.0.1 -P3400 -uroot -e 'create database if not exists sbtest'
+    taskset -c $CLI $X/sysbench oltp_point_select $SBA --mysql-port=3400 --threads=8 prepare >/dev/null 2>&1
+    for t in $THREADS; do point mariadb pool-of-threads oltp_point_select $t $MPID; done
+    for t in $RWTHREADS; do point mariadb pool-of-threads oltp_read_write $t $MPID; done; }
+  stop_pid $MPID
+fi
 cp /tmp/strata.log $O/ 2>/dev/null
 echo "done at $(el)s"

@@ -245,7 +245,7 @@ pub fn run_plan<E: KvEngine>(
         .partition(|c| !c.has_subquery());
     let plain_filter = and_all(&plain);
     let stats = |t: &storage::catalog::TableDef| s.inst.stats.get(s.storage(), t);
-    let plan = crate::plan::physical::plan_block(p, &plain, plain_filter.as_ref(), &stats);
+    let plan = crate::plan::physical::plan_block(p, plain_filter.as_ref(), &stats);
     let source: Vec<Vec<Value>> = match plan {
         BlockPlan::NoTables => {
             let keep = match &plain_filter {
@@ -263,7 +263,7 @@ pub fn run_plan<E: KvEngine>(
             let Source::Table(def) = &t.source else {
                 return Err(Error::internal("single-table plan of a derived table"));
             };
-            let order_hint = crate::plan::physical::order_hint(p);
+            let order_hint = read.order_hint;
             let can_stream = correlated.is_empty()
                 && (p.order.is_empty() || order_hint.is_some())
                 && !p.grouped

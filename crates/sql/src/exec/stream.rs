@@ -52,13 +52,8 @@ pub fn run<E: KvEngine>(
     if limit == Some(0) {
         return Ok(0);
     }
-    let plain: Vec<&Expr> = p
-        .filter
-        .as_ref()
-        .map(crate::ir::expr::conjuncts)
-        .unwrap_or_default();
     let stats = |t: &storage::catalog::TableDef| s.inst.stats.get(s.storage(), t);
-    let plan = crate::plan::physical::plan_block(p, &plain, p.filter.as_ref(), &stats);
+    let plan = crate::plan::physical::plan_block(p, p.filter.as_ref(), &stats);
     let top = limit.map(|l| l.saturating_add(offset) as usize);
     let mut out = Projector {
         items: &p.items,
@@ -272,10 +267,9 @@ fn produce<E: KvEngine>(
             let Source::Table(t) = &jt.source else {
                 return Err(common::Error::internal("table plan of a derived table"));
             };
-            let order_hint = crate::plan::physical::order_hint(p);
             let scan = Scan {
                 lock: p.lock,
-                order_hint,
+                order_hint: read.order_hint,
                 // with an ORDER BY the read does not give, every row goes to the sort
                 limit_hint: if p.order.is_empty() || read.ordered.is_some() {
                     top

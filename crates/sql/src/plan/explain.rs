@@ -249,7 +249,7 @@ fn block_plan<'p, E: KvEngine>(s: &mut Session<E>, p: &'p Plan) -> (Cow<'p, Plan
         .collect();
     let plain_filter = crate::exec::select::and_all(&plain);
     let stats = |t: &storage::catalog::TableDef| s.inst.stats.get(s.storage(), t);
-    let plan = crate::plan::physical::plan_block(&rp, &plain, plain_filter.as_ref(), &stats);
+    let plan = crate::plan::physical::plan_block(&rp, plain_filter.as_ref(), &stats);
     (rp, plan)
 }
 

@@ -63,6 +63,8 @@ pub struct TableRead {
     /// `Some(reverse)` when reading the path (backwards if `reverse`) yields the rows in the
     /// block's one-column ORDER BY, so a LIMIT may stop the scan early.
     pub ordered: Option<bool>,
+    /// The one-column ORDER BY the read was planned for ([`order_hint`]).
+    pub order_hint: Option<(usize, bool)>,
 }
 
 impl TableRead {
@@ -89,6 +91,7 @@ impl TableRead {
             path,
             kind,
             ordered: None,
+            order_hint: None,
         }
     }
 
@@ -128,6 +131,7 @@ pub fn plan_table(
     stats: Option<&TableStatistics>,
 ) -> TableRead {
     let mut read = TableRead::new(access::choose_with_stats(t, filter, stats), false);
+    read.order_hint = order;
     if let Some((col, desc)) = order {
         // one key range, ordered by the column after its equality prefix
         let idx = &t.indexes[read.path.index];
@@ -386,15 +390,10 @@ pub enum BlockPlan {
     Join(JoinPlan),
 }
 
-/// Plans block `p` whose WHERE conjuncts without subqueries are `plain` (their conjunction
-/// `plain_filter`): one base table's read, or the join. The block's subqueries must have been
-/// resolved where they are uncorrelated, as the executor does before planning.
-pub fn plan_block(
-    p: &Plan,
-    plain: &[&Expr],
-    plain_filter: Option<&Expr>,
-    stats: &StatsFn<'_>,
-) -> BlockPlan {
+/// Plans block `p` whose WHERE conjuncts without subqueries make `plain_filter`: one base
+/// table's read, or the join. The block's subqueries must have been resolved where they are
+/// uncorrelated, as the executor does before planning.
+pub fn plan_block(p: &Plan, plain_filter: Option<&Expr>, stats: &StatsFn<'_>) -> BlockPlan {
     if p.from.is_empty() {
         return BlockPlan::NoTables;
     }
@@ -403,7 +402,10 @@ pub fn plan_block(
             let st = stats(t);
             BlockPlan::Table(plan_table(t, plain_filter, order_hint(p), st.as_deref()))
         }
-        None => BlockPlan::Join(plan_join(p, plain, stats)),
+        None => {
+            let plain = plain_filter.map(conjuncts).unwrap_or_default();
+            BlockPlan::Join(plan_join(p, &plain, stats))
+        }
     }
 }
 

@@ -361,6 +361,9 @@ def test_sorts_spill_within_the_memory_budget(server, wide):
     assert len(ids) == 20_000 and ids[0] == 9999
     cur.execute("SELECT COUNT(*), MAX(s) FROM w")
     assert cur.fetchone()[0] == 20_000
+    # DISTINCT streams too: with LIMIT it stops once it has sent that many rows
+    cur.execute("SELECT DISTINCT g FROM w ORDER BY g LIMIT 3")
+    assert [r[0] for r in cur.fetchall()] == [0, 1, 2]
     cur.execute("SET SESSION max_session_mem_used = DEFAULT")
     alive(server)
 
@@ -370,7 +373,7 @@ def test_sorts_spill_within_the_memory_budget(server, wide):
     "SELECT COUNT(*) FROM (SELECT a.id FROM w a, w b WHERE b.id < 100) d",      # nested-loop join
     "SELECT g, COUNT(*), MAX(s) FROM w GROUP BY g ORDER BY g LIMIT 3",          # aggregation
     "SELECT COUNT(DISTINCT s) FROM w",                                          # distinct aggregate
-    "SELECT DISTINCT s FROM w LIMIT 3",                                         # DISTINCT
+    "SELECT COUNT(*) FROM (SELECT DISTINCT s FROM w) d",                         # DISTINCT
     "SELECT s FROM w UNION SELECT CONCAT(s, 'y') FROM w",                       # set operation
 ])
 def test_memory_budget(server, wide, sql):

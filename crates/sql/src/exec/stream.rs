@@ -27,7 +27,6 @@ use crate::session::session::Session;
 /// order, or in ORDER BY order through the index read or an external sort.
 pub fn streamable(p: &Plan) -> bool {
     !p.from.is_empty()
-        && !p.distinct
         && !p.rollup
         && !p.has_subquery()
         && p.aggs.iter().all(|a| a.window.is_none())
@@ -54,7 +53,19 @@ pub fn run<E: KvEngine>(
     }
     let stats = |t: &storage::catalog::TableDef| s.inst.stats.get(s.storage(), t);
     let plan = crate::plan::physical::plan_block(p, p.filter.as_ref(), &stats);
-    let top = limit.map(|l| l.saturating_add(offset) as usize);
+    // DISTINCT drops rows after the sort and the scan: they may not stop at LIMIT rows
+    let top = limit
+        .filter(|_| !p.distinct)
+        .map(|l| l.saturating_add(offset) as usize);
+    let distinct = p.distinct.then(|| Distinct {
+        colls: p
+            .items
+            .iter()
+            .map(|e| expr_collation(e, &p.scope, ctx.fnctx.collation))
+            .collect(),
+        seen: Default::default(),
+        mem: crate::runtime::limits::MemTracker::new(),
+    });
     let mut out = Projector {
         items: &p.items,
         movable: movable_items(&p.items),
@@ -63,6 +74,7 @@ pub fn run<E: KvEngine>(
         skipped: 0,
         sent: 0,
         row: Vec::with_capacity(p.items.len()),
+        distinct,
     };
     if p.grouped {
         return run_grouped(s, p, &plan, top, ctx, &mut out, sink);
@@ -328,7 +340,14 @@ pub fn tmp_dir<E: KvEngine>(s: &Session<E>) -> std::path::PathBuf {
     }
 }
 
-/// Applies OFFSET / LIMIT and the select list to source rows and sends them.
+/// The rows DISTINCT has sent: the hash keys of their values under each item's collation.
+struct Distinct {
+    colls: Vec<common::Collation>,
+    seen: foldhash::HashSet<Vec<u8>>,
+    mem: crate::runtime::limits::MemTracker,
+}
+
+/// Applies the select list, DISTINCT, OFFSET and LIMIT to source rows and sends them.
 struct Projector<'p> {
     items: &'p [Expr],
     movable: Vec<bool>,
@@ -337,17 +356,19 @@ struct Projector<'p> {
     skipped: u64,
     sent: u64,
     row: Vec<Value>,
+    distinct: Option<Distinct>,
 }
 
 impl Projector<'_> {
-    /// Sends `src` projected (unless skipped by OFFSET); false once LIMIT rows are sent.
+    /// Sends `src` projected (unless a duplicate under DISTINCT, or skipped by OFFSET); false
+    /// once LIMIT rows are sent.
     fn send(
         &mut self,
         mut src: Vec<Value>,
         ctx: &mut EvalCtx<'_>,
         sink: &mut dyn RowSink,
     ) -> Result<bool> {
-        if self.skipped < self.offset {
+        if self.distinct.is_none() && self.skipped < self.offset {
             self.skipped += 1;
             return Ok(true);
         }
@@ -360,6 +381,21 @@ impl Projector<'_> {
                 }
                 _ => e.eval(&src, ctx)?,
             });
+        }
+        if let Some(d) = &mut self.distinct {
+            let mut k = Vec::new();
+            for (v, c) in self.row.iter().zip(&d.colls) {
+                func::compare::hash_key(v, *c, &mut k);
+                k.push(0xFE);
+            }
+            d.mem.add_bytes(k.len() + 48)?;
+            if !d.seen.insert(k) {
+                return Ok(true);
+            }
+            if self.skipped < self.offset {
+                self.skipped += 1;
+                return Ok(true);
+            }
         }
         sink.row(&self.row)?;
         self.sent += 1;
@@ -467,7 +503,16 @@ mod tests {
                 true,
             ),
             ("SELECT b, COUNT(*) FROM t GROUP BY b WITH ROLLUP", false),
-            ("SELECT DISTINCT b FROM t", false),
+            ("SELECT DISTINCT b FROM t", true),
+            (
+                "SELECT DISTINCT b FROM t ORDER BY b DESC LIMIT 2 OFFSET 1",
+                true,
+            ),
+            (
+                "SELECT DISTINCT t.b, u.x FROM t JOIN u ON u.tid = t.id ORDER BY 2",
+                true,
+            ),
+            ("SELECT DISTINCT COUNT(*) FROM t GROUP BY b", true),
             ("SELECT id FROM t WHERE b = (SELECT MAX(b) FROM t)", false),
         ] {
             let want = rows(&mut s, sql);

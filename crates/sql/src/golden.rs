@@ -37,14 +37,17 @@ fn statements(script: &str) -> Vec<String> {
     out
 }
 
+/// A table read: (table, EXPLAIN type, key).
+type Read = (String, &'static str, Option<String>);
+
 /// The table reads a tabular EXPLAIN's rows promise: (table, type, key) of each base table
 /// (derived tables, UNION results and recursive CTE scans read no base table), sorted.
-fn explained_reads(rows: &[Vec<common::Value>]) -> Vec<crate::exec::trace::Entry> {
+fn explained_reads(rows: &[Vec<common::Value>]) -> Vec<Read> {
     let text = |v: &common::Value| match v {
         common::Value::Null => None,
         v => Some(v.to_string()),
     };
-    let mut out: Vec<crate::exec::trace::Entry> = rows
+    let mut out: Vec<Read> = rows
         .iter()
         .filter(|r| r.len() == 12)
         .filter_map(|r| {
@@ -85,7 +88,10 @@ fn transcript_checked(script: &str) -> (String, Vec<String>) {
                     let want = explained_reads(&rows);
                     crate::exec::trace::start();
                     let ran = s.query(query, false).pop();
-                    let mut got = crate::exec::trace::take();
+                    let mut got: Vec<Read> = crate::exec::trace::take()
+                        .into_iter()
+                        .map(|e| (e.name, e.ty, e.key))
+                        .collect();
                     got.sort();
                     got.dedup();
                     if !matches!(ran, Some(Ok(_))) {

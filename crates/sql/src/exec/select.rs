@@ -281,7 +281,7 @@ pub fn run_plan<E: KvEngine>(
                 cols: p.used_columns(def.columns.len()),
             };
             let (rows, planned) = fetch(s, def, &read, plain_filter.as_ref(), ctx, &scan)?;
-            crate::exec::trace::read(&t.name, def, &read, planned);
+            crate::exec::trace::read(&t.name, def, &read, planned, rows.len() as u64, 1);
             rows.into_iter().map(|(_, r)| r).collect()
         }
         BlockPlan::Join(plan) => run_join(s, p, &plan, ctx)?,

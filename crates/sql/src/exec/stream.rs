@@ -290,6 +290,7 @@ fn produce<E: KvEngine>(
                 },
                 cols: p.used_columns(t.columns.len()),
             };
+            let mut n = 0u64;
             let planned = fetch_each(
                 s,
                 t,
@@ -298,9 +299,12 @@ fn produce<E: KvEngine>(
                 &[],
                 ctx,
                 &scan,
-                &mut |ctx, _, row| f(ctx, row),
+                &mut |ctx, _, row| {
+                    n += 1;
+                    f(ctx, row)
+                },
             )?;
-            crate::exec::trace::read(&jt.name, t, read, planned);
+            crate::exec::trace::read(&jt.name, t, read, planned, n, 1);
             Ok(())
         }
         BlockPlan::Join(jp) => crate::exec::join::join_each(s, p, jp, ctx, f),

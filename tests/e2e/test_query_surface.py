@@ -180,3 +180,26 @@ def test_explain_formats_over_the_wire(db):
     assert "using kv" in cur.fetchone()[0]
     assert err(cur, "EXPLAIN ANALYZE FORMAT=TRADITIONAL SELECT * FROM t") == 1235
     assert err(cur, "EXPLAIN FORMAT=GRAPHVIZ SELECT * FROM t") == 1791
+    # the plan of a join and EXPLAIN ANALYZE's counts per table read
+    cur.execute("INSERT INTO t VALUES (1, 3), (2, 3), (3, 4)")
+    cur.execute("INSERT INTO u VALUES (10, 1), (11, 1), (12, 2), (13, 9)")
+    cur.execute("EXPLAIN SELECT * FROM t JOIN u ON u.t_id = t.id WHERE t.v = 3")
+    rows = cur.fetchall()
+    assert [(r[2], r[4], r[6]) for r in rows] == [("t", "ref", "kv"), ("u", "ALL", None)]
+    cur.execute("EXPLAIN ANALYZE SELECT * FROM t JOIN u ON u.t_id = t.id WHERE t.v = 3")
+    tree = cur.fetchone()[0]
+    assert "Index lookup on t using kv" in tree and "(actual rows=2 loops=1)" in tree, tree
+    # explain_format, and EXPLAIN of UPDATE / DELETE / INSERT
+    cur.execute("SET explain_format = TREE")
+    cur.execute("EXPLAIN SELECT * FROM t WHERE v = 3")
+    assert cur.fetchone()[0].startswith("-> ")
+    cur.execute("SET explain_format = DEFAULT")
+    cur.execute("EXPLAIN UPDATE t SET v = 0 WHERE v = 3")
+    r = cur.fetchone()
+    assert (r[1], r[4], r[6], r[11]) == ("UPDATE", "range", "kv", "Using where")
+    cur.execute("EXPLAIN DELETE FROM u")
+    assert cur.fetchone()[1:5] == ("DELETE", "u", None, "ALL")
+    cur.execute("EXPLAIN INSERT INTO u VALUES (20, 2)")
+    assert cur.fetchone()[1] == "INSERT"
+    cur.execute("SELECT COUNT(*) FROM u")
+    assert cur.fetchone()[0] == 4

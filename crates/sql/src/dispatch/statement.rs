@@ -401,6 +401,18 @@ impl<E: KvEngine> Session<E> {
                 analyze,
                 format,
                 ..
+            } if matches!(
+                **statement,
+                Statement::Update(_) | Statement::Delete(_) | Statement::Insert(_)
+            ) =>
+            {
+                crate::dml::explain::explain(self, statement, *analyze, format.as_ref())
+            }
+            Statement::Explain {
+                statement,
+                analyze,
+                format,
+                ..
             } => crate::plan::explain::explain_statement(
                 self,
                 statement,

@@ -915,7 +915,10 @@ pub fn update<E: KvEngine>(
 }
 
 /// Whether the table an UPDATE or DELETE names is a view.
-fn is_view_target<E: KvEngine>(s: &Session<E>, twj: &ast::TableWithJoins) -> Result<bool> {
+pub(crate) fn is_view_target<E: KvEngine>(
+    s: &Session<E>,
+    twj: &ast::TableWithJoins,
+) -> Result<bool> {
     match &twj.relation {
         ast::TableFactor::Table { name, .. } => {
             Ok(crate::ddl::view::target_view(s, name)?.is_some())
@@ -944,15 +947,15 @@ fn update_checked<E: KvEngine>(
 /// A single-table UPDATE with its names resolved and expressions bound: what a prepared
 /// UPDATE keeps between executions (parameters stay placeholders).
 pub(crate) struct UpdatePlan {
-    t: Arc<TableDef>,
+    pub(crate) t: Arc<TableDef>,
     ignore: bool,
-    filter: Option<Expr>,
+    pub(crate) filter: Option<Expr>,
     assigns: Vec<(usize, Expr)>,
     order: SortKeys,
     limit: Option<Expr>,
 }
 
-fn bind_update<E: KvEngine>(s: &Session<E>, u: &ast::Update) -> Result<UpdatePlan> {
+pub(crate) fn bind_update<E: KvEngine>(s: &Session<E>, u: &ast::Update) -> Result<UpdatePlan> {
     let (t, alias) = single_table(s, &u.table)?;
     not_a_view(&t, "UPDATE")?;
     let scope = table_scope(&t, alias.as_deref());
@@ -1123,13 +1126,13 @@ pub fn delete<E: KvEngine>(
 
 /// A single-table DELETE, bound: what a prepared DELETE keeps between executions.
 pub(crate) struct DeletePlan {
-    t: Arc<TableDef>,
-    filter: Option<Expr>,
+    pub(crate) t: Arc<TableDef>,
+    pub(crate) filter: Option<Expr>,
     order: SortKeys,
     limit: Option<Expr>,
 }
 
-fn bind_delete<E: KvEngine>(
+pub(crate) fn bind_delete<E: KvEngine>(
     s: &Session<E>,
     d: &ast::Delete,
     target: &ast::TableWithJoins,

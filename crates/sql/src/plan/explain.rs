@@ -847,7 +847,21 @@ pub fn explain<E: KvEngine>(
         _ => return Err(Error::not_supported("EXPLAIN of this statement")),
     };
     let q = crate::bind::query::plan(s, q, sql)?;
-    let names = [
+    let columns = tabular_columns();
+    let mut rows = Vec::new();
+    let mut next_id = 1;
+    explain_query(s, &q, "SIMPLE", &mut next_id, &mut rows);
+    for r in rows.iter_mut() {
+        if r[0] == Value::Int(0) {
+            r[0] = Value::Null;
+        }
+    }
+    Ok(Output::Rows { columns, rows })
+}
+
+/// The columns of the tabular EXPLAIN.
+pub(crate) fn tabular_columns() -> Vec<ColumnMeta> {
+    [
         "id",
         "select_type",
         "table",
@@ -860,20 +874,42 @@ pub fn explain<E: KvEngine>(
         "rows",
         "filtered",
         "Extra",
-    ];
-    let columns: Vec<ColumnMeta> = names
-        .iter()
-        .map(|n| meta_for_type(n, &ExprType::Str { max_chars: 64 }))
-        .collect();
-    let mut rows = Vec::new();
-    let mut next_id = 1;
-    explain_query(s, &q, "SIMPLE", &mut next_id, &mut rows);
-    for r in rows.iter_mut() {
-        if r[0] == Value::Int(0) {
-            r[0] = Value::Null;
-        }
+    ]
+    .iter()
+    .map(|n| meta_for_type(n, &ExprType::Str { max_chars: 64 }))
+    .collect()
+}
+
+/// One text cell named EXPLAIN (FORMAT=TREE and FORMAT=JSON).
+pub(crate) fn text_output(text: String) -> Output {
+    Output::Rows {
+        columns: vec![meta_for_type(
+            "EXPLAIN",
+            &ExprType::Str { max_chars: 65535 },
+        )],
+        rows: vec![vec![Value::Str(text)]],
     }
-    Ok(Output::Rows { columns, rows })
+}
+
+/// The format an EXPLAIN asks for: its FORMAT= (TRADITIONAL travels as sqlparser's GRAPHVIZ,
+/// see `parse::parser`), else the session's `explain_format`; `None` is the tabular format.
+pub(crate) fn requested_format<E: KvEngine>(
+    s: &Session<E>,
+    format: Option<&ast::AnalyzeFormatKind>,
+) -> Option<ast::AnalyzeFormat> {
+    format
+        .map(|f| match f {
+            ast::AnalyzeFormatKind::Keyword(k) | ast::AnalyzeFormatKind::Assignment(k) => *k,
+        })
+        .or_else(|| match s.var("explain_format") {
+            Some(Value::Str(v)) if v == "JSON" => Some(ast::AnalyzeFormat::JSON),
+            Some(Value::Str(v)) if v == "TREE" => Some(ast::AnalyzeFormat::TREE),
+            _ => None,
+        })
+        .and_then(|f| match f {
+            ast::AnalyzeFormat::GRAPHVIZ | ast::AnalyzeFormat::TRADITIONAL => None,
+            f => Some(f),
+        })
 }
 
 /// EXPLAIN FORMAT=JSON: the rows of the tabular format as MySQL's JSON document — one

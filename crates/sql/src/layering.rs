@@ -39,6 +39,7 @@ const STILL_BACKWARDS: &[&str] = &[
     "ddl/checktable.rs -> show",
     "ddl/table.rs -> session",
     "ddl/view.rs -> session",
+    "dml/explain.rs -> session",
     "dml/load.rs -> session",
     "dml/multi.rs -> session",
     "dml/single.rs -> ddl",

@@ -389,6 +389,15 @@ impl<E: KvEngine> Session<E> {
             | Statement::AlterTable(_) => crate::ddl::table::execute(self, stmt),
             Statement::CreateView(cv) => crate::ddl::view::create(self, cv),
             Statement::LockTables { .. } | Statement::UnlockTables => Ok(Output::ok(0)),
+            Statement::Flush {
+                object_type: sqlparser::ast::FlushType::Status,
+                ..
+            } => {
+                // FLUSH STATUS: the session's counters start again; the global sums keep them
+                self.inst.handler_closed.add(&self.handler);
+                self.handler.reset();
+                Ok(Output::ok(0))
+            }
             Statement::Flush { .. } => Ok(Output::ok(0)),
             Statement::Analyze { .. } | Statement::OptimizeTable { .. } => {
                 crate::show::show::admin_table(self, stmt)

@@ -165,10 +165,15 @@ pub fn fetch_each<E: KvEngine>(
         (Some(_), None) => (false, None),
         (None, _) => (false, limit_hint),
     };
+    // Handler_read_*: a full primary-key scan reads "random next" rows; a key read starts with
+    // a key lookup and goes on in index order (backwards for a reverse scan)
+    let full = path.is_full_scan() && path.index == 0;
+    let (mut starts, mut rows) = (0u64, 0u64);
     let txn = s.ensure_txn();
     let mut n = 0u64;
     let mut kept = 0usize;
-    for (start, end) in ranges {
+    'ranges: for (start, end) in ranges {
+        starts += 1;
         if path.unique_point && path.index == 0 {
             if let std::ops::Bound::Included(pk) = &start {
                 if let Some((h, row)) = txn.get_by_pk(t, pk, lock)? {
@@ -177,7 +182,7 @@ pub fn fetch_each<E: KvEngine>(
                         None => true,
                     };
                     if keep && !f(ctx, h, row)? {
-                        return Ok(planned);
+                        break 'ranges;
                     }
                 }
                 continue;
@@ -186,8 +191,12 @@ pub fn fetch_each<E: KvEngine>(
         let iter = txn
             .scan(t, path.index, IndexRange { start, end }, reverse, lock)?
             .project(cols.clone());
+        let mut first = true;
         for r in iter {
             let (h, row) = r?;
+            if !std::mem::take(&mut first) {
+                rows += 1;
+            }
             n += 1;
             if n.is_multiple_of(1024) && ctx.killed.load(AtOrd::Relaxed) {
                 return Err(Error::interrupted());
@@ -199,10 +208,44 @@ pub fn fetch_each<E: KvEngine>(
             if keep {
                 kept += 1;
                 if !f(ctx, h, row)? || limit.is_some_and(|l| kept >= l) {
-                    return Ok(planned);
+                    break 'ranges;
                 }
             }
         }
+    }
+    use crate::session::session::HandlerReads;
+    let handler = &s.handler;
+    if full && (reverse || ordered.is_some()) {
+        // a full scan read for its order is an index scan: first (or last) row, then in order
+        HandlerReads::bump(
+            if reverse {
+                &handler.last
+            } else {
+                &handler.first
+            },
+            starts,
+        );
+        HandlerReads::bump(
+            if reverse {
+                &handler.prev
+            } else {
+                &handler.next
+            },
+            rows,
+        );
+    } else if full {
+        // MySQL's count includes the read that finds the end
+        HandlerReads::bump(&handler.rnd_next, n + starts);
+    } else {
+        HandlerReads::bump(&handler.key, starts);
+        HandlerReads::bump(
+            if reverse {
+                &handler.prev
+            } else {
+                &handler.next
+            },
+            rows,
+        );
     }
     Ok(planned)
 }

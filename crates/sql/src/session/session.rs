@@ -80,6 +80,83 @@ pub struct Process {
     pub kill_conn: Arc<AtomicBool>,
     /// What the running statement waits for (a `common::wait::WaitType` number, 0 = none).
     pub wait_state: Arc<std::sync::atomic::AtomicU8>,
+    /// The session's Handler_read_* counters (SHOW GLOBAL STATUS sums them).
+    pub handler: Arc<HandlerReads>,
+}
+
+/// Handler_read_* counters, MySQL's handler calls as the storage reads made them: the first
+/// row of a key lookup or range (`key`), later rows in index order (`next`) or backwards
+/// (`prev`), the first / last row of a full index scan read in order (`first` / `last`) and the
+/// rows of a full table scan (`rnd_next`). Each session has its own, written only by it (no contended cache line on the
+/// read path); SHOW GLOBAL STATUS adds up the live sessions' and the closed ones'.
+#[derive(Debug, Default)]
+pub struct HandlerReads {
+    /// Handler_read_key
+    pub key: AtomicU64,
+    /// Handler_read_next
+    pub next: AtomicU64,
+    /// Handler_read_prev
+    pub prev: AtomicU64,
+    /// Handler_read_first
+    pub first: AtomicU64,
+    /// Handler_read_last
+    pub last: AtomicU64,
+    /// Handler_read_rnd_next
+    pub rnd_next: AtomicU64,
+}
+
+impl HandlerReads {
+    /// Adds `n` to `c` (only the owning session writes: no atomic read-modify-write needed).
+    #[inline]
+    pub fn bump(c: &AtomicU64, n: u64) {
+        if n > 0 {
+            use std::sync::atomic::Ordering::Relaxed;
+            c.store(c.load(Relaxed) + n, Relaxed);
+        }
+    }
+
+    /// The counters as (status name, value).
+    pub fn values(&self) -> [(&'static str, u64); 6] {
+        use std::sync::atomic::Ordering::Relaxed;
+        [
+            ("Handler_read_first", self.first.load(Relaxed)),
+            ("Handler_read_key", self.key.load(Relaxed)),
+            ("Handler_read_last", self.last.load(Relaxed)),
+            ("Handler_read_next", self.next.load(Relaxed)),
+            ("Handler_read_prev", self.prev.load(Relaxed)),
+            ("Handler_read_rnd_next", self.rnd_next.load(Relaxed)),
+        ]
+    }
+
+    /// Adds `other`'s counts (atomically: the closed sessions' total is shared).
+    pub fn add(&self, other: &HandlerReads) {
+        use std::sync::atomic::Ordering::Relaxed;
+        for (mine, theirs) in [
+            (&self.key, &other.key),
+            (&self.next, &other.next),
+            (&self.prev, &other.prev),
+            (&self.first, &other.first),
+            (&self.last, &other.last),
+            (&self.rnd_next, &other.rnd_next),
+        ] {
+            mine.fetch_add(theirs.load(Relaxed), Relaxed);
+        }
+    }
+
+    /// Zero (FLUSH STATUS).
+    pub fn reset(&self) {
+        use std::sync::atomic::Ordering::Relaxed;
+        for c in [
+            &self.key,
+            &self.next,
+            &self.prev,
+            &self.first,
+            &self.last,
+            &self.rnd_next,
+        ] {
+            c.store(0, Relaxed);
+        }
+    }
 }
 
 /// Server-wide status counters.
@@ -154,6 +231,8 @@ pub struct Instance<E: KvEngine> {
     pub disconnect: parking_lot::RwLock<Option<Disconnect>>,
     /// Index statistics from ANALYZE TABLE.
     pub stats: crate::catalog::stats::StatsCache,
+    /// Handler_read_* of the sessions that have ended.
+    pub handler_closed: HandlerReads,
     /// Bound partitioning functions of partitioned tables.
     pub partitions: crate::catalog::partition::RtCache,
     /// Thread-pool tables and connection status from the server (installed once it listens).
@@ -184,6 +263,7 @@ impl<E: KvEngine> Instance<E> {
             started: Instant::now(),
             disconnect: parking_lot::RwLock::new(None),
             stats: Default::default(),
+            handler_closed: Default::default(),
             partitions: Default::default(),
             server_info: parking_lot::RwLock::new(None),
             mdl: Default::default(),
@@ -380,6 +460,8 @@ pub struct Session<E: KvEngine> {
     pub(crate) plan_rec: std::cell::RefCell<PlanRecord>,
     /// Parsed shapes of the text writes this session sent (see [`crate::stmt_cache`]).
     pub stmt_cache: crate::parse::stmt_cache::StmtCache,
+    /// Handler_read_* of this session (shared with its process-list entry).
+    pub handler: Arc<HandlerReads>,
 }
 
 /// Session status flags (protocol SERVER_STATUS_*).
@@ -398,6 +480,7 @@ impl<E: KvEngine> Drop for Session<E> {
             t.rollback();
         }
         self.inst.processes.lock().remove(&self.conn_id);
+        self.inst.handler_closed.add(&self.handler);
         self.inst.mdl.disconnect(self.conn_id);
         crate::runtime::userlock::release_all(self.conn_id as u64);
     }
@@ -415,6 +498,7 @@ impl<E: KvEngine> Session<E> {
         let killed = Arc::new(AtomicBool::new(false));
         let kill_conn = Arc::new(AtomicBool::new(false));
         let wait_state = Arc::new(std::sync::atomic::AtomicU8::new(0));
+        let handler = Arc::new(HandlerReads::default());
         let mut s = Session {
             inst: inst.clone(),
             conn_id,
@@ -451,6 +535,7 @@ impl<E: KvEngine> Session<E> {
             globals: inst.globals.snapshot(),
             plan_rec: Default::default(),
             stmt_cache: Default::default(),
+            handler: handler.clone(),
         };
         if let Some(d) = db {
             s.use_db(d)?;
@@ -467,6 +552,7 @@ impl<E: KvEngine> Session<E> {
                 kill_query: killed,
                 kill_conn,
                 wait_state,
+                handler,
             },
         );
         Ok(s)

@@ -383,7 +383,7 @@ fn show_inner<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Ou
         }
         "STATUS" => {
             let filter = parse_filter(&mut t)?;
-            let rows = status_rows(sess);
+            let rows = status_rows(sess, global);
             result(
                 sess,
                 vec![str_meta("Variable_name", 64), str_meta("Value", 1024)],
@@ -1002,9 +1002,22 @@ fn variable_rows<E: KvEngine>(sess: &Session<E>, global: bool) -> Vec<Vec<Value>
         .collect()
 }
 
-fn status_rows<E: KvEngine>(sess: &Session<E>) -> Vec<Vec<Value>> {
+fn status_rows<E: KvEngine>(sess: &Session<E>, global: bool) -> Vec<Vec<Value>> {
     use std::sync::atomic::Ordering::Relaxed;
     let st = &sess.inst.status;
+    // Handler_read_*: the session's own, or every session's (live and ended) for GLOBAL
+    let handler = if global {
+        let all = crate::session::session::HandlerReads::default();
+        all.add(&sess.inst.handler_closed);
+        for p in sess.inst.processes.lock().values() {
+            all.add(&p.handler);
+        }
+        all.values()
+    } else {
+        sess.handler.values()
+    };
+    let handler_rows: Vec<(&str, String)> =
+        handler.iter().map(|(k, v)| (*k, v.to_string())).collect();
     let mut v: Vec<(&str, String)> = vec![
         (
             "Aborted_connects",
@@ -1068,6 +1081,7 @@ fn status_rows<E: KvEngine>(sess: &Session<E>) -> Vec<Vec<Value>> {
         ),
         ("Uptime", sess.inst.started.elapsed().as_secs().to_string()),
     ];
+    v.extend(handler_rows);
     let extra = server_info(sess).map(|i| i.status()).unwrap_or_default();
     v.retain(|(k, _)| !extra.iter().any(|(e, _)| e == k));
     v.extend(extra.iter().map(|(k, val)| (k.as_str(), val.clone())));
@@ -2286,7 +2300,9 @@ pub fn system_rows<E: KvEngine>(
             let global = t.name.starts_with("GLOBAL");
             rows = variable_rows(sess, global);
         }
-        "SESSION_STATUS" | "GLOBAL_STATUS" => rows = status_rows(sess),
+        "SESSION_STATUS" | "GLOBAL_STATUS" => {
+            rows = status_rows(sess, t.name.starts_with("GLOBAL"))
+        }
         other => {
             if let Some(info) = server_info(sess) {
                 if info.tables().iter().any(|t| t.name == other) {

@@ -11,7 +11,7 @@ use storage::catalog::TableDef;
 use storage::engine::KvEngine;
 
 use crate::ir::expr::Expr;
-use crate::plan::explain::{explain_row, key_part_len, requested_format, tabular_columns};
+use crate::plan::explain::{explain_row, requested_format, tabular_columns};
 use crate::plan::physical::{AccessKind, TableRead};
 use crate::session::session::{Output, Session};
 
@@ -181,15 +181,8 @@ fn read_row<E: KvEngine>(
         extra,
     );
     if let Some(k) = key {
-        let idx = &t.indexes[read.path.index];
-        let len: u32 = idx
-            .columns
-            .iter()
-            .take(read.key_parts())
-            .map(|ic| key_part_len(&t.columns[ic.col], ic.prefix_len))
-            .sum();
         row[5] = Value::Str(k.to_string());
-        row[7] = Value::Str(len.to_string());
+        row[7] = Value::Str(crate::plan::explain::key_len(t, &read).to_string());
     }
     row[3] = crate::catalog::partition::explain_partitions(s, t, filter)
         .map(Value::Str)

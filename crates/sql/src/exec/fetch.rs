@@ -214,38 +214,20 @@ pub fn fetch_each<E: KvEngine>(
         }
     }
     use crate::session::session::HandlerReads;
-    let handler = &s.handler;
-    if full && (reverse || ordered.is_some()) {
-        // a full scan read for its order is an index scan: first (or last) row, then in order
-        HandlerReads::bump(
-            if reverse {
-                &handler.last
-            } else {
-                &handler.first
-            },
-            starts,
-        );
-        HandlerReads::bump(
-            if reverse {
-                &handler.prev
-            } else {
-                &handler.next
-            },
-            rows,
-        );
-    } else if full {
-        // MySQL's count includes the read that finds the end
-        HandlerReads::bump(&handler.rnd_next, n + starts);
-    } else {
-        HandlerReads::bump(&handler.key, starts);
-        HandlerReads::bump(
-            if reverse {
-                &handler.prev
-            } else {
-                &handler.next
-            },
-            rows,
-        );
-    }
+    let h = &s.handler;
+    let (first, after) = match (full, reverse, ordered.is_some()) {
+        // MySQL's count of a table scan includes the read that finds the end
+        (true, false, false) => {
+            HandlerReads::bump(&h.rnd_next, n + starts);
+            return Ok(planned);
+        }
+        // a full scan read for its order is an index scan: first (last) row, then in order
+        (true, false, true) => (&h.first, &h.next),
+        (true, true, _) => (&h.last, &h.prev),
+        (false, false, _) => (&h.key, &h.next),
+        (false, true, _) => (&h.key, &h.prev),
+    };
+    HandlerReads::bump(first, starts);
+    HandlerReads::bump(after, rows);
     Ok(planned)
 }

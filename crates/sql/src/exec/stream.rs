@@ -539,6 +539,19 @@ mod tests {
         assert!(rec.rows.is_empty());
     }
 
+    /// `sql` is streamed, and sends what the collected path (its rows read as a derived
+    /// table) returns.
+    fn streamed_equals_collected(s: &mut crate::Session<storage::mem::MemEngine>, sql: &str) {
+        let want = rows(s, &format!("SELECT * FROM ({sql}) x"));
+        let mut rec = Recorder::default();
+        let mut out = s.query_with_files(sql, false, &mut rec);
+        assert!(
+            matches!(out.pop(), Some(Ok(Output::RowsSent { .. }))),
+            "{sql}"
+        );
+        assert_eq!(rec.rows, want, "{sql}");
+    }
+
     /// An ORDER BY over more than `sort_buffer_size` sorts through temporary files (merge
     /// passes counted) and sends what the in-memory sort of the collected path returns.
     #[test]
@@ -574,14 +587,7 @@ mod tests {
             "SELECT s, v, COUNT(*) AS n FROM big GROUP BY s, v HAVING n > 1 ORDER BY n DESC, s, v",
             "SELECT v % 7 AS m, AVG(id) FROM big GROUP BY m ORDER BY m LIMIT 3",
         ] {
-            let want = rows(&mut s, &format!("SELECT * FROM ({sql}) x"));
-            let mut rec = Recorder::default();
-            let mut out = s.query_with_files(sql, false, &mut rec);
-            assert!(
-                matches!(out.pop(), Some(Ok(Output::RowsSent { .. }))),
-                "{sql}"
-            );
-            assert_eq!(rec.rows, want, "{sql}");
+            streamed_equals_collected(&mut s, sql);
         }
         assert!(status(&mut s, "Created_tmp_disk_tables") >= disk + 2);
         for sql in [
@@ -589,15 +595,8 @@ mod tests {
             "SELECT s, id FROM big ORDER BY s DESC, id LIMIT 700",
             "SELECT id FROM big WHERE v < 300 ORDER BY v DESC, s, id LIMIT 10 OFFSET 5",
         ] {
-            let want = rows(&mut s, &format!("SELECT * FROM ({sql}) x"));
             let passes = status(&mut s, "Sort_merge_passes");
-            let mut rec = Recorder::default();
-            let mut out = s.query_with_files(sql, false, &mut rec);
-            assert!(
-                matches!(out.pop(), Some(Ok(Output::RowsSent { .. }))),
-                "{sql}"
-            );
-            assert_eq!(rec.rows, want, "{sql}");
+            streamed_equals_collected(&mut s, sql);
             if !sql.contains("LIMIT 10") {
                 assert!(
                     status(&mut s, "Sort_merge_passes") > passes,

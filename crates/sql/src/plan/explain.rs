@@ -56,6 +56,16 @@ pub(crate) fn key_part_len(c: &storage::catalog::ColumnDef, prefix: Option<u32>)
     base + u32::from(c.nullable)
 }
 
+/// EXPLAIN's key_len of `read`: the bytes of the key parts it uses.
+pub(crate) fn key_len(t: &storage::catalog::TableDef, read: &TableRead) -> u32 {
+    t.indexes[read.path.index]
+        .columns
+        .iter()
+        .take(read.key_parts())
+        .map(|ic| key_part_len(&t.columns[ic.col], ic.prefix_len))
+        .sum()
+}
+
 /// One EXPLAIN row.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn explain_row(
@@ -301,7 +311,6 @@ fn table_row<E: KvEngine>(
 ) -> Vec<Value> {
     let jt = &p.from[item];
     let path = &read.path;
-    let idx = &t.indexes[path.index];
     let ty = read.kind.explain_type();
     let key = read.explain_key(t);
     let lookup = matches!(
@@ -326,12 +335,7 @@ fn table_row<E: KvEngine>(
     }
     // key_len / ref for the key parts used
     let (key_len, key_ref) = if key.is_some() {
-        let len: u32 = idx
-            .columns
-            .iter()
-            .take(read.key_parts())
-            .map(|ic| key_part_len(&t.columns[ic.col], ic.prefix_len))
-            .sum();
+        let len = key_len(t, read);
         let r = matches!(
             read.kind,
             AccessKind::Const | AccessKind::Ref | AccessKind::EqRef
@@ -729,22 +733,9 @@ pub fn explain_statement<E: KvEngine>(
     sql: &str,
 ) -> Result<Output> {
     // without FORMAT, the session's explain_format decides (EXPLAIN ANALYZE: TREE for
-    // TRADITIONAL, as in MySQL 8.4)
-    let fmt = format
-        .map(|f| match f {
-            ast::AnalyzeFormatKind::Keyword(k) | ast::AnalyzeFormatKind::Assignment(k) => *k,
-        })
-        .or_else(|| match s.var("explain_format") {
-            Some(Value::Str(v)) if v == "JSON" => Some(ast::AnalyzeFormat::JSON),
-            Some(Value::Str(v)) if v == "TREE" => Some(ast::AnalyzeFormat::TREE),
-            _ => None,
-        });
-    // GRAPHVIZ: the parser's stand-in for an explicit FORMAT=TRADITIONAL (parse::parser)
-    let fmt = fmt.map(|f| match f {
-        ast::AnalyzeFormat::GRAPHVIZ => ast::AnalyzeFormat::TRADITIONAL,
-        f => f,
-    });
-    if !analyze && matches!(fmt, None | Some(ast::AnalyzeFormat::TRADITIONAL)) {
+    // TRADITIONAL, as in MySQL 8.4); None is the tabular format
+    let fmt = requested_format(s, format);
+    if !analyze && fmt.is_none() {
         return explain(s, stmt, sql);
     }
     if !analyze && matches!(fmt, Some(ast::AnalyzeFormat::JSON)) {

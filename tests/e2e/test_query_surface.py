@@ -203,3 +203,13 @@ def test_explain_formats_over_the_wire(db):
     assert cur.fetchone()[1] == "INSERT"
     cur.execute("SELECT COUNT(*) FROM u")
     assert cur.fetchone()[0] == 4
+    # Handler_read_*: the session's reads as the plans made them; FLUSH STATUS zeroes them,
+    # GLOBAL adds up every session's
+    cur.execute("FLUSH STATUS")
+    cur.execute("SELECT * FROM t WHERE id = 2")
+    cur.execute("SELECT COUNT(*) FROM u")
+    cur.execute("SHOW SESSION STATUS LIKE 'Handler_read%'")
+    got = dict(cur.fetchall())
+    assert (got["Handler_read_key"], got["Handler_read_rnd_next"]) == ("1", "5"), got
+    cur.execute("SHOW GLOBAL STATUS LIKE 'Handler_read_key'")
+    assert int(cur.fetchone()[1]) >= 1

@@ -161,15 +161,7 @@ fn read_row<E: KvEngine>(
         _ => "range",
     };
     let key = read.explain_key(t);
-    let (mut rows, _, _) = s.storage().table_stats(t).unwrap_or((0, 0, 0));
-    let eq = read.path.eq_prefixes.first().map_or(0, Vec::len);
-    if read.path.unique_point {
-        rows = read.path.eq_prefixes.len() as u64;
-    } else if let (Some(st), Some(_)) = (&stats, key) {
-        if let Some(rpk) = st.rows_per_key(read.path.index, eq) {
-            rows = (rpk * read.path.eq_prefixes.len() as f64).ceil() as u64;
-        }
-    }
+    let rows = crate::plan::explain::estimated_rows(s, t, &read, stats.as_deref());
     let extra = filter.is_some().then_some("Using where");
     let mut row = explain_row(
         1,

@@ -276,6 +276,26 @@ pub(crate) fn group_rows<E: KvEngine>(
 pub(crate) type EvalFn<'f> =
     dyn FnMut(&crate::ir::expr::Expr, &[Value], &mut EvalCtx<'_>) -> Result<Value> + 'f;
 
+/// The hash key and values of `row`'s group under `p`'s first `nkeys` GROUP BY expressions.
+pub(crate) fn group_key(
+    p: &Plan,
+    nkeys: usize,
+    ev: &mut EvalFn<'_>,
+    row: &[Value],
+    ctx: &mut EvalCtx<'_>,
+) -> Result<(Vec<u8>, Vec<Value>)> {
+    let mut key = Vec::new();
+    let mut keyvals = Vec::with_capacity(nkeys);
+    for g in &p.group_by[..nkeys] {
+        let v = ev(g, row, ctx)?;
+        let coll = expr_collation(g, &p.scope, ctx.fnctx.collation);
+        func::compare::hash_key(&v, coll, &mut key);
+        key.push(0xFE);
+        keyvals.push(v);
+    }
+    Ok((key, keyvals))
+}
+
 /// One group: key values, first source row, aggregate states, DISTINCT sets.
 type Group = (
     Vec<Value>,
@@ -316,16 +336,7 @@ impl<'p> Grouper<'p> {
         row: &[Value],
         ctx: &mut EvalCtx<'_>,
     ) -> Result<(Vec<u8>, Vec<Value>)> {
-        let mut key = Vec::new();
-        let mut keyvals = Vec::with_capacity(self.nkeys);
-        for g in &self.p.group_by[..self.nkeys] {
-            let v = ev(g, row, ctx)?;
-            let coll = expr_collation(g, &self.p.scope, ctx.fnctx.collation);
-            func::compare::hash_key(&v, coll, &mut key);
-            key.push(0xFE);
-            keyvals.push(v);
-        }
-        Ok((key, keyvals))
+        group_key(self.p, self.nkeys, ev, row, ctx)
     }
 
     /// True when `key` names a group already held.

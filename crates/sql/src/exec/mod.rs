@@ -1,6 +1,6 @@
 //! Stage 6, **exec**: running a bound, planned query — reading a table ([`fetch`]), joins
 //! ([`join`]), aggregation ([`aggregate`]), window functions ([`window`]), sorting ([`sort`]; an external sort that spills to temporary files, [`sorter`] and [`spill`]),
-//! a SELECT block end to end ([`select`]), a block streamed row by row to the client ([`stream`]), a record of the reads for the tests ([`trace`])
+//! a SELECT block end to end ([`select`]), a block streamed row by row to the client ([`stream`]), a record of the reads made, for EXPLAIN ANALYZE and the plan check ([`trace`])
 //! and query expressions above blocks ([`query`]).
 //!
 //! May use: every stage before it.

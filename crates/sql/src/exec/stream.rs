@@ -89,7 +89,7 @@ pub fn run<E: KvEngine>(
     // ORDER BY that the read does not deliver: sort, spilling past sort_buffer_size
     let inst = s.inst.clone();
     let (order, colls) = order_keys(p, &p.order, ctx);
-    let mut sorter = sorter_for(s, &inst, &order, &colls, top, ctx);
+    let mut sorter = sorter_for(s, &inst, &order, &colls, top, ctx.killed);
     produce(s, p, &plan, None, ctx, &mut |ctx, row| {
         let keys = sort_keys(&order, &colls, &row, ctx)?;
         sorter.push(keys, row)?;
@@ -125,7 +125,7 @@ fn sorter_for<'a, E: KvEngine>(
     order: &[(Expr, bool)],
     colls: &[common::Collation],
     top: Option<usize>,
-    ctx: &EvalCtx<'a>,
+    killed: &'a std::sync::atomic::AtomicBool,
 ) -> Sorter<'a> {
     let budget = s.var_int("sort_buffer_size", 262_144).max(0) as usize;
     let counters = SortCounters {
@@ -141,7 +141,7 @@ fn sorter_for<'a, E: KvEngine>(
         budget,
         tmp_dir(s),
         counters,
-        ctx.killed,
+        killed,
     )
 }
 
@@ -171,46 +171,24 @@ fn run_grouped<E: KvEngine>(
     let group_order: Vec<(Expr, bool)> = p.group_by.iter().map(|g| (g.clone(), false)).collect();
     let (group_order, group_colls) = order_keys(p, &group_order, ctx);
     let mut groups = crate::exec::aggregate::Grouper::new(p, nkeys);
-    let mut overflow: Option<Sorter<'_>> = None;
+    // rows of groups the full in-memory table does not hold wait in a sort by group key
+    let mut overflow = sorter_for(s, &inst, &group_order, &group_colls, None, ctx.killed);
+    let mut spilled = false;
     let mut ev = |e: &Expr, r: &[Value], ctx: &mut EvalCtx<'_>| e.eval(r, ctx);
     {
-        let (groups, overflow, ev) = (&mut groups, &mut overflow, &mut ev);
-        let (go, gc) = (&group_order, &group_colls);
-        let inst = &inst;
-        let sort_budget = s.var_int("sort_buffer_size", 262_144).max(0) as usize;
-        let dir = tmp_dir(s);
-        let killed = ctx.killed;
+        let (groups, overflow, spilled, ev) = (&mut groups, &mut overflow, &mut spilled, &mut ev);
+        let (go, gc, inst) = (&group_order, &group_colls, &inst);
         produce(s, p, plan, None, ctx, &mut |ctx, row| {
             let (key, keyvals) = groups.key_of(ev, &row, ctx)?;
-            if overflow.is_none() && (groups.holds(&key) || groups.bytes < budget) {
+            if groups.holds(&key) || (!*spilled && groups.bytes < budget) {
                 groups.push_keyed(ev, key, keyvals, &row, ctx)?;
                 return Ok(true);
             }
-            if groups.holds(&key) {
-                groups.push_keyed(ev, key, keyvals, &row, ctx)?;
-                return Ok(true);
-            }
-            // the in-memory table is full: rows of new groups wait in a sort by group key
-            let sorter = overflow.get_or_insert_with(|| {
+            if !std::mem::replace(spilled, true) {
                 inst.status.created_tmp_disk_tables.fetch_add(1, Relaxed);
-                let counters = SortCounters {
-                    merge_passes: &inst.status.sort_merge_passes,
-                    tmp_files: &inst.status.created_tmp_files,
-                    rows: &inst.status.sort_rows,
-                };
-                let desc = vec![false; go.len()];
-                Sorter::new(
-                    desc,
-                    gc.clone(),
-                    None,
-                    sort_budget,
-                    dir.clone(),
-                    counters,
-                    killed,
-                )
-            });
+            }
             let keys = sort_keys(go, gc, &row, ctx)?;
-            sorter.push(keys, row)?;
+            overflow.push(keys, row)?;
             Ok(true)
         })?;
     }
@@ -220,7 +198,7 @@ fn run_grouped<E: KvEngine>(
     } else {
         order_keys(p, &p.order, ctx)
     };
-    let mut results = sorter_for(s, &inst, &order, &colls, top, ctx);
+    let mut results = sorter_for(s, &inst, &order, &colls, top, ctx.killed);
     let mut emit = |ctx: &mut EvalCtx<'_>, row: Vec<Value>| -> Result<()> {
         if let Some(h) = &p.having {
             if !h.eval_bool(&row, ctx)? {
@@ -233,19 +211,20 @@ fn run_grouped<E: KvEngine>(
     for (_, row) in groups.finish() {
         emit(ctx, row)?;
     }
-    if let Some(sorter) = overflow {
-        let mut sorted = sorter.finish()?;
+    if spilled {
+        let mut sorted = overflow.finish()?;
         let mut current: Option<(Vec<u8>, crate::exec::aggregate::Grouper<'_>)> = None;
         while let Some(row) = sorted.next_row()? {
-            let probe = crate::exec::aggregate::Grouper::new(p, nkeys);
-            let (key, keyvals) = probe.key_of(&mut ev, &row, ctx)?;
+            let (key, keyvals) = crate::exec::aggregate::group_key(p, nkeys, &mut ev, &row, ctx)?;
             if current.as_ref().is_some_and(|(k, _)| *k != key) {
                 let (_, g) = current.take().expect("group");
                 for (_, r) in g.finish() {
                     emit(ctx, r)?;
                 }
             }
-            let (_, g) = current.get_or_insert_with(|| (key.clone(), probe));
+            let (_, g) = current.get_or_insert_with(|| {
+                (key.clone(), crate::exec::aggregate::Grouper::new(p, nkeys))
+            });
             g.push_keyed(&mut ev, key, keyvals, &row, ctx)?;
         }
         if let Some((_, g)) = current {

@@ -56,6 +56,28 @@ pub(crate) fn key_part_len(c: &storage::catalog::ColumnDef, prefix: Option<u32>)
     base + u32::from(c.nullable)
 }
 
+/// EXPLAIN's `rows` for `read`: one per unique point, the statistics' rows per key prefix
+/// times the prefixes when ANALYZE TABLE measured them, else the table's row count.
+pub(crate) fn estimated_rows<E: KvEngine>(
+    s: &Session<E>,
+    t: &storage::catalog::TableDef,
+    read: &TableRead,
+    stats: Option<&crate::catalog::stats::TableStatistics>,
+) -> u64 {
+    let path = &read.path;
+    if path.unique_point {
+        return path.eq_prefixes.len() as u64;
+    }
+    let eq = path.eq_prefixes.first().map_or(0, Vec::len);
+    match stats
+        .filter(|_| read.explain_key(t).is_some())
+        .and_then(|st| st.rows_per_key(path.index, eq))
+    {
+        Some(rpk) => (rpk * path.eq_prefixes.len() as f64).ceil() as u64,
+        None => s.storage().table_stats(t).map_or(0, |(rows, _, _)| rows),
+    }
+}
+
 /// EXPLAIN's key_len of `read`: the bytes of the key parts it uses.
 pub(crate) fn key_len(t: &storage::catalog::TableDef, read: &TableRead) -> u32 {
     t.indexes[read.path.index]
@@ -324,15 +346,8 @@ fn table_row<E: KvEngine>(
         ))
     );
     let st = s.inst.stats.get(s.storage(), t);
-    let (mut rows, _, _) = s.storage().table_stats(t).unwrap_or((0, 0, 0));
+    let rows = estimated_rows(s, t, read, st.as_deref());
     let eq = path.eq_prefixes.first().map_or(0, Vec::len);
-    if matches!(read.kind, AccessKind::Const | AccessKind::EqRef) {
-        rows = 1;
-    } else if let (Some(st), Some(_)) = (&st, key) {
-        if let Some(rpk) = st.rows_per_key(path.index, eq) {
-            rows = (rpk * path.eq_prefixes.len() as f64).ceil() as u64;
-        }
-    }
     // key_len / ref for the key parts used
     let (key_len, key_ref) = if key.is_some() {
         let len = key_len(t, read);

@@ -9,6 +9,7 @@ use storage::engine::KvEngine;
 use crate::bind::select::grouping_value;
 use crate::exec::sort::compare_sort_keys;
 use crate::exec::sort::expr_collation;
+use crate::exec::sorter::{SortKey, Sorter};
 use crate::ir::block::Plan;
 use crate::ir::expr::AggCall;
 use crate::ir::expr::AggFunc;
@@ -268,7 +269,7 @@ pub(crate) fn group_rows<E: KvEngine>(
     for row in source {
         g.push(&mut ev, row, ctx)?;
     }
-    Ok(g.finish())
+    g.finish(ctx)
 }
 
 /// How [`Grouper`] evaluates an expression over a source row (with the session when the
@@ -314,6 +315,18 @@ pub(crate) struct Grouper<'p> {
     mem: crate::runtime::limits::MemTracker,
     /// Bytes the groups take (as counted for `max_session_mem_used`).
     pub bytes: usize,
+    spill: Option<DistinctSpill<'p>>,
+}
+
+/// DISTINCT arguments past the in-memory table's size (MySQL's `Unique`): the value sets
+/// already held stay as they are (no longer growing); a value not in its set goes to an
+/// external sort on (group, aggregate, value) instead, and each distinct one reaches its
+/// aggregate once when the groups finish. GROUP_CONCAT(DISTINCT) keeps its set in memory
+/// (its ORDER BY keys are evaluated per row; `max_session_mem_used` guards it).
+struct DistinctSpill<'p> {
+    budget: usize,
+    make: Box<dyn FnMut() -> Sorter<'p> + 'p>,
+    sorter: Option<Sorter<'p>>,
 }
 
 impl<'p> Grouper<'p> {
@@ -326,7 +339,23 @@ impl<'p> Grouper<'p> {
             index: Default::default(),
             mem: crate::runtime::limits::MemTracker::new(),
             bytes: 0,
+            spill: None,
         }
+    }
+
+    /// Past `budget` bytes, DISTINCT values go to the sorters `make` gives (see
+    /// [`DistinctSpill`]).
+    pub(crate) fn spill_distinct(
+        mut self,
+        budget: usize,
+        make: impl FnMut() -> Sorter<'p> + 'p,
+    ) -> Grouper<'p> {
+        self.spill = Some(DistinctSpill {
+            budget,
+            make: Box::new(make),
+            sorter: None,
+        });
+        self
     }
 
     /// The hash key and values of `row`'s group.
@@ -402,11 +431,22 @@ impl<'p> Grouper<'p> {
             if a.distinct && !v.is_null() {
                 let mut k = Vec::new();
                 func::compare::hash_key(&v, a.coll, &mut k);
-                self.mem.add_bytes(k.len() + 48)?;
-                self.bytes += k.len() + 48;
-                if !g.3[ai].insert(k) {
+                if g.3[ai].contains(&k) {
                     continue;
                 }
+                let spill = self.spill.as_mut().filter(|sp| {
+                    a.func != AggFunc::GroupConcat
+                        && (sp.sorter.is_some() || self.bytes + k.len() + 48 > sp.budget)
+                });
+                if let Some(sp) = spill {
+                    let sorter = sp.sorter.get_or_insert_with(|| (sp.make)());
+                    let at = |i: usize| SortKey::Val(Value::UInt(i as u64));
+                    sorter.push(vec![at(gi), at(ai), SortKey::Weight(k)], vec![v])?;
+                    continue;
+                }
+                self.mem.add_bytes(k.len() + 48)?;
+                self.bytes += k.len() + 48;
+                g.3[ai].insert(k);
             }
             let keyed = !a.order.is_empty() && !v.is_null();
             update_state(&mut g.2[ai], a, v, ctx)?;
@@ -428,9 +468,15 @@ impl<'p> Grouper<'p> {
     /// The groups: key values and row (first source row, then the aggregate results), in the
     /// order they were first seen. Without GROUP BY and without rows: the one row of an
     /// aggregate over nothing.
-    pub(crate) fn finish(self) -> Vec<(Vec<Value>, Vec<Value>)> {
+    ///
+    /// # Errors
+    /// A spilled DISTINCT's sort failing (1026, 1317), an aggregate's overflow.
+    pub(crate) fn finish(self, ctx: &mut EvalCtx<'_>) -> Result<Vec<(Vec<Value>, Vec<Value>)>> {
         let p = self.p;
         let mut groups = self.groups;
+        if let Some(sorter) = self.spill.and_then(|sp| sp.sorter) {
+            feed_spilled_distinct(p, &mut groups, sorter, ctx)?;
+        }
         if groups.is_empty() && p.group_by.is_empty() {
             // aggregate over no rows: one row of NULL columns + initial aggregates
             let ncols = p.scope.cols.len();
@@ -454,6 +500,43 @@ impl<'p> Grouper<'p> {
             }
             out.push((keyvals, first));
         }
-        out
+        Ok(out)
     }
+}
+
+/// Feeds each distinct (group, aggregate, value) of a spilled DISTINCT's sort to its
+/// aggregate once: equal records are adjacent.
+fn feed_spilled_distinct(
+    p: &Plan,
+    groups: &mut [Group],
+    sorter: Sorter<'_>,
+    ctx: &mut EvalCtx<'_>,
+) -> Result<()> {
+    let mut sorted = sorter.finish()?;
+    let mut last: Option<Vec<SortKey>> = None;
+    while let Some((keys, mut row)) = sorted.next_keyed()? {
+        if last.as_ref().is_some_and(|l| same_keys(l, &keys)) {
+            continue;
+        }
+        let (Some(SortKey::Val(Value::UInt(gi))), Some(SortKey::Val(Value::UInt(ai)))) =
+            (keys.first(), keys.get(1))
+        else {
+            return Err(Error::internal("spilled DISTINCT record without its place"));
+        };
+        let (gi, ai) = (*gi as usize, *ai as usize);
+        let v = row.pop().unwrap_or(Value::Null);
+        update_state(&mut groups[gi].2[ai], &p.aggs[ai], v, ctx)?;
+        last = Some(keys);
+    }
+    Ok(())
+}
+
+/// Equal (group, aggregate, value weight) records.
+fn same_keys(a: &[SortKey], b: &[SortKey]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| match (x, y) {
+            (SortKey::Weight(x), SortKey::Weight(y)) => x == y,
+            (SortKey::Val(Value::UInt(x)), SortKey::Val(Value::UInt(y))) => x == y,
+            _ => false,
+        })
 }

@@ -28,7 +28,7 @@ pub enum SortKey {
 }
 
 /// A row with its keys.
-type Keyed = (Vec<SortKey>, Vec<Value>);
+pub type Keyed = (Vec<SortKey>, Vec<Value>);
 
 /// The counters a sort adds to (the instance's status).
 pub struct SortCounters<'a> {
@@ -368,8 +368,16 @@ impl Sorted<'_> {
     /// # Errors
     /// 1026 on a temporary-file error; 1317 when the query is killed.
     pub fn next_row(&mut self) -> Result<Option<Vec<Value>>> {
+        Ok(self.next_keyed()?.map(|(_, r)| r))
+    }
+
+    /// The next row with its sort keys.
+    ///
+    /// # Errors
+    /// As [`Sorted::next_row`].
+    pub fn next_keyed(&mut self) -> Result<Option<Keyed>> {
         match self {
-            Sorted::Memory(it) => Ok(it.next().map(|(_, r)| r)),
+            Sorted::Memory(it) => Ok(it.next()),
             Sorted::Merged {
                 merge,
                 left,
@@ -386,7 +394,7 @@ impl Sorted<'_> {
                 if let Some(l) = left {
                     *l -= 1;
                 }
-                Ok(merge.next_keyed()?.map(|(_, r)| r))
+                merge.next_keyed()
             }
         }
     }

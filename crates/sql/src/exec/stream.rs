@@ -170,7 +170,26 @@ fn run_grouped<E: KvEngine>(
     let nkeys = p.group_by.len();
     let group_order: Vec<(Expr, bool)> = p.group_by.iter().map(|g| (g.clone(), false)).collect();
     let (group_order, group_colls) = order_keys(p, &group_order, ctx);
-    let mut groups = crate::exec::aggregate::Grouper::new(p, nkeys);
+    // DISTINCT values past the budget wait in a sort by (group, aggregate, value)
+    let (sort_budget, dir, killed) = (
+        s.var_int("sort_buffer_size", 262_144).max(0) as usize,
+        tmp_dir(s),
+        ctx.killed,
+    );
+    let distinct_sort = || {
+        inst.status.created_tmp_disk_tables.fetch_add(1, Relaxed);
+        let counters = SortCounters {
+            merge_passes: &inst.status.sort_merge_passes,
+            tmp_files: &inst.status.created_tmp_files,
+            rows: &inst.status.sort_rows,
+        };
+        let colls = vec![common::Collation::Binary; 3];
+        Sorter::new(vec![false; 3], colls, None, sort_budget, dir.clone(), counters, killed)
+    };
+    let new_grouper = || {
+        crate::exec::aggregate::Grouper::new(p, nkeys).spill_distinct(budget, distinct_sort)
+    };
+    let mut groups = new_grouper();
     // rows of groups the full in-memory table does not hold wait in a sort by group key
     let mut overflow = sorter_for(s, &inst, &group_order, &group_colls, None, ctx.killed);
     let mut spilled = false;
@@ -208,7 +227,7 @@ fn run_grouped<E: KvEngine>(
         let keys = sort_keys(&order, &colls, &row, ctx)?;
         results.push(keys, row)
     };
-    for (_, row) in groups.finish() {
+    for (_, row) in groups.finish(ctx)? {
         emit(ctx, row)?;
     }
     if spilled {
@@ -218,17 +237,15 @@ fn run_grouped<E: KvEngine>(
             let (key, keyvals) = crate::exec::aggregate::group_key(p, nkeys, &mut ev, &row, ctx)?;
             if current.as_ref().is_some_and(|(k, _)| *k != key) {
                 let (_, g) = current.take().expect("group");
-                for (_, r) in g.finish() {
+                for (_, r) in g.finish(ctx)? {
                     emit(ctx, r)?;
                 }
             }
-            let (_, g) = current.get_or_insert_with(|| {
-                (key.clone(), crate::exec::aggregate::Grouper::new(p, nkeys))
-            });
+            let (_, g) = current.get_or_insert_with(|| (key.clone(), new_grouper()));
             g.push_keyed(&mut ev, key, keyvals, &row, ctx)?;
         }
         if let Some((_, g)) = current {
-            for (_, r) in g.finish() {
+            for (_, r) in g.finish(ctx)? {
                 emit(ctx, r)?;
             }
         }
@@ -569,6 +586,26 @@ mod tests {
             streamed_equals_collected(&mut s, sql);
         }
         assert!(status(&mut s, "Created_tmp_disk_tables") >= disk + 2);
+        // DISTINCT sets past the in-memory table: values go to a sort by (group, aggregate,
+        // value), which spills past sort_buffer_size too
+        ok(&mut s, "SET tmp_table_size = 1024");
+        let (disk, passes) = (
+            status(&mut s, "Created_tmp_disk_tables"),
+            status(&mut s, "Sort_merge_passes"),
+        );
+        for sql in [
+            "SELECT COUNT(DISTINCT id), COUNT(DISTINCT s), SUM(DISTINCT v), AVG(DISTINCT v), \
+             COUNT(*), GROUP_CONCAT(DISTINCT v % 5 ORDER BY v % 5) FROM big",
+            "SELECT v % 5 AS m, COUNT(DISTINCT id), SUM(DISTINCT id), COUNT(DISTINCT s) \
+             FROM big GROUP BY m ORDER BY m",
+            "SELECT s, COUNT(DISTINCT v) AS n FROM big GROUP BY s ORDER BY n DESC, s LIMIT 4",
+            "SELECT COUNT(DISTINCT id) FROM big WHERE id < 0",
+        ] {
+            streamed_equals_collected(&mut s, sql);
+        }
+        assert!(status(&mut s, "Created_tmp_disk_tables") >= disk + 3);
+        assert!(status(&mut s, "Sort_merge_passes") > passes);
+        ok(&mut s, "SET tmp_table_size = 16384");
         for sql in [
             "SELECT id, v FROM big ORDER BY v, id DESC",
             "SELECT s, id FROM big ORDER BY s DESC, id LIMIT 700",

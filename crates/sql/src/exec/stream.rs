@@ -184,11 +184,18 @@ fn run_grouped<E: KvEngine>(
             rows: &inst.status.sort_rows,
         };
         let colls = vec![common::Collation::Binary; 3];
-        Sorter::new(vec![false; 3], colls, None, sort_budget, dir.clone(), counters, killed)
+        Sorter::new(
+            vec![false; 3],
+            colls,
+            None,
+            sort_budget,
+            dir.clone(),
+            counters,
+            killed,
+        )
     };
-    let new_grouper = || {
-        crate::exec::aggregate::Grouper::new(p, nkeys).spill_distinct(budget, distinct_sort)
-    };
+    let new_grouper =
+        || crate::exec::aggregate::Grouper::new(p, nkeys).spill_distinct(budget, distinct_sort);
     let mut groups = new_grouper();
     // rows of groups the full in-memory table does not hold wait in a sort by group key
     let mut overflow = sorter_for(s, &inst, &group_order, &group_colls, None, ctx.killed);

@@ -88,16 +88,13 @@ fn wrong_value(kind: &str, v: &str, func: &str) -> Warning {
     )
 }
 
-/// Dispatches date/time functions; `None` when `name` is not one of them.
-pub(crate) fn call(
+/// Evaluates date/time function `name`, one of [`NAMES`].
+pub(crate) fn eval(
     name: &str,
     args: &[Value],
     ctx: &mut FnCtx,
     w: &mut Vec<Warning>,
-) -> Option<Result<Value>> {
-    if !NAMES.contains(&name) {
-        return None;
-    }
+) -> Result<Value> {
     let n = args.len();
     let count = |ok: bool| -> Result<()> {
         if ok {
@@ -106,7 +103,7 @@ pub(crate) fn call(
             Err(arg_count_error(name))
         }
     };
-    Some((|| -> Result<Value> {
+    {
         // Functions that are not NULL-propagating come first.
         match name {
             "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" => {
@@ -611,10 +608,10 @@ pub(crate) fn call(
                 "date function {name} not dispatched"
             ))),
         }
-    })())
+    }
 }
 
-/// Names handled by [`call`].
+/// Names handled by [`eval`].
 pub(crate) const NAMES: &[&str] = &[
     "NOW",
     "CURRENT_TIMESTAMP",

@@ -675,7 +675,7 @@ impl Binder<'_> {
                     if ids[0].quote_style.is_none()
                         && self.scope.resolve(&parts, self.clause).is_err() =>
                 {
-                    return Ok(Expr::Func(parts[0].to_ascii_uppercase(), vec![]));
+                    return Ok(Expr::Func(parts[0].to_ascii_uppercase().into(), vec![]));
                 }
                 _ => {}
             }
@@ -1416,7 +1416,10 @@ impl Binder<'_> {
                         ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(e)) => self.bind(e)?,
                         _ => return Err(Error::not_supported("argument form in GET_FORMAT()")),
                     };
-                    return Ok(Expr::Func(name, vec![Expr::Lit(Value::Str(kind)), locale]));
+                    return Ok(Expr::Func(
+                        name.into(),
+                        vec![Expr::Lit(Value::Str(kind)), locale],
+                    ));
                 }
             }
         }
@@ -1485,7 +1488,7 @@ impl Binder<'_> {
             }
             "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" | "SYSDATE"
             | "CURDATE" | "CURRENT_DATE" | "CURTIME" | "CURRENT_TIME" | "UTC_TIMESTAMP" => {
-                Expr::Func(name, bound)
+                Expr::Func(name.into(), bound)
             }
             "CHARSET" | "COLLATION" | "COERCIBILITY"
                 if bound.len() == 1 && matches!(bound[0], Expr::Col(_)) =>
@@ -1527,7 +1530,7 @@ impl Binder<'_> {
                             ),
                         })
                     }
-                    None => Expr::Func(name, bound),
+                    None => Expr::Func(name.into(), bound),
                 }
             }
             "NAME_CONST" => {
@@ -1539,7 +1542,7 @@ impl Binder<'_> {
                         "Incorrect arguments to NAME_CONST",
                     ));
                 }
-                Expr::Func(name, bound)
+                Expr::Func(name.into(), bound)
             }
             "GET_LOCK" | "RELEASE_LOCK" | "RELEASE_ALL_LOCKS" | "IS_FREE_LOCK" | "IS_USED_LOCK"
             | "BENCHMARK" => {
@@ -1551,7 +1554,7 @@ impl Binder<'_> {
                 if bound.len() != want {
                     return Err(func::scalar::arg_count_error(&name));
                 }
-                Expr::Func(name, bound)
+                Expr::Func(name.into(), bound)
             }
             _ if func::jsonfn::takes_json(&name) => {
                 let mut marked = Vec::with_capacity(bound.len());
@@ -1563,7 +1566,7 @@ impl Binder<'_> {
                         _ => e,
                     });
                 }
-                Expr::Func(name, marked)
+                Expr::Func(name.into(), marked)
             }
             _ => self.builtin_call(f, name, bound)?,
         })
@@ -1588,7 +1591,7 @@ impl Binder<'_> {
                 return Err(func::scalar::arg_count_error(&name));
             }
         }
-        Ok(Expr::Func(name, bound))
+        Ok(Expr::Func(name.into(), bound))
     }
 }
 

@@ -313,6 +313,83 @@ impl InItems {
     }
 }
 
+/// A built-in function resolved when its call is bound: the name (upper case) and the
+/// evaluator it belongs to, so evaluating a row dispatches on an enum instead of matching the
+/// name against each family's list first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Builtin {
+    name: String,
+    how: How,
+}
+
+/// Where a [`Builtin`] is evaluated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum How {
+    /// BENCHMARK(n, expr): evaluates its argument expression n times.
+    Benchmark,
+    /// GET_LOCK and the other user-level lock functions (the session's locks).
+    UserLock,
+    /// A function of the `func` crate.
+    Func(func::scalar::Family),
+}
+
+impl Builtin {
+    /// The call of built-in `name` (upper case).
+    pub fn new(name: impl Into<String>) -> Builtin {
+        let name = name.into();
+        let how = if name == "BENCHMARK" {
+            How::Benchmark
+        } else if crate::runtime::userlock::is_lock_function(&name) {
+            How::UserLock
+        } else {
+            How::Func(func::scalar::family(&name))
+        };
+        Builtin { name, how }
+    }
+
+    /// The function's name (upper case).
+    pub fn as_str(&self) -> &str {
+        &self.name
+    }
+}
+
+impl std::ops::Deref for Builtin {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.name
+    }
+}
+
+impl PartialEq<str> for Builtin {
+    fn eq(&self, other: &str) -> bool {
+        self.name == other
+    }
+}
+
+impl PartialEq<&str> for Builtin {
+    fn eq(&self, other: &&str) -> bool {
+        self.name == *other
+    }
+}
+
+impl From<&str> for Builtin {
+    fn from(name: &str) -> Builtin {
+        Builtin::new(name)
+    }
+}
+
+impl From<String> for Builtin {
+    fn from(name: String) -> Builtin {
+        Builtin::new(name)
+    }
+}
+
+impl std::fmt::Display for Builtin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
 /// A bound expression.
 #[derive(Debug, Clone)]
 pub enum Expr {
@@ -361,8 +438,8 @@ pub enum Expr {
     ),
     /// CAST / CONVERT
     Cast(Box<Expr>, CastTarget),
-    /// A built-in scalar function (upper-case name).
-    Func(String, Vec<Expr>),
+    /// A built-in scalar function, resolved when bound.
+    Func(Builtin, Vec<Expr>),
     /// date ± INTERVAL n unit
     DateAdd(Box<Expr>, Box<Expr>, func::arith::IntervalUnit, bool),
     /// SLEEP(n): interruptible by KILL.
@@ -864,26 +941,29 @@ impl Expr {
                 let v = a.eval(row, ctx)?;
                 func::convert::cast(&v, *target, ctx.warnings)?
             }
-            Expr::Func(name, args) if name == "BENCHMARK" => benchmark(args, row, ctx)?,
-            Expr::Func(name, args) => {
-                use func::jsonfn::{ArgKind, MARK_BOOL, MARK_JSON};
-                let mut vals = Vec::with_capacity(args.len());
-                let mut kinds = Vec::new();
-                for (i, a) in args.iter().enumerate() {
-                    vals.push(a.eval(row, ctx)?);
-                    let kind = match a {
-                        Expr::Func(n, _) if n == MARK_JSON => ArgKind::Json,
-                        Expr::Func(n, _) if n == MARK_BOOL => ArgKind::Bool,
-                        _ => continue,
-                    };
-                    kinds.resize(i, ArgKind::Plain);
-                    kinds.push(kind);
+            Expr::Func(f, args) => {
+                use func::scalar::Family;
+                if f.how == How::Benchmark {
+                    return benchmark(args, row, ctx);
                 }
-                if crate::runtime::userlock::is_lock_function(name) {
-                    let conn = ctx.fnctx.connection_id;
-                    crate::runtime::userlock::call(name, &vals, conn, ctx.killed, ctx.warnings)?
-                } else {
-                    func::scalar::call_typed(name, &vals, &kinds, ctx.fnctx, ctx.warnings)?
+                let mut vals = Vec::with_capacity(args.len());
+                for a in args {
+                    vals.push(a.eval(row, ctx)?);
+                }
+                match f.how {
+                    How::UserLock => {
+                        let conn = ctx.fnctx.connection_id;
+                        crate::runtime::userlock::call(f, &vals, conn, ctx.killed, ctx.warnings)?
+                    }
+                    How::Func(Family::Json) => {
+                        let kinds = json_arg_kinds(args);
+                        let (fnctx, w) = (&mut *ctx.fnctx, &mut *ctx.warnings);
+                        func::scalar::call_in(Family::Json, f, &vals, &kinds, fnctx, w)?
+                    }
+                    How::Func(family) => {
+                        func::scalar::call_in(family, f, &vals, &[], ctx.fnctx, ctx.warnings)?
+                    }
+                    How::Benchmark => unreachable!("handled above"),
                 }
             }
             Expr::DateAdd(d, n, unit, neg) => {
@@ -959,6 +1039,23 @@ pub fn conjuncts(e: &Expr) -> Vec<&Expr> {
     }
     go(e, &mut out);
     out
+}
+
+/// The static kinds of a JSON function's arguments: the binder marks JSON-typed and boolean
+/// ones.
+fn json_arg_kinds(args: &[Expr]) -> Vec<func::jsonfn::ArgKind> {
+    use func::jsonfn::{ArgKind, MARK_BOOL, MARK_JSON};
+    let mut kinds = Vec::new();
+    for (i, a) in args.iter().enumerate() {
+        let kind = match a {
+            Expr::Func(n, _) if n == MARK_JSON => ArgKind::Json,
+            Expr::Func(n, _) if n == MARK_BOOL => ArgKind::Bool,
+            _ => continue,
+        };
+        kinds.resize(i, ArgKind::Plain);
+        kinds.push(kind);
+    }
+    kinds
 }
 
 /// BENCHMARK(count, expr): evaluates `expr` `count` times and returns 0.

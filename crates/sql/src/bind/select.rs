@@ -345,6 +345,15 @@ pub(crate) fn bind_from<E: KvEngine>(
     Ok((out, scope))
 }
 
+/// A text column of a SHOW-like result. Columns start NOT NULL; SHOW's `result` clears the
+/// flag on columns whose rows contain NULL (the `mariadb` client pads nullable columns to 4
+/// wide).
+pub(crate) fn str_meta(name: &str, len: u32) -> ColumnMeta {
+    let mut m = meta_for_type(name, &ExprType::Str { max_chars: len });
+    m.flags |= common::types::column_flags::NOT_NULL;
+    m
+}
+
 /// Column metadata for a static expression type.
 pub fn meta_for_type(name: &str, t: &ExprType) -> ColumnMeta {
     use common::types::field_type as ft;
@@ -537,7 +546,7 @@ pub fn plan_block<E: KvEngine>(
                 // `t.*` or `db.t.*`
                 let parts = match kind {
                     ast::SelectItemQualifiedWildcardKind::ObjectName(n) => {
-                        crate::ddl::table::obj_parts(n)
+                        crate::parse::obj_parts(n)
                     }
                     ast::SelectItemQualifiedWildcardKind::Expr(e) => vec![e.to_string()],
                 };

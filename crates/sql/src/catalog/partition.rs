@@ -2997,7 +2997,7 @@ fn copy_into<E: KvEngine>(
             }
             n += 1;
             pending += 1;
-            if pending >= crate::ddl::alter::COPY_BATCH {
+            if pending >= crate::runtime::limits::COPY_BATCH {
                 std::mem::replace(&mut w, st.begin(storage::TxnOptions::default())).commit(false)?;
                 pending = 0;
             }
@@ -3064,7 +3064,7 @@ fn admin_rows(
     crate::session::session::Output::Rows {
         columns: ["Table", "Op", "Msg_type", "Msg_text"]
             .iter()
-            .map(|n| crate::show::show::str_meta(n, 64))
+            .map(|n| crate::bind::select::str_meta(n, 64))
             .collect(),
         rows,
     }
@@ -3421,7 +3421,7 @@ fn exchange<E: KvEngine>(
     other: &ast::ObjectName,
     validate: bool,
 ) -> Result<crate::session::session::Output> {
-    let (odb, oname) = crate::ddl::table::qualify(s, other)?;
+    let (odb, oname) = crate::parse::qualify_in(s.db.as_deref(), other)?;
     s.mdl_lock(&odb, &oname, crate::runtime::mdl::MdlMode::Exclusive)?;
     let u = s
         .storage()

@@ -79,8 +79,7 @@ use crate::session::session::Session;
 /// Name prefix of the temporary table a rebuilding ALTER copies into.
 pub const TEMP_PREFIX: &str = "#sql-alter-";
 
-/// Rows copied per write batch during a rebuild.
-pub const COPY_BATCH: usize = 1000;
+pub use crate::runtime::limits::COPY_BATCH;
 
 /// True for the temporary tables of rebuilding ALTERs (hidden from listings).
 pub fn is_temp_table(name: &str) -> bool {

@@ -71,7 +71,7 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, names: &[TableName]) -> Result<O
     Ok(Output::Rows {
         columns: ["Table", "Op", "Msg_type", "Msg_text"]
             .iter()
-            .map(|n| crate::show::show::str_meta(n, 64))
+            .map(|n| crate::bind::select::str_meta(n, 64))
             .collect(),
         rows,
     })

@@ -19,21 +19,11 @@ use crate::session::session::Session;
 /// Maximum identifier length.
 const MAX_IDENT: usize = 64;
 
-/// The parts of a dotted name, unquoted.
-pub(crate) fn obj_parts(n: &ast::ObjectName) -> Vec<String> {
-    n.0.iter()
-        .map(|p| p.to_string().trim_matches('`').to_string())
-        .collect()
-}
+pub(crate) use crate::parse::obj_parts;
 
 /// Splits `[db.]name` using the session's current database.
 pub fn qualify<E: KvEngine>(s: &Session<E>, n: &ast::ObjectName) -> Result<(String, String)> {
-    let parts = obj_parts(n);
-    match parts.as_slice() {
-        [t] => Ok((s.db.clone().ok_or_else(Error::no_db)?, t.clone())),
-        [d, t] => Ok((d.clone(), t.clone())),
-        _ => Err(Error::parse(n.to_string())),
-    }
+    crate::parse::qualify_in(s.db.as_deref(), n)
 }
 
 /// 1166 `Incorrect column name` for an empty name or one ending with a space; 1059 if too long.

@@ -13,3 +13,26 @@ pub mod load;
 pub mod maintenance;
 pub mod parser;
 pub mod stmt_cache;
+
+/// The parts of a dotted object name, backquotes removed.
+pub fn obj_parts(n: &sqlparser::ast::ObjectName) -> Vec<String> {
+    n.0.iter()
+        .map(|p| p.to_string().trim_matches('`').to_string())
+        .collect()
+}
+
+/// `[db.]name` as (database, name), an unqualified name in `current` (1046 without one).
+pub fn qualify_in(
+    current: Option<&str>,
+    n: &sqlparser::ast::ObjectName,
+) -> common::Result<(String, String)> {
+    let parts = obj_parts(n);
+    match parts.as_slice() {
+        [t] => Ok((
+            current.ok_or_else(common::Error::no_db)?.to_string(),
+            t.clone(),
+        )),
+        [d, t] => Ok((d.clone(), t.clone())),
+        _ => Err(common::Error::parse(n.to_string())),
+    }
+}

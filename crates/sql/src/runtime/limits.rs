@@ -1,12 +1,15 @@
 //! Per-statement resource limits: the memory budget of intermediate results and
 //! `max_execution_time`.
 //!
-//! **Memory.** The executor materialises intermediate results (scan results, join steps, GROUP BY
-//! tables, DISTINCT sets, sort input, set operations) in memory and does not spill them to disk.
-//! Each such collection is measured as it grows ([`MemTracker`]); one that exceeds the session's
-//! `max_session_mem_used` (MariaDB's variable; bytes) fails the statement with MariaDB's error
-//! for that variable (1290, ER_OPTION_PREVENTS_STATEMENT) instead of letting the process be
-//! OOM-killed. The limit is set for the running statement by [`StatementLimits`], kept in a
+//! **Memory.** The operators that must buffer rows have their own MySQL budgets and spill to
+//! temporary files past them (sorts past `sort_buffer_size`, GROUP BY tables and DISTINCT
+//! aggregates past `tmp_table_size`/`max_heap_table_size`, hash-join builds past
+//! `join_buffer_size`; see `crate::exec`). What is still held in memory (the collected path:
+//! set operations, derived tables, blocks with subqueries, a cross join's table) is measured as
+//! it grows ([`MemTracker`]); one that exceeds the session's `max_session_mem_used` (MariaDB's
+//! variable; bytes) fails the statement with MariaDB's error for that variable (1290,
+//! ER_OPTION_PREVENTS_STATEMENT) instead of letting the process be OOM-killed: the last guard,
+//! not the normal path. The limit is set for the running statement by [`StatementLimits`], kept in a
 //! thread-local because a statement runs on one thread from start to end (no plumbing through
 //! every executor signature).
 //!
@@ -22,6 +25,9 @@ use std::time::{Duration, Instant};
 
 use common::{codes, Error, Result, Value};
 use parking_lot::{Condvar, Mutex};
+
+/// Rows copied per write batch while a table is rebuilt (ALTER TABLE, repartitioning).
+pub const COPY_BATCH: usize = 1000;
 
 /// Default `max_session_mem_used`: 1 GiB.
 pub const DEFAULT_MEM_LIMIT: u64 = 1 << 30;

@@ -134,13 +134,7 @@ fn parse_filter(t: &mut Toks<'_>) -> Result<Filter> {
     Ok(Filter::None)
 }
 
-/// A text column of a SHOW result. Columns start NOT NULL; [`result`] clears the flag on
-/// columns whose rows contain NULL (the `mariadb` client pads nullable columns to 4 wide).
-pub(crate) fn str_meta(name: &str, len: u32) -> ColumnMeta {
-    let mut m = meta_for_type(name, &ExprType::Str { max_chars: len });
-    m.flags |= common::types::column_flags::NOT_NULL;
-    m
-}
+pub(crate) use crate::bind::select::str_meta;
 
 fn int_meta(name: &str) -> ColumnMeta {
     let mut m = meta_for_type(name, &ExprType::Int);

@@ -11,6 +11,7 @@ use sqlparser::ast::{self, BinaryOperator, UnaryOperator};
 
 use crate::ir::expr::AggCall;
 use crate::ir::expr::AggFunc;
+use crate::ir::expr::Builtin;
 use crate::ir::expr::CmpOp;
 use crate::ir::expr::Expr;
 use crate::ir::expr::FrameBound;
@@ -1373,6 +1374,13 @@ impl Binder<'_> {
                 (AggFunc::Count, true, _) => None,
                 (AggFunc::GroupConcat, _, n) if n > 1 => {
                     Some(Expr::Func("CONCAT".into(), arg_exprs))
+                }
+                (AggFunc::Count, false, n) if n > 1 && distinct => {
+                    let colls = arg_exprs
+                        .iter()
+                        .map(|e| self.arg_collation(&Some(e.clone())))
+                        .collect();
+                    Some(Expr::Func(Builtin::distinct_key(colls), arg_exprs))
                 }
                 (_, false, 1) => arg_exprs.pop(),
                 _ => {

@@ -603,7 +603,7 @@ mod tests {
         for sql in [
             "SELECT COUNT(DISTINCT id), COUNT(DISTINCT s), SUM(DISTINCT v), AVG(DISTINCT v), \
              COUNT(*), GROUP_CONCAT(DISTINCT v % 5 ORDER BY v % 5) FROM big",
-            "SELECT v % 5 AS m, COUNT(DISTINCT id), SUM(DISTINCT id), COUNT(DISTINCT s) \
+            "SELECT v % 5 AS m, COUNT(DISTINCT id), SUM(DISTINCT id), COUNT(DISTINCT s, v) \
              FROM big GROUP BY m ORDER BY m",
             "SELECT s, COUNT(DISTINCT v) AS n FROM big GROUP BY s ORDER BY n DESC, s LIMIT 4",
             "SELECT COUNT(DISTINCT id) FROM big WHERE id < 0",

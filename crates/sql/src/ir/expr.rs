@@ -323,10 +323,13 @@ pub struct Builtin {
 }
 
 /// Where a [`Builtin`] is evaluated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum How {
     /// BENCHMARK(n, expr): evaluates its argument expression n times.
     Benchmark,
+    /// The value COUNT(DISTINCT a, b, …) counts: NULL when an argument is NULL, else one
+    /// binary key of all of them, each compared under its collation.
+    DistinctKey(Vec<Collation>),
     /// GET_LOCK and the other user-level lock functions (the session's locks).
     UserLock,
     /// A function of the `func` crate.
@@ -345,6 +348,15 @@ impl Builtin {
             How::Func(func::scalar::family(&name))
         };
         Builtin { name, how }
+    }
+
+    /// The key of COUNT(DISTINCT …) over several arguments, which have collations `colls`
+    /// (an internal call: no SQL name reaches it).
+    pub fn distinct_key(colls: Vec<Collation>) -> Builtin {
+        Builtin {
+            name: "COUNT_DISTINCT_KEY".into(),
+            how: How::DistinctKey(colls),
+        }
     }
 
     /// The function's name (upper case).
@@ -950,7 +962,8 @@ impl Expr {
                 for a in args {
                     vals.push(a.eval(row, ctx)?);
                 }
-                match f.how {
+                match &f.how {
+                    How::DistinctKey(colls) => distinct_key(&vals, colls),
                     How::UserLock => {
                         let conn = ctx.fnctx.connection_id;
                         crate::runtime::userlock::call(f, &vals, conn, ctx.killed, ctx.warnings)?
@@ -961,7 +974,7 @@ impl Expr {
                         func::scalar::call_in(Family::Json, f, &vals, &kinds, fnctx, w)?
                     }
                     How::Func(family) => {
-                        func::scalar::call_in(family, f, &vals, &[], ctx.fnctx, ctx.warnings)?
+                        func::scalar::call_in(*family, f, &vals, &[], ctx.fnctx, ctx.warnings)?
                     }
                     How::Benchmark => unreachable!("handled above"),
                 }
@@ -1039,6 +1052,19 @@ pub fn conjuncts(e: &Expr) -> Vec<&Expr> {
     }
     go(e, &mut out);
     out
+}
+
+/// COUNT(DISTINCT a, b, …)'s key of one row: NULL when a value is NULL (the row is not
+/// counted), else the values' collation keys, length-prefixed, one after the other.
+fn distinct_key(vals: &[Value], colls: &[Collation]) -> Value {
+    let mut key = Vec::new();
+    for (v, c) in vals.iter().zip(colls) {
+        if v.is_null() {
+            return Value::Null;
+        }
+        func::compare::hash_key(v, *c, &mut key);
+    }
+    Value::Bytes(key)
 }
 
 /// The static kinds of a JSON function's arguments: the binder marks JSON-typed and boolean

@@ -1,8 +1,9 @@
 //! Access control: the in-memory account and grant cache ([`Acl`], loaded from and written
 //! through to the storage account store `storage::catalog::acl`), MySQL's host matching and
 //! account ordering, the static privileges, privilege queries for a session, `SHOW GRANTS`
-//! and the read-only `mysql` grant tables. Statement parsing/execution of CREATE USER, GRANT,
-//! … is in [`crate::acl_stmt`]; the per-statement privilege check in [`crate::acl_check`].
+//! and the read-only `mysql` grant tables. The static privileges themselves are named in
+//! [`crate::parse::acl`], with the syntax of CREATE USER, GRANT, …; their execution is in
+//! [`crate::acl::stmt`], the per-statement privilege check in [`crate::acl::check`].
 
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -15,174 +16,12 @@ use storage::catalog::ColumnDef;
 use storage::engine::KvEngine;
 use storage::Storage;
 
+use crate::parse::acl::PRIVS;
 use crate::session::session::Session;
 
-/// The static privileges as bits of [`AccountDef::global`] and friends.
-pub mod privs {
-    /// SELECT
-    pub const SELECT: u64 = 1 << 0;
-    /// INSERT
-    pub const INSERT: u64 = 1 << 1;
-    /// UPDATE
-    pub const UPDATE: u64 = 1 << 2;
-    /// DELETE
-    pub const DELETE: u64 = 1 << 3;
-    /// CREATE
-    pub const CREATE: u64 = 1 << 4;
-    /// DROP
-    pub const DROP: u64 = 1 << 5;
-    /// RELOAD
-    pub const RELOAD: u64 = 1 << 6;
-    /// SHUTDOWN
-    pub const SHUTDOWN: u64 = 1 << 7;
-    /// PROCESS
-    pub const PROCESS: u64 = 1 << 8;
-    /// FILE
-    pub const FILE: u64 = 1 << 9;
-    /// GRANT OPTION
-    pub const GRANT: u64 = 1 << 10;
-    /// REFERENCES
-    pub const REFERENCES: u64 = 1 << 11;
-    /// INDEX
-    pub const INDEX: u64 = 1 << 12;
-    /// ALTER
-    pub const ALTER: u64 = 1 << 13;
-    /// SHOW DATABASES
-    pub const SHOW_DB: u64 = 1 << 14;
-    /// SUPER
-    pub const SUPER: u64 = 1 << 15;
-    /// CREATE TEMPORARY TABLES
-    pub const CREATE_TMP: u64 = 1 << 16;
-    /// LOCK TABLES
-    pub const LOCK_TABLES: u64 = 1 << 17;
-    /// EXECUTE
-    pub const EXECUTE: u64 = 1 << 18;
-    /// REPLICATION SLAVE
-    pub const REPL_SLAVE: u64 = 1 << 19;
-    /// REPLICATION CLIENT
-    pub const REPL_CLIENT: u64 = 1 << 20;
-    /// CREATE VIEW
-    pub const CREATE_VIEW: u64 = 1 << 21;
-    /// SHOW VIEW
-    pub const SHOW_VIEW: u64 = 1 << 22;
-    /// CREATE ROUTINE
-    pub const CREATE_ROUTINE: u64 = 1 << 23;
-    /// ALTER ROUTINE
-    pub const ALTER_ROUTINE: u64 = 1 << 24;
-    /// CREATE USER
-    pub const CREATE_USER: u64 = 1 << 25;
-    /// EVENT
-    pub const EVENT: u64 = 1 << 26;
-    /// TRIGGER
-    pub const TRIGGER: u64 = 1 << 27;
-    /// CREATE TABLESPACE
-    pub const CREATE_TABLESPACE: u64 = 1 << 28;
-    /// CREATE ROLE
-    pub const CREATE_ROLE: u64 = 1 << 29;
-    /// DROP ROLE
-    pub const DROP_ROLE: u64 = 1 << 30;
-
-    /// Every static privilege except GRANT OPTION (what `ALL` means at the global level).
-    pub const ALL_GLOBAL: u64 = ((1 << 31) - 1) & !GRANT;
-    /// Privileges grantable at the database level (`ALL` on `db.*`).
-    pub const ALL_DB: u64 = SELECT
-        | INSERT
-        | UPDATE
-        | DELETE
-        | CREATE
-        | DROP
-        | REFERENCES
-        | INDEX
-        | ALTER
-        | CREATE_TMP
-        | LOCK_TABLES
-        | EXECUTE
-        | CREATE_VIEW
-        | SHOW_VIEW
-        | CREATE_ROUTINE
-        | ALTER_ROUTINE
-        | EVENT
-        | TRIGGER;
-    /// Privileges grantable at the table level (`ALL` on `db.t`).
-    pub const ALL_TABLE: u64 = SELECT
-        | INSERT
-        | UPDATE
-        | DELETE
-        | CREATE
-        | DROP
-        | REFERENCES
-        | INDEX
-        | ALTER
-        | CREATE_VIEW
-        | SHOW_VIEW
-        | TRIGGER;
-    /// Privileges grantable on columns.
-    pub const ALL_COLUMN: u64 = SELECT | INSERT | UPDATE | REFERENCES;
-}
-
-/// A static privilege: its bit, its name in GRANT statements and its `mysql.user` column.
-#[derive(Debug, Clone, Copy)]
-pub struct PrivName {
-    /// The bit.
-    pub bit: u64,
-    /// Name as in `GRANT` / `SHOW GRANTS` (upper case).
-    pub name: &'static str,
-    /// `mysql.user` column (`Select_priv`).
-    pub column: &'static str,
-}
-
-macro_rules! p {
-    ($bit:ident, $name:literal, $col:literal) => {
-        PrivName {
-            bit: privs::$bit,
-            name: $name,
-            column: $col,
-        }
-    };
-}
-
-/// The static privileges in MySQL's order (the order of `SHOW GRANTS` and `mysql.user`).
-pub const PRIVS: &[PrivName] = &[
-    p!(SELECT, "SELECT", "Select_priv"),
-    p!(INSERT, "INSERT", "Insert_priv"),
-    p!(UPDATE, "UPDATE", "Update_priv"),
-    p!(DELETE, "DELETE", "Delete_priv"),
-    p!(CREATE, "CREATE", "Create_priv"),
-    p!(DROP, "DROP", "Drop_priv"),
-    p!(RELOAD, "RELOAD", "Reload_priv"),
-    p!(SHUTDOWN, "SHUTDOWN", "Shutdown_priv"),
-    p!(PROCESS, "PROCESS", "Process_priv"),
-    p!(FILE, "FILE", "File_priv"),
-    p!(GRANT, "GRANT OPTION", "Grant_priv"),
-    p!(REFERENCES, "REFERENCES", "References_priv"),
-    p!(INDEX, "INDEX", "Index_priv"),
-    p!(ALTER, "ALTER", "Alter_priv"),
-    p!(SHOW_DB, "SHOW DATABASES", "Show_db_priv"),
-    p!(SUPER, "SUPER", "Super_priv"),
-    p!(
-        CREATE_TMP,
-        "CREATE TEMPORARY TABLES",
-        "Create_tmp_table_priv"
-    ),
-    p!(LOCK_TABLES, "LOCK TABLES", "Lock_tables_priv"),
-    p!(EXECUTE, "EXECUTE", "Execute_priv"),
-    p!(REPL_SLAVE, "REPLICATION SLAVE", "Repl_slave_priv"),
-    p!(REPL_CLIENT, "REPLICATION CLIENT", "Repl_client_priv"),
-    p!(CREATE_VIEW, "CREATE VIEW", "Create_view_priv"),
-    p!(SHOW_VIEW, "SHOW VIEW", "Show_view_priv"),
-    p!(CREATE_ROUTINE, "CREATE ROUTINE", "Create_routine_priv"),
-    p!(ALTER_ROUTINE, "ALTER ROUTINE", "Alter_routine_priv"),
-    p!(CREATE_USER, "CREATE USER", "Create_user_priv"),
-    p!(EVENT, "EVENT", "Event_priv"),
-    p!(TRIGGER, "TRIGGER", "Trigger_priv"),
-    p!(
-        CREATE_TABLESPACE,
-        "CREATE TABLESPACE",
-        "Create_tablespace_priv"
-    ),
-    p!(CREATE_ROLE, "CREATE ROLE", "Create_role_priv"),
-    p!(DROP_ROLE, "DROP ROLE", "Drop_role_priv"),
-];
+/// The static privilege bits, defined with the statement syntax that names them (kept here for
+/// the users outside this stage).
+pub use crate::parse::acl::privs;
 
 /// Names of the privileges in `bits`, in MySQL's order (GRANT OPTION excluded).
 pub fn priv_names(bits: u64) -> Vec<&'static str> {
@@ -767,9 +606,11 @@ pub fn show_grants<E: KvEngine>(
         Some(Token::Word(w)) if w.value.eq_ignore_ascii_case("FOR") => {
             let mut t = vec![Token::make_keyword("DROP"), Token::make_keyword("USER")];
             t.extend_from_slice(&toks[1..]);
-            match crate::acl::stmt::parse(&t) {
-                Some(Ok(crate::acl::stmt::AclStmt::DropUser { users, .. })) if users.len() == 1 => {
-                    users[0].resolve(sess)
+            match crate::parse::acl::parse(&t) {
+                Some(Ok(crate::parse::acl::AclStmt::DropUser { users, .. }))
+                    if users.len() == 1 =>
+                {
+                    crate::acl::stmt::resolve_user(sess, &users[0])
                 }
                 Some(Err(e)) => return Err(e),
                 _ => return Err(Error::parse("FOR")),

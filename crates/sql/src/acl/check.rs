@@ -18,12 +18,13 @@ use storage::engine::KvEngine;
 
 use crate::acl::accounts::first_priv_name;
 use crate::acl::accounts::is_public_db;
-use crate::acl::accounts::privs;
 use crate::acl::accounts::table_denied;
 use crate::acl::accounts::Privs;
-use crate::acl::stmt::AclStmt;
-use crate::acl::stmt::PrivLevel;
-use crate::acl::stmt::UserSpec;
+use crate::acl::stmt::resolve_user;
+use crate::parse::acl::privs;
+use crate::parse::acl::AclStmt;
+use crate::parse::acl::PrivLevel;
+use crate::parse::acl::UserSpec;
 use crate::parse::parser::Parsed;
 use crate::parse::parser::Stmt;
 use crate::session::session::Session;
@@ -397,7 +398,7 @@ pub fn needs<E: KvEngine>(sess: &Session<E>, s: &Stmt) -> Result<Vec<Need>> {
                 Cols::Any,
             ));
             for op in &a.ops {
-                if let crate::ddl::alter::AlterOp::Rename(new) = op {
+                if let crate::parse::alter::AlterOp::Rename(new) = op {
                     out.extend(table_need(sess, &a.table, privs::DROP, Cols::Any));
                     out.extend(table_need(
                         sess,
@@ -811,9 +812,9 @@ fn show_needs<E: KvEngine>(sess: &Session<E>, toks: &[Token], out: &mut Vec<Need
             // another account's grants need SELECT on the mysql schema
             let mut t: Vec<Token> = vec![Token::make_keyword("DROP"), Token::make_keyword("USER")];
             t.extend_from_slice(&toks[i + 2..]);
-            if let Some(Ok(AclStmt::DropUser { users, .. })) = crate::acl::stmt::parse(&t) {
+            if let Some(Ok(AclStmt::DropUser { users, .. })) = crate::parse::acl::parse(&t) {
                 if let Some(u) = users.first() {
-                    let (user, host) = u.resolve(sess);
+                    let (user, host) = resolve_user(sess, u);
                     if !(user == sess.user && host == sess.account_host) {
                         out.push(Need::Db {
                             db: "mysql".into(),
@@ -833,7 +834,7 @@ fn acl_needs<E: KvEngine>(sess: &Session<E>, a: &AclStmt, out: &mut Vec<Need>) -
         what: "CREATE USER",
     };
     let is_self = |u: &UserSpec| {
-        let (user, host) = u.resolve(sess);
+        let (user, host) = resolve_user(sess, u);
         user == sess.user && host == sess.account_host
     };
     match a {

@@ -1,6 +1,7 @@
 //! Stage 3, **catalog**: what the SQL layer knows of tables beyond the storage dictionary —
 //! index statistics from ANALYZE TABLE ([`stats`]) and the partitioning model: routing, pruning
-//! and the PARTITION BY clause ([`partition`]).
+//! and the validation of a PARTITION BY clause ([`partition`]; the clause's syntax is
+//! [`crate::parse::partition`]'s).
 //!
 //! May use: [`crate::runtime`], [`crate::parse`], [`crate::ir`]. `partition` still holds the
 //! partition-maintenance statements (ALTER TABLE … PARTITION), which use later stages.

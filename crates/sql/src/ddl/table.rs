@@ -96,7 +96,7 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
             } else {
                 IndexKind::Normal
             };
-            let ix = crate::ddl::alter::IndexSpec {
+            let ix = crate::parse::alter::IndexSpec {
                 name: ci
                     .name
                     .as_ref()
@@ -107,9 +107,9 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
             };
             crate::ddl::alter::execute(
                 s,
-                &crate::ddl::alter::AlterStmt {
+                &crate::parse::alter::AlterStmt {
                     table: ci.table_name.clone(),
-                    ops: vec![crate::ddl::alter::AlterOp::AddIndex(ix)],
+                    ops: vec![crate::parse::alter::AlterOp::AddIndex(ix)],
                 },
             )
         }
@@ -175,9 +175,9 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
                 let iname = obj_parts(&names[0]).pop().unwrap_or_default();
                 crate::ddl::alter::execute(
                     s,
-                    &crate::ddl::alter::AlterStmt {
+                    &crate::parse::alter::AlterStmt {
                         table: tbl.clone(),
-                        ops: vec![crate::ddl::alter::AlterOp::DropIndex(iname)],
+                        ops: vec![crate::parse::alter::AlterOp::DropIndex(iname)],
                     },
                 )
             }
@@ -693,7 +693,7 @@ fn create_table<E: KvEngine>(s: &mut Session<E>, ct: &ast::CreateTable) -> Resul
 pub(crate) fn create_table_with<E: KvEngine>(
     s: &mut Session<E>,
     ct: &ast::CreateTable,
-    part: Option<&crate::catalog::partition::PartSpec>,
+    part: Option<&crate::parse::partition::PartSpec>,
 ) -> Result<Output> {
     let (db, name) = qualify(s, &ct.name)?;
     check_ident(&name, "table")?;

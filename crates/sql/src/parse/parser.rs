@@ -47,21 +47,21 @@ pub enum Stmt {
     /// `DO expr [, expr ...]`: evaluated for their effects, no result set (held as the
     /// equivalent SELECT).
     Do(Box<Statement>),
-    /// `ALTER TABLE …`, parsed by [`crate::ddl::alter::parse`] (sqlparser lacks many MySQL forms).
-    AlterTable(crate::ddl::alter::AlterStmt),
+    /// `ALTER TABLE …`, parsed by [`crate::parse::alter::parse`] (sqlparser lacks many MySQL forms).
+    AlterTable(crate::parse::alter::AlterStmt),
     /// `CREATE TABLE … PARTITION BY …`: sqlparser's statement for the part before the
-    /// partition clause, and the clause parsed by [`crate::partition`].
-    CreatePartitioned(Box<Statement>, Box<crate::catalog::partition::PartSpec>),
-    /// `CHECK TABLE t [, t ...] [options]` (see [`crate::checktable`]).
+    /// partition clause, and the clause parsed by [`crate::parse::partition`].
+    CreatePartitioned(Box<Statement>, Box<crate::parse::partition::PartSpec>),
+    /// `CHECK TABLE t [, t ...] [options]` (see [`crate::ddl::checktable`]).
     Maintenance(crate::parse::maintenance::Maintenance),
-    /// CREATE/ALTER/DROP/RENAME USER, SET PASSWORD, GRANT, REVOKE ([`crate::acl_stmt`]).
-    Acl(crate::acl::stmt::AclStmt),
+    /// CREATE/ALTER/DROP/RENAME USER, SET PASSWORD, GRANT, REVOKE ([`crate::parse::acl`]).
+    Acl(crate::parse::acl::AclStmt),
     /// A SET whose assignment list holds a `NAMES …` element next to other assignments
     /// (sqlparser takes `SET NAMES` only alone), e.g. sqlx's connect-time `SET sql_mode=…,
     /// time_zone='+00:00', NAMES utf8mb4 COLLATE utf8mb4_unicode_ci`: the parts in order, each
     /// an `ast::Statement::Set`.
     SetList(Vec<Statement>),
-    /// `LOAD DATA [LOCAL] INFILE …` ([`crate::load`]).
+    /// `LOAD DATA [LOCAL] INFILE …` ([`crate::parse::load`]).
     LoadData(Box<crate::parse::load::LoadStmt>),
 }
 
@@ -988,7 +988,7 @@ pub(crate) fn parse_tokenized(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parse
             String::new()
         };
         let partitioned = if is_create_table {
-            crate::catalog::partition::split_create_table(&toks, &text)?
+            crate::parse::partition::split_create_table(&toks, &text)?
         } else {
             None
         };
@@ -1008,7 +1008,7 @@ pub(crate) fn parse_tokenized(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parse
             }
             let text = render(&toks);
             Stmt::Do(Box::new(parse_tokens(toks, &text)?))
-        } else if let Some(a) = crate::acl::stmt::parse(&plain) {
+        } else if let Some(a) = crate::parse::acl::parse(&plain) {
             Stmt::Acl(a?)
         } else if let Some(p) = prepared_stmt(&plain) {
             p?
@@ -1017,7 +1017,7 @@ pub(crate) fn parse_tokenized(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parse
         } else if let Some(l) = crate::parse::load::parse(&plain) {
             Stmt::LoadData(Box::new(l?))
         } else if is_alter_table {
-            Stmt::AlterTable(crate::ddl::alter::parse(toks, &text)?)
+            Stmt::AlterTable(crate::parse::alter::parse(toks, &text)?)
         } else if let Some(parts) = split_set_names(&toks) {
             Stmt::SetList(
                 parts

@@ -1118,7 +1118,7 @@ fn processlist_rows<E: KvEngine>(
         str_meta("State", 64),
         str_meta("Info", 1024),
     ];
-    let all_threads = sess.privs().global() & crate::acl::accounts::privs::PROCESS != 0;
+    let all_threads = sess.privs().global() & crate::parse::acl::privs::PROCESS != 0;
     let procs = sess.inst.processes.lock();
     let mut ids: Vec<_> = procs
         .iter()

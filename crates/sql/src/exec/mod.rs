@@ -1,5 +1,5 @@
 //! Stage 6, **exec**: running a bound, planned query — reading a table ([`fetch`]), joins
-//! ([`join`]), aggregation ([`aggregate`]), window functions ([`window`]), sorting ([`sort`]; an external sort that spills to temporary files, [`sorter`] and [`spill`]),
+//! ([`join`]; past `join_buffer_size` a hash join's table is partitioned to disk, [`hash_spill`]), aggregation ([`aggregate`]), window functions ([`window`]), sorting ([`sort`]; an external sort that spills to temporary files, [`sorter`] and [`spill`]),
 //! a SELECT block end to end ([`select`]), a block streamed row by row to the client ([`stream`]), a record of the reads made, for EXPLAIN ANALYZE and the plan check ([`trace`])
 //! and query expressions above blocks ([`query`]).
 //!
@@ -7,6 +7,7 @@
 
 pub mod aggregate;
 pub mod fetch;
+pub mod hash_spill;
 pub mod join;
 pub mod query;
 pub mod select;

@@ -115,6 +115,7 @@ pub static VARS: &[VarDef] = vars! {
     "innodb_strict_mode" Both Bool "1";
     "interactive_timeout" Both Int "28800";
     "insert_id" Session Int "0";
+    "join_buffer_size" Both Int "262144";
     "last_insert_id" Session Int "0";
     "license" ReadOnly Str "Apache-2.0";
     "local_infile" Global Bool "0";
@@ -379,6 +380,31 @@ fn default_value(v: &VarDef) -> Value {
     }
 }
 
+/// `(min, max, block size)` of the integer variables MySQL bounds: `SET` clamps a value
+/// outside them and rounds one down to a multiple of the block size, as MySQL does (MySQL adds
+/// warning 1292 "Truncated incorrect … value", which is not given here).
+fn int_bounds(name: &str) -> Option<(u64, u64, u64)> {
+    match name {
+        // MySQL's maximum on 64-bit platforms
+        "join_buffer_size" => Some((128, 18_446_744_073_709_547_520, 128)),
+        _ => None,
+    }
+}
+
+/// `v` (an Int or UInt) within `(min, max, block)`.
+fn clamp_int(v: &Value, (min, max, block): (u64, u64, u64)) -> Value {
+    let n = match v {
+        Value::Int(i) => (*i).max(0) as u64,
+        Value::UInt(u) => *u,
+        _ => return v.clone(),
+    };
+    let n = (n.min(max) / block * block).max(min);
+    match i64::try_from(n) {
+        Ok(i) => Value::Int(i),
+        Err(_) => Value::UInt(n),
+    }
+}
+
 /// Checks and normalises a value for `def` (ON → 1, isolation names, sql_mode lists...).
 pub fn normalise(def: &VarDef, value: &Value) -> Result<Value> {
     let text = match value {
@@ -399,7 +425,7 @@ pub fn normalise(def: &VarDef, value: &Value) -> Result<Value> {
         Kind::Int => {
             let t = text.ok_or_else(bad)?;
             let t = t.trim();
-            match t.parse::<i64>() {
+            let v = match t.parse::<i64>() {
                 Ok(n) if n >= 0 => Value::Int(n),
                 Ok(_) => Value::Int(0),
                 Err(_) => match t.parse::<u64>() {
@@ -414,6 +440,10 @@ pub fn normalise(def: &VarDef, value: &Value) -> Result<Value> {
                         }
                     },
                 },
+            };
+            match int_bounds(def.name) {
+                Some(b) => clamp_int(&v, b),
+                None => v,
             }
         }
         Kind::Str => match text {

@@ -422,15 +422,16 @@ fn build<E: KvEngine>(
         }
         (Source::Table(_), None) => return Err(Error::internal("hash step without a read")),
         (other, _) => {
-            let all = crate::exec::query::source_rows(s, other, ctx)?;
-            let expected = || all.len() as u64;
-            for r in all.iter() {
+            let mut all = crate::exec::query::materialize(s, other, ctx)?;
+            let len = all.len();
+            let expected = || len;
+            while let Some(r) = all.next_row()? {
                 if let Some(f) = &step.local {
-                    if !f.eval_bool(r, ctx)? {
+                    if !f.eval_bool(&r, ctx)? {
                         continue;
                     }
                 }
-                b.push(r.clone(), env, &expected)?;
+                b.push(r, env, &expected)?;
             }
         }
     }

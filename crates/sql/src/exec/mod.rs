@@ -9,6 +9,7 @@ pub mod aggregate;
 pub mod fetch;
 pub mod hash_spill;
 pub mod join;
+pub mod materialize;
 pub mod query;
 pub mod select;
 pub mod sort;

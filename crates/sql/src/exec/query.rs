@@ -8,6 +8,7 @@ use std::sync::Arc;
 use common::{codes, Error, Result, Value};
 use storage::engine::KvEngine;
 
+use crate::exec::materialize::{Materialized, Materializer, TmpCounters};
 use crate::ir::block::Source;
 use crate::ir::expr::EvalCtx;
 use crate::ir::expr::Expr;
@@ -416,20 +417,41 @@ pub fn eval_bool<E: KvEngine>(
     Ok(crate::ir::expr::truth(&v, ctx) == Some(true))
 }
 
-/// Materialises a FROM source that isn't a base table.
-pub fn source_rows<E: KvEngine>(
+/// Materialises a FROM source that isn't a base table: a derived table or CTE whose query
+/// streams goes row by row into a [`Materializer`] (memory up to the in-memory temporary
+/// table's size, a file past it); another query is collected.
+pub fn materialize<E: KvEngine>(
     s: &mut Session<E>,
     src: &Source,
     ctx: &mut EvalCtx<'_>,
-) -> Result<Arc<Vec<Vec<Value>>>> {
+) -> Result<Materialized> {
     match src {
-        Source::Derived(q) => Ok(Arc::new(run(s, q, ctx)?)),
+        Source::Derived(q) => {
+            let Query::Select(p) = q.as_ref() else {
+                return Ok(Materialized::from_rows(run(s, q, ctx)?));
+            };
+            if !crate::exec::stream::streamable(p) {
+                return Ok(Materialized::from_rows(run(s, q, ctx)?));
+            }
+            let inst = s.inst.clone();
+            inst.status
+                .created_tmp_tables
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let counters = TmpCounters {
+                disk_tables: &inst.status.created_tmp_disk_tables,
+                tmp_files: &inst.status.created_tmp_files,
+            };
+            let budget = crate::exec::stream::tmp_table_budget(s);
+            let mut m = Materializer::new(budget, crate::exec::stream::tmp_dir(s), counters);
+            crate::exec::stream::run(s, p, Vec::new(), 0, ctx, &mut m)?;
+            m.finish()
+        }
         Source::Work(id) => s
             .work_tables
             .get(id)
-            .cloned()
+            .map(|rows| Materialized::from_rows(rows.as_ref().clone()))
             .ok_or_else(|| Error::internal("recursive CTE working table missing")),
-        Source::Table(_) => Err(Error::internal("source_rows on a base table")),
+        Source::Table(_) => Err(Error::internal("materialize on a base table")),
     }
 }
 

@@ -116,6 +116,31 @@ pub fn decode_value(buf: &[u8], pos: &mut usize) -> Result<Value> {
     })
 }
 
+/// Appends a row (a value count, then each value) to `out`.
+pub fn encode_values(vals: &[Value], out: &mut Vec<u8>) {
+    out.extend_from_slice(&(vals.len() as u32).to_le_bytes());
+    for v in vals {
+        encode_value(v, out);
+    }
+}
+
+/// Reads a row written by [`encode_values`] from `buf` at `*pos`.
+///
+/// # Errors
+/// A malformed record (an internal error).
+pub fn decode_values(buf: &[u8], pos: &mut usize) -> Result<Vec<Value>> {
+    let n = buf
+        .get(*pos..*pos + 4)
+        .ok_or_else(|| Error::internal("temporary file: truncated row"))?;
+    let n = u32::from_le_bytes(n.try_into().expect("4 bytes")) as usize;
+    *pos += 4;
+    let mut vals = Vec::with_capacity(n);
+    for _ in 0..n {
+        vals.push(decode_value(buf, pos)?);
+    }
+    Ok(vals)
+}
+
 /// A temporary file of length-prefixed records, being written.
 pub struct SpillWriter {
     out: BufWriter<File>,

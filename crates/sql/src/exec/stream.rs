@@ -163,10 +163,7 @@ fn run_grouped<E: KvEngine>(
     use std::sync::atomic::Ordering::Relaxed;
     let inst = s.inst.clone();
     inst.status.created_tmp_tables.fetch_add(1, Relaxed);
-    let budget = s
-        .var_int("tmp_table_size", 16 << 20)
-        .min(s.var_int("max_heap_table_size", 16 << 20))
-        .max(0) as usize;
+    let budget = tmp_table_budget(s);
     let nkeys = p.group_by.len();
     let group_order: Vec<(Expr, bool)> = p.group_by.iter().map(|g| (g.clone(), false)).collect();
     let (group_order, group_colls) = order_keys(p, &group_order, ctx);
@@ -337,6 +334,14 @@ fn sort_keys(
         });
     }
     Ok(keys)
+}
+
+/// The size of an in-memory internal temporary table: `min(tmp_table_size,
+/// max_heap_table_size)`, as MySQL's.
+pub fn tmp_table_budget<E: KvEngine>(s: &Session<E>) -> usize {
+    s.var_int("tmp_table_size", 16 << 20)
+        .min(s.var_int("max_heap_table_size", 16 << 20))
+        .max(0) as usize
 }
 
 /// Where temporary files go: `tmpdir` (the data directory on a server), else the system's.

@@ -50,6 +50,7 @@ const STILL_BACKWARDS: &[&str] = &[
     "exec/sort.rs -> session",
     "exec/stream.rs -> session",
     "exec/window.rs -> session",
+    "exec/window_stream.rs -> session",
     "plan/explain.rs -> exec",
     "plan/explain.rs -> session",
     "show/show.rs -> session",

@@ -18,3 +18,4 @@ pub mod spill;
 pub mod stream;
 pub mod trace;
 pub mod window;
+pub mod window_stream;

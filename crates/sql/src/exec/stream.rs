@@ -4,11 +4,15 @@
 //! or a dump of a table of any size holds one row at a time, not the result.
 //!
 //! Streamed today: one base table (partitioned ones too, a partition at a time is still
-//! collected by `catalog::partition::fetch`) or a join (depth first; hash-join tables are held),
-//! WHERE, ORDER BY (in index order when the planned read gives it, else through an external
-//! sort, [`crate::exec::sorter`]), the select list, LIMIT / OFFSET. Not streamed (the block's
-//! rows are collected by [`crate::exec::select::run_plan`]): GROUP BY and aggregates, DISTINCT,
-//! HAVING, window functions, subqueries.
+//! collected by `catalog::partition::fetch`) or a join (depth first; a hash join's table is
+//! held up to `join_buffer_size` and partitioned to disk past it, `crate::exec::hash_spill`;
+//! derived tables are materialised, `crate::exec::materialize`), WHERE, GROUP BY and aggregates
+//! (spilling past the in-memory temporary table's size), DISTINCT, window functions
+//! (`crate::exec::window_stream`), ORDER BY (in index order when the planned read gives it,
+//! else through an external sort, [`crate::exec::sorter`]), the select list, LIMIT / OFFSET.
+//! Not streamed (the block's rows are collected by [`crate::exec::select::run_plan`]): ROLLUP,
+//! subqueries in the block's expressions, HAVING without GROUP BY, window functions over a
+//! grouped block, LAG / LEAD with an offset that is not constant.
 
 use common::client::RowSink;
 use common::{ColumnMeta, Result, Value};
@@ -29,8 +33,9 @@ pub fn streamable(p: &Plan) -> bool {
     !p.from.is_empty()
         && !p.rollup
         && !p.has_subquery()
-        && p.aggs.iter().all(|a| a.window.is_none())
-        && (p.grouped || (p.having.is_none() && p.aggs.is_empty()))
+        && (crate::exec::window_stream::handles(p)
+            || (p.aggs.iter().all(|a| a.window.is_none())
+                && (p.grouped || (p.having.is_none() && p.aggs.is_empty()))))
 }
 
 /// Sends `p`'s result to `sink` (the column definitions, then each row as it is produced) and
@@ -79,6 +84,10 @@ pub fn run<E: KvEngine>(
     if p.grouped {
         return run_grouped(s, p, &plan, top, ctx, &mut out, sink);
     }
+    if p.aggs.iter().any(|a| a.window.is_some()) {
+        crate::exec::window_stream::run(s, p, &plan, top, ctx, &mut out, sink)?;
+        return Ok(out.sent);
+    }
     let in_order = matches!(&plan, BlockPlan::Table(r) if r.ordered.is_some());
     if p.order.is_empty() || in_order {
         produce(s, p, &plan, top, ctx, &mut |ctx, row| {
@@ -105,7 +114,7 @@ pub fn run<E: KvEngine>(
 }
 
 /// The sort keys `keys` (expression, descending) with each one's collation.
-fn order_keys(
+pub(crate) fn order_keys(
     p: &Plan,
     keys: &[(Expr, bool)],
     ctx: &EvalCtx<'_>,
@@ -119,7 +128,7 @@ fn order_keys(
 }
 
 /// A [`Sorter`] for `order` under the session's `sort_buffer_size`, counting into `inst`.
-fn sorter_for<'a, E: KvEngine>(
+pub(crate) fn sorter_for<'a, E: KvEngine>(
     s: &Session<E>,
     inst: &'a crate::session::session::Instance<E>,
     order: &[(Expr, bool)],
@@ -265,7 +274,7 @@ fn run_grouped<E: KvEngine>(
 
 /// Produces the block's source rows (before projection) into `f` through `plan`: one table's
 /// scan (stopping after `top` rows when given) or the join, depth first.
-fn produce<E: KvEngine>(
+pub(crate) fn produce<E: KvEngine>(
     s: &mut Session<E>,
     p: &Plan,
     plan: &BlockPlan,
@@ -314,7 +323,7 @@ fn produce<E: KvEngine>(
 
 /// The ORDER BY keys of `row`: collation weights for strings under a weight-based collation,
 /// else the value.
-fn sort_keys(
+pub(crate) fn sort_keys(
     order: &[(Expr, bool)],
     colls: &[common::Collation],
     row: &[Value],
@@ -360,7 +369,7 @@ struct Distinct {
 }
 
 /// Applies the select list, DISTINCT, OFFSET and LIMIT to source rows and sends them.
-struct Projector<'p> {
+pub(crate) struct Projector<'p> {
     items: &'p [Expr],
     movable: Vec<bool>,
     offset: u64,
@@ -374,7 +383,7 @@ struct Projector<'p> {
 impl Projector<'_> {
     /// Sends `src` projected (unless a duplicate under DISTINCT, or skipped by OFFSET); false
     /// once LIMIT rows are sent.
-    fn send(
+    pub(crate) fn send(
         &mut self,
         mut src: Vec<Value>,
         ctx: &mut EvalCtx<'_>,

@@ -37,6 +37,6 @@ pub use convert::{
     cast, to_bool, to_date, to_datetime, to_decimal, to_f64, to_i64, to_string_value, to_time,
     to_u64, CastTarget,
 };
-pub use scalar::{call, call_typed, like, FnCtx};
+pub use scalar::{call, like, FnCtx};
 pub use store::store;
 pub use types::{arith_type, cast_type, return_type, type_of_column, type_of_value, ExprType};

@@ -201,7 +201,7 @@ const CALL_NAMES: &[&str] = &[
     "SOURCE_POS_WAIT",
 ];
 
-/// True when `name` (upper case) is a built-in function [`call`] / [`call_typed`] evaluate, so
+/// True when `name` (upper case) is a built-in function [`call`] / [`call_in`] evaluate, so
 /// the binder can reject an unknown one (1305) before any row is read, as MySQL does.
 pub fn is_builtin(name: &str) -> bool {
     CALL_NAMES.contains(&name)
@@ -363,18 +363,6 @@ pub fn call_in(
         Family::Marker => Ok(args.first().cloned().unwrap_or(Value::Null)),
         Family::Scalar => call_scalar(name, args, ctx, w),
     }
-}
-
-/// Evaluates built-in function `name` (upper case) on `args` whose static kinds the SQL layer
-/// knows.
-pub fn call_typed(
-    name: &str,
-    args: &[Value],
-    kinds: &[jsonfn::ArgKind],
-    ctx: &mut FnCtx,
-    w: &mut Vec<Warning>,
-) -> Result<Value> {
-    call_in(family(name), name, args, kinds, ctx, w)
 }
 
 /// Evaluates built-in function `name` (upper case) on `args`.

@@ -449,38 +449,13 @@ fn all_true(conds: &[Expr], r: &[Value], ctx: &mut EvalCtx<'_>) -> Result<bool> 
 
 #[cfg(test)]
 mod tests {
-    use common::client::{Client, RowSink};
-    use common::{ColumnMeta, Result, Value};
 
     use crate::session::session::test_support::{ok, rows, session};
+    use crate::exec::test_client::Recorder;
     use crate::Output;
 
     type S = crate::Session<storage::mem::MemEngine>;
 
-    /// A client that records what is streamed to it.
-    #[derive(Default)]
-    struct Recorder {
-        rows: Vec<Vec<String>>,
-    }
-
-    impl RowSink for Recorder {
-        fn columns(&mut self, _: Vec<ColumnMeta>, _: u16) -> Result<()> {
-            Ok(())
-        }
-        fn row(&mut self, row: &[Value]) -> Result<()> {
-            self.rows.push(row.iter().map(|v| v.to_string()).collect());
-            Ok(())
-        }
-    }
-
-    impl Client for Recorder {
-        fn open(&mut self, _: &str) -> Result<Box<dyn std::io::Read + '_>> {
-            Err(common::client::local_files_disabled())
-        }
-        fn rows(&mut self) -> Option<&mut dyn RowSink> {
-            Some(self)
-        }
-    }
 
     /// The rows `sql` streams to a client (the path that stops a join at LIMIT).
     fn streamed(s: &mut S, sql: &str) -> Vec<Vec<String>> {

@@ -16,6 +16,8 @@ pub mod sort;
 pub mod sorter;
 pub mod spill;
 pub mod stream;
+#[cfg(test)]
+pub(crate) mod test_client;
 pub mod trace;
 pub mod window;
 pub mod window_stream;

@@ -426,38 +426,11 @@ impl Projector<'_> {
 
 #[cfg(test)]
 mod tests {
-    use common::client::{Client, RowSink};
-    use common::{ColumnMeta, Result, Value};
 
     use crate::session::session::test_support::{ok, rows, session};
+    use crate::exec::test_client::Recorder;
     use crate::Output;
 
-    /// A client that records what is streamed to it.
-    #[derive(Default)]
-    struct Recorder {
-        columns: Vec<String>,
-        rows: Vec<Vec<String>>,
-    }
-
-    impl RowSink for Recorder {
-        fn columns(&mut self, columns: Vec<ColumnMeta>, _status: u16) -> Result<()> {
-            self.columns = columns.iter().map(|c| c.name.clone()).collect();
-            Ok(())
-        }
-        fn row(&mut self, row: &[Value]) -> Result<()> {
-            self.rows.push(row.iter().map(|v| v.to_string()).collect());
-            Ok(())
-        }
-    }
-
-    impl Client for Recorder {
-        fn open(&mut self, _: &str) -> Result<Box<dyn std::io::Read + '_>> {
-            Err(common::client::local_files_disabled())
-        }
-        fn rows(&mut self) -> Option<&mut dyn RowSink> {
-            Some(self)
-        }
-    }
 
     /// Streamed blocks send what the collected path returns (same rows, same order); the
     /// others come back whole, and so does every statement of a multi-statement text.

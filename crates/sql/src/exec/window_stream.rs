@@ -617,37 +617,15 @@ fn decode_entry(buf: &[u8], at: &mut usize) -> Result<Entry> {
 
 #[cfg(test)]
 mod tests {
-    use common::client::{Client, RowSink};
-    use common::{ColumnMeta, Result, Value};
+    use common::Value;
     use storage::mem::MemEngine;
 
     use super::*;
     use crate::ir::expr::FrameBound;
     use crate::session::session::test_support::{ok, rows, session};
+    use crate::exec::test_client::Recorder;
     use crate::Output;
 
-    /// A client that keeps the rows streamed to it.
-    #[derive(Default)]
-    struct Rows(Vec<Vec<String>>);
-
-    impl RowSink for Rows {
-        fn columns(&mut self, _: Vec<ColumnMeta>, _: u16) -> Result<()> {
-            Ok(())
-        }
-        fn row(&mut self, row: &[Value]) -> Result<()> {
-            self.0.push(row.iter().map(|v| v.to_string()).collect());
-            Ok(())
-        }
-    }
-
-    impl Client for Rows {
-        fn open(&mut self, _: &str) -> Result<Box<dyn std::io::Read + '_>> {
-            Err(common::client::local_files_disabled())
-        }
-        fn rows(&mut self) -> Option<&mut dyn RowSink> {
-            Some(self)
-        }
-    }
 
     fn status(s: &mut Session<MemEngine>, name: &str) -> u64 {
         rows(s, &format!("SHOW GLOBAL STATUS LIKE '{name}'"))[0][1]
@@ -659,13 +637,13 @@ mod tests {
     /// order under a top-level ORDER BY, else the same rows.
     fn streamed_equals_collected(s: &mut Session<MemEngine>, sql: &str) {
         let mut want = rows(s, sql);
-        let mut got = Rows::default();
+        let mut got = Recorder::default();
         let out = s.query_with_files(sql, false, &mut got).pop();
         assert!(
             matches!(out, Some(Ok(Output::RowsSent { .. }))),
             "{sql}: {out:?}"
         );
-        let mut got = got.0;
+        let mut got = got.rows;
         if sql.rfind("ORDER BY") < sql.rfind(')') {
             want.sort();
             got.sort();
@@ -838,9 +816,9 @@ mod tests {
             1290
         );
         let streamed = |s: &mut Session<MemEngine>, sql: &str| {
-            let mut got = Rows::default();
+            let mut got = Recorder::default();
             let out = s.query_with_files(sql, false, &mut got).pop();
-            out.map(|o| o.map(|_| got.0))
+            out.map(|o| o.map(|_| got.rows))
         };
         let got = streamed(&mut s, sql).expect("a result").expect("rows");
         assert_eq!(got.len(), 3000);
@@ -871,7 +849,7 @@ mod tests {
             "SELECT g, SUM(v), RANK() OVER (ORDER BY SUM(v)) FROM t GROUP BY g",
             "SELECT id, ROW_NUMBER() OVER (PARTITION BY (SELECT MAX(k) FROM u)) FROM t",
         ] {
-            let mut got = Rows::default();
+            let mut got = Recorder::default();
             let out = s.query_with_files(sql, false, &mut got).pop();
             assert!(
                 matches!(out, Some(Ok(Output::Rows { .. }))),

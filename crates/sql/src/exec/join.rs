@@ -450,12 +450,11 @@ fn all_true(conds: &[Expr], r: &[Value], ctx: &mut EvalCtx<'_>) -> Result<bool> 
 #[cfg(test)]
 mod tests {
 
-    use crate::session::session::test_support::{ok, rows, session};
     use crate::exec::test_client::Recorder;
+    use crate::session::session::test_support::{ok, rows, session};
     use crate::Output;
 
     type S = crate::Session<storage::mem::MemEngine>;
-
 
     /// The rows `sql` streams to a client (the path that stops a join at LIMIT).
     fn streamed(s: &mut S, sql: &str) -> Vec<Vec<String>> {

@@ -427,10 +427,9 @@ impl Projector<'_> {
 #[cfg(test)]
 mod tests {
 
-    use crate::session::session::test_support::{ok, rows, session};
     use crate::exec::test_client::Recorder;
+    use crate::session::session::test_support::{ok, rows, session};
     use crate::Output;
-
 
     /// Streamed blocks send what the collected path returns (same rows, same order); the
     /// others come back whole, and so does every statement of a multi-statement text.

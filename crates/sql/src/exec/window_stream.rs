@@ -621,11 +621,10 @@ mod tests {
     use storage::mem::MemEngine;
 
     use super::*;
+    use crate::exec::test_client::Recorder;
     use crate::ir::expr::FrameBound;
     use crate::session::session::test_support::{ok, rows, session};
-    use crate::exec::test_client::Recorder;
     use crate::Output;
-
 
     fn status(s: &mut Session<MemEngine>, name: &str) -> u64 {
         rows(s, &format!("SHOW GLOBAL STATUS LIKE '{name}'"))[0][1]

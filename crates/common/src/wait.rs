@@ -17,6 +17,7 @@
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// What a blocked thread waits for (the numbering of MySQL's `thd_wait_type`, plus `Net`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -122,6 +123,26 @@ thread_local! {
     static HANDLER: RefCell<Option<Arc<dyn WaitHandler>>> = const { RefCell::new(None) };
     static DEPTH: Cell<u32> = const { Cell::new(0) };
     static STATE: RefCell<Option<Arc<AtomicU8>>> = const { RefCell::new(None) };
+    /// When the current lock wait began (see [`lock_wait_micros`]).
+    static LOCK_SINCE: Cell<Option<Instant>> = const { Cell::new(None) };
+    /// Microseconds this thread has spent in lock waits.
+    static LOCK_MICROS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// True for the waits a statement's `Lock_time` counts (the slow query log): row, table,
+/// metadata and global locks (MySQL 8.0.28+ counts InnoDB's row-lock waits too).
+fn is_lock(t: WaitType) -> bool {
+    matches!(
+        t,
+        WaitType::RowLock | WaitType::TableLock | WaitType::MetaDataLock | WaitType::GlobalLock
+    )
+}
+
+/// Microseconds the calling thread has spent in lock waits ([`WaitType::RowLock`],
+/// `TableLock`, `MetaDataLock`, `GlobalLock`) since it started: a statement's lock time is
+/// the difference of two readings. Only the outermost wait of a nest is timed.
+pub fn lock_wait_micros() -> u64 {
+    LOCK_MICROS.with(Cell::get)
 }
 
 /// Installs (or removes) the calling thread's handler. Returns the previous one.
@@ -146,6 +167,9 @@ pub fn begin(t: WaitType) {
     if depth > 0 {
         return;
     }
+    if is_lock(t) {
+        LOCK_SINCE.with(|c| c.set(Some(Instant::now())));
+    }
     STATE.with(|c| {
         if let Some(cell) = &*c.borrow() {
             cell.store(t as u8, Ordering::Relaxed);
@@ -166,6 +190,10 @@ pub fn end() {
     });
     if depth > 0 {
         return;
+    }
+    if let Some(since) = LOCK_SINCE.with(Cell::take) {
+        let waited = since.elapsed().as_micros() as u64;
+        LOCK_MICROS.with(|c| c.set(c.get().saturating_add(waited)));
     }
     STATE.with(|c| {
         if let Some(cell) = &*c.borrow() {
@@ -238,5 +266,23 @@ mod tests {
         assert_eq!(WaitType::from_u8(10), Some(WaitType::Sync));
         assert_eq!(WaitType::from_u8(0), None);
         assert_eq!(WaitType::Sleep.index(), 0);
+    }
+
+    #[test]
+    fn lock_waits_are_timed_and_other_waits_are_not() {
+        let before = lock_wait_micros();
+        {
+            let _g = guard(WaitType::Sleep);
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert_eq!(lock_wait_micros(), before);
+        {
+            let _g = guard(WaitType::RowLock);
+            // nested: timed once, as the outer wait
+            let _n = guard(WaitType::MetaDataLock);
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let waited = lock_wait_micros() - before;
+        assert!((5_000..1_000_000).contains(&waited), "{waited}");
     }
 }

@@ -78,6 +78,7 @@ pub struct Session<E: KvEngine> {
 
 impl<E: KvEngine> Drop for Session<E> {
     fn drop(&mut self) {
+        self.inner.log_quit();
         let _ = self.inner.inst.status.threads_connected.fetch_update(
             Ordering::Relaxed,
             Ordering::Relaxed,
@@ -140,6 +141,7 @@ impl<E: KvEngine> protocol::Backend for Backend<E> {
                 inner.set_session_value("wait_timeout", v)?;
             }
         }
+        inner.log_connect(info.tls.is_some());
         let n = st.threads_connected.fetch_add(1, Ordering::Relaxed) + 1;
         st.max_used_connections.fetch_max(n, Ordering::Relaxed);
         Ok(Session { inner })
@@ -255,13 +257,13 @@ impl<E: KvEngine> protocol::Session for Session<E> {
     }
 
     fn init_db(&mut self, db: &str) -> Result<()> {
-        self.inner.use_db(db)
+        self.inner.init_db(db)
     }
 
     fn field_list(&mut self, table: &str, wildcard: &str) -> Result<Vec<ColumnMeta>> {
         let sql = format!("SELECT * FROM `{}` LIMIT 0", table.replace('`', "``"));
         let _ = wildcard;
-        match self.inner.query(&sql, false).pop() {
+        match self.inner.field_list_query(table, &sql).pop() {
             Some(Ok(Output::Rows { columns, .. })) => Ok(columns),
             Some(Err(e)) => Err(e),
             _ => Ok(vec![]),

@@ -95,6 +95,35 @@ pub struct ServeArgs {
     /// Refuse TCP connections that do not use TLS (unix-socket connections are allowed).
     #[arg(long = "require-secure-transport")]
     pub require_secure_transport: bool,
+    /// Turn the slow query log on: --slow-query-log or --slow-query-log=ON|OFF (MySQL's
+    /// `slow_query_log`).
+    #[arg(long = "slow-query-log", value_name = "ON|OFF", num_args = 0..=1,
+          require_equals = true, default_missing_value = "ON")]
+    pub slow_query_log: Option<String>,
+    /// The slow query log's file [default: <datadir>/<hostname>-slow.log; a relative name is
+    /// inside the data directory].
+    #[arg(long = "slow-query-log-file", value_name = "FILE")]
+    pub slow_query_log_file: Option<String>,
+    /// Statements running longer than this many seconds are slow [default: 10].
+    #[arg(long = "long-query-time", value_name = "SECONDS")]
+    pub long_query_time: Option<String>,
+    /// Also log statements that read a table without an index to the slow log.
+    #[arg(long = "log-queries-not-using-indexes", value_name = "ON|OFF", num_args = 0..=1,
+          require_equals = true, default_missing_value = "ON")]
+    pub log_queries_not_using_indexes: Option<String>,
+    /// Log slow statements only when they examined at least this many rows [default: 0].
+    #[arg(long = "min-examined-row-limit", value_name = "ROWS")]
+    pub min_examined_row_limit: Option<String>,
+    /// Turn the general query log on: --general-log or --general-log=ON|OFF.
+    #[arg(long = "general-log", value_name = "ON|OFF", num_args = 0..=1,
+          require_equals = true, default_missing_value = "ON")]
+    pub general_log: Option<String>,
+    /// The general query log's file [default: <datadir>/<hostname>.log].
+    #[arg(long = "general-log-file", value_name = "FILE")]
+    pub general_log_file: Option<String>,
+    /// Where the query logs go: FILE (default) or NONE (TABLE is not supported).
+    #[arg(long = "log-output", value_name = "FILE|NONE")]
+    pub log_output: Option<String>,
     /// Set any other system variable: --set NAME=VALUE (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
@@ -319,6 +348,24 @@ impl Config {
             c.sysvars
                 .push(("require_secure_transport".into(), "ON".into()));
         }
+        // the query logs' options (checked with the other variables when the server starts)
+        for (name, v) in [
+            ("slow_query_log", &a.slow_query_log),
+            ("slow_query_log_file", &a.slow_query_log_file),
+            ("long_query_time", &a.long_query_time),
+            (
+                "log_queries_not_using_indexes",
+                &a.log_queries_not_using_indexes,
+            ),
+            ("min_examined_row_limit", &a.min_examined_row_limit),
+            ("general_log", &a.general_log),
+            ("general_log_file", &a.general_log_file),
+            ("log_output", &a.log_output),
+        ] {
+            if let Some(v) = v {
+                c.sysvars.push((name.into(), v.clone()));
+            }
+        }
         if c.thread_pool_size == 0 || c.thread_pool_size > 1024 {
             return Err(format!(
                 "invalid thread_pool_size {} (1 to 1024)",
@@ -354,6 +401,39 @@ fn parse_count(name: &str, v: &str) -> Result<usize, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn query_log_options() {
+        use clap::Parser;
+        let cli = Cli::try_parse_from([
+            "strata",
+            "--slow-query-log",
+            "--long-query-time",
+            "0.5",
+            "--slow-query-log-file=/tmp/s.log",
+            "--general-log=OFF",
+            "--log-output",
+            "FILE",
+        ])
+        .unwrap();
+        let c = Config::from_args(&cli.serve).unwrap();
+        let get = |k: &str| {
+            c.sysvars
+                .iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.as_str())
+        };
+        assert_eq!(get("slow_query_log"), Some("ON"));
+        assert_eq!(get("long_query_time"), Some("0.5"));
+        assert_eq!(get("slow_query_log_file"), Some("/tmp/s.log"));
+        assert_eq!(get("general_log"), Some("OFF"));
+        assert_eq!(get("log_output"), Some("FILE"));
+        assert_eq!(get("general_log_file"), None);
+        // a bare flag does not swallow the subcommand after it
+        let cli = Cli::try_parse_from(["strata", "--general-log", "serve"]).unwrap();
+        assert!(cli.command.is_some());
+        assert_eq!(cli.serve.general_log.as_deref(), Some("ON"));
+    }
 
     #[test]
     fn sizes() {

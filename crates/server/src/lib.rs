@@ -149,6 +149,8 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
     if let Some(s) = &cfg.socket {
         globals.set_internal("socket", common::Value::Str(s.display().to_string()));
     }
+    let hostname = hostname();
+    globals.set_internal("hostname", common::Value::Str(hostname.clone()));
     let max_threads = match globals.get("thread_pool_max_threads") {
         Some(common::Value::Int(n)) => n.max(1) as usize,
         _ => protocol::PoolConfig::default().max_threads,
@@ -174,6 +176,29 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
         None
     };
     let inst = sql::Instance::new(storage, globals);
+    // the slow and general query logs: default names in the data directory, opened if on
+    let log_setup = sql::runtime::querylog::LogSetup {
+        datadir: std::fs::canonicalize(&cfg.datadir).unwrap_or_else(|_| cfg.datadir.clone()),
+        hostname,
+        program: sql::runtime::querylog::header_program(
+            &std::env::current_exe().unwrap_or_else(|_| "strata".into()),
+        ),
+        version: sql::runtime::sysvars::SERVER_VERSION.to_string(),
+        comment: inst
+            .globals
+            .get("version_comment")
+            .map(|v| v.to_string())
+            .unwrap_or_default(),
+        port: cfg.port,
+        socket: cfg
+            .socket
+            .as_ref()
+            .map(|s| s.display().to_string())
+            .unwrap_or_default(),
+    };
+    for w in inst.querylog.start(log_setup, &inst.globals) {
+        eprintln!("[Warning] strata: {w}");
+    }
     inst.acl.set_hasher(Box::new(|plugin, password| {
         let p =
             protocol::AuthPlugin::from_name(plugin).unwrap_or(protocol::AuthPlugin::CachingSha2);
@@ -221,6 +246,16 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
         registry.kill(id);
     }));
     Ok(Running { handle, inst })
+}
+
+/// The machine's host name (`@@hostname`; the query logs' default file names), `localhost`
+/// if it cannot be read.
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "localhost".into())
 }
 
 fn abs(p: &Path) -> String {

@@ -1,6 +1,7 @@
 //! Commands from the client: COM_QUERY (every statement of a text, the result of a lone one
 //! streamed when it can be), COM_STMT_PREPARE / EXECUTE / CLOSE, and result metadata for PREPARE.
 
+use std::borrow::Cow;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -10,6 +11,8 @@ use storage::engine::KvEngine;
 
 use crate::parse::parser::Parsed;
 use crate::parse::parser::Stmt;
+
+use crate::dispatch::querylog::{log_text, StmtKind};
 
 use crate::session::session::*;
 
@@ -52,6 +55,8 @@ impl<E: KvEngine> Session<E> {
         let parsed = match parsed {
             Ok(p) => p,
             Err(e) => {
+                // a text that does not parse is in the general log too
+                self.general_log("Query", crate::runtime::querylog::trim_statement(sql));
                 self.warnings.clear();
                 return vec![Err(e)];
             }
@@ -63,6 +68,14 @@ impl<E: KvEngine> Session<E> {
         }
         let single = parsed.as_slice().len() == 1;
         let mut out = Vec::with_capacity(parsed.as_slice().len());
+        // each statement of a multi-statement text has its own log entries, with its own text
+        let logs = &self.inst.querylog;
+        let texts = if !single && (logs.general_on() || logs.slow_on()) {
+            crate::runtime::querylog::split_statements(sql)
+        } else {
+            Vec::new()
+        };
+        let whole = crate::runtime::querylog::trim_statement(sql);
         // A KILL QUERY from here on applies to this command: the flag is cleared before the
         // statement shows in the process list, not after (a KILL that saw it there was lost).
         self.killed.store(false, Ordering::SeqCst);
@@ -71,11 +84,14 @@ impl<E: KvEngine> Session<E> {
             .status
             .threads_running
             .fetch_add(1, Ordering::Relaxed);
-        for p in parsed.as_slice() {
+        for (i, p) in parsed.as_slice().iter().enumerate() {
             if p.params > 0 {
                 out.push(Err(Error::parse("?")));
                 break;
             }
+            let text = texts.get(i).copied().unwrap_or(whole);
+            self.general_log("Query", &log_text(p, text));
+            let clock = self.stmt_clock();
             // a result is streamed only when it is the text's one statement: the results of
             // a multi-statement text are sent in order once all of them ran
             let r = if single {
@@ -83,6 +99,7 @@ impl<E: KvEngine> Session<E> {
             } else {
                 self.run_with_files(p, &[], &mut WholeResults(&mut *files))
             };
+            self.stmt_end(clock, &r, StmtKind::of(p), || log_text(p, text));
             let failed = r.is_err();
             out.push(r);
             if failed {
@@ -100,11 +117,27 @@ impl<E: KvEngine> Session<E> {
 
     /// COM_STMT_PREPARE.
     pub fn prepare(&mut self, sql: &str) -> Result<(u32, usize, Vec<ColumnMeta>)> {
+        let clock = self.stmt_clock();
+        let r = self.prepare_inner(sql);
+        // a slow COM_STMT_PREPARE is an administrator command
+        let ok = match &r {
+            Ok(_) => Ok(Output::ok(0)),
+            Err(e) => Err(Error::new(e.code, String::new())),
+        };
+        self.stmt_end(clock, &ok, StmtKind::command(), || Cow::Borrowed("Prepare"));
+        r
+    }
+
+    fn prepare_inner(&mut self, sql: &str) -> Result<(u32, usize, Vec<ColumnMeta>)> {
         let mut parsed = crate::parse::parser::parse_with(sql, self.parse_mode())?;
         if parsed.len() != 1 {
             return Err(Error::parse(sql));
         }
         let p = parsed.remove(0);
+        self.general_log(
+            "Prepare",
+            &log_text(&p, crate::runtime::querylog::trim_statement(sql)),
+        );
         if matches!(p.stmt, Stmt::LoadData(_)) {
             return Err(Error::new(
                 codes::ER_UNSUPPORTED_PS,
@@ -153,6 +186,15 @@ impl<E: KvEngine> Session<E> {
                 "Incorrect arguments to mysqld_stmt_execute",
             ));
         }
+        let logs = &self.inst.querylog;
+        let text = (logs.general_on() || logs.slow_on()).then(|| {
+            let backslash = !self.hot().no_backslash_escapes;
+            let sql = crate::runtime::querylog::expand_params(&p.parsed.sql, params, backslash);
+            log_text(&p.parsed, &sql).into_owned()
+        });
+        if let Some(t) = &text {
+            self.general_log("Execute", t);
+        }
         self.killed.store(false, Ordering::SeqCst);
         self.set_process("Execute", Some(p.info.clone()));
         self.inst
@@ -160,7 +202,11 @@ impl<E: KvEngine> Session<E> {
             .threads_running
             .fetch_add(1, Ordering::Relaxed);
         self.executing = Some(id);
+        let clock = self.stmt_clock();
         let r = self.run_with_files(&p.parsed, params, client);
+        self.stmt_end(clock, &r, StmtKind::of(&p.parsed), || {
+            Cow::Owned(text.unwrap_or_default())
+        });
         self.executing = None;
         self.inst
             .status
@@ -172,6 +218,7 @@ impl<E: KvEngine> Session<E> {
 
     /// COM_STMT_CLOSE.
     pub fn close_statement(&mut self, id: u32) {
+        self.general_log("Close stmt", "");
         self.prepared.remove(&id);
         self.plans.remove(&id);
     }

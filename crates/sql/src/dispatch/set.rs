@@ -163,6 +163,13 @@ impl<E: KvEngine> Session<E> {
             }
             _ => self.eval_const(e)?,
         };
+        if global && crate::runtime::querylog::is_log_var(def.name) {
+            // files are opened (and a bad name refused) before the variable changes
+            return self
+                .inst
+                .querylog
+                .set_global(&self.inst.globals, def, &value);
+        }
         if value == Value::Str("DEFAULT".into()) {
             if global {
                 let d = crate::runtime::sysvars::VARS

@@ -398,6 +398,20 @@ impl<E: KvEngine> Session<E> {
                 self.handler.reset();
                 Ok(Output::ok(0))
             }
+            Statement::Flush { object_type, .. }
+                if matches!(
+                    object_type,
+                    ast::FlushType::Logs | ast::FlushType::SlowLogs | ast::FlushType::GeneralLogs
+                ) =>
+            {
+                // the query logs are closed and opened again by name (logrotate renames first)
+                let slow = !matches!(object_type, ast::FlushType::GeneralLogs);
+                let general = !matches!(object_type, ast::FlushType::SlowLogs);
+                self.inst
+                    .querylog
+                    .reopen(&self.inst.globals, slow, general)?;
+                Ok(Output::ok(0))
+            }
             Statement::Flush { .. } => Ok(Output::ok(0)),
             Statement::Analyze { .. } | Statement::OptimizeTable { .. } => {
                 crate::show::show::admin_table(self, stmt)

@@ -1,13 +1,14 @@
 //! Stage 0, **runtime**: what every statement runs under, whatever its kind — system
 //! variables ([`sysvars`]), metadata locks ([`mdl`]), user-level locks ([`userlock`]), the
-//! per-statement memory and time limits ([`limits`]) and the server facts the SQL layer shows
-//! but does not own ([`info`]).
+//! per-statement memory and time limits ([`limits`]), the server facts the SQL layer shows
+//! but does not own ([`info`]) and the slow and general query logs' files ([`querylog`]).
 //!
 //! May use: `common`, `func`, `storage`. Nothing else of this crate.
 
 pub mod info;
 pub mod limits;
 pub mod mdl;
+pub mod querylog;
 pub mod schemas;
 pub mod sysvars;
 pub mod userlock;

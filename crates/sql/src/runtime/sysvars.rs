@@ -40,6 +40,11 @@ pub enum Kind {
     Charset,
     /// A collation name.
     Collation,
+    /// A non-negative number of seconds with microseconds (`long_query_time`), held as a
+    /// DECIMAL with 6 fractional digits.
+    Double,
+    /// `log_output`: a set of FILE, TABLE and NONE (TABLE is refused: not built).
+    LogOutput,
 }
 
 /// One registered variable.
@@ -103,6 +108,8 @@ pub static VARS: &[VarDef] = vars! {
     "explain_format" Both ExplainFormat "TRADITIONAL";
     "explicit_defaults_for_timestamp" Both Bool "1";
     "foreign_key_checks" Both Bool "1";
+    "general_log" Global Bool "0";
+    "general_log_file" Global Str "";
     "group_concat_max_len" Both Int "1024";
     "have_ssl" ReadOnly Str "DISABLED";
     "have_openssl" ReadOnly Str "DISABLED";
@@ -121,6 +128,10 @@ pub static VARS: &[VarDef] = vars! {
     "local_infile" Global Bool "0";
     "lock_wait_timeout" Both Int "31536000";
     "log_bin" ReadOnly Bool "0";
+    "log_output" Global LogOutput "FILE";
+    "log_queries_not_using_indexes" Global Bool "0";
+    "log_slow_admin_statements" Global Bool "0";
+    "long_query_time" Both Double "10.000000";
     "lower_case_file_system" ReadOnly Bool "0";
     "lower_case_table_names" ReadOnly Int "0";
     "max_allowed_packet" Both Int "67108864";
@@ -131,6 +142,7 @@ pub static VARS: &[VarDef] = vars! {
     "max_join_size" Both Int "18446744073709551615";
     "max_sort_length" Both Int "1024";
     "max_user_connections" Both Int "0";
+    "min_examined_row_limit" Both Int "0";
     "net_buffer_length" Both Int "16384";
     "net_read_timeout" Both Int "30";
     "net_retry_count" Both Int "10";
@@ -155,6 +167,9 @@ pub static VARS: &[VarDef] = vars! {
     "session_track_system_variables" Both Str "time_zone,autocommit,character_set_client,character_set_results,character_set_connection";
     "session_track_transaction_info" Both Str "OFF";
     "skip_name_resolve" ReadOnly Bool "0";
+    "slow_launch_time" Global Int "2";
+    "slow_query_log" Global Bool "0";
+    "slow_query_log_file" Global Str "";
     "socket" ReadOnly Str "";
     "sort_buffer_size" Both Int "262144";
     "ssl_ca" ReadOnly Str "";
@@ -164,6 +179,7 @@ pub static VARS: &[VarDef] = vars! {
     "sql_auto_is_null" Both Bool "0";
     "sql_big_selects" Both Bool "1";
     "sql_log_bin" Session Bool "1";
+    "sql_log_off" Both Bool "0";
     "sql_mode" Both SqlMode DEFAULT_SQL_MODE;
     "sql_notes" Both Bool "1";
     "sql_quote_show_create" Both Bool "1";
@@ -376,6 +392,8 @@ fn default_value(v: &VarDef) -> Value {
             Ok(n) => Value::UInt(n),
             Err(_) => Value::Str(v.default.to_string()),
         },
+        Kind::Double => normalise(v, &Value::Str(v.default.to_string()))
+            .unwrap_or_else(|_| Value::Str(v.default.to_string())),
         _ => Value::Str(v.default.to_string()),
     }
 }
@@ -491,6 +509,19 @@ pub fn normalise(def: &VarDef, value: &Value) -> Result<Value> {
             })?;
             Value::Str(t.to_ascii_lowercase())
         }
+        Kind::Double => {
+            let t = text.ok_or_else(bad)?;
+            let secs: f64 = t.trim().parse().map_err(|_| {
+                Error::new(
+                    codes::ER_WRONG_TYPE_FOR_VAR,
+                    format!("Incorrect argument type to variable '{}'", def.name),
+                )
+            })?;
+            // MySQL clamps to 0 .. one year (with a warning)
+            let micros = (secs.clamp(0.0, 31_536_000.0) * 1e6).round() as i64;
+            Value::Decimal(common::Decimal::new(micros, 6))
+        }
+        Kind::LogOutput => Value::Str(normalise_log_output(&text.ok_or_else(bad)?)?),
     })
 }
 
@@ -529,6 +560,32 @@ const SQL_MODES: &[&str] = &[
     "POSTGRESQL",
     "MAXDB",
 ];
+
+/// Normalises a `log_output` value: a set of NONE, FILE and TABLE, printed in that order
+/// (`file,none` → `NONE,FILE`, as MySQL shows it). TABLE (the `mysql.slow_log` and
+/// `mysql.general_log` tables) is not built and is refused with 1235 rather than ignored.
+pub fn normalise_log_output(s: &str) -> Result<String> {
+    let mut set = [false; 2];
+    for part in s.split(',').map(str::trim) {
+        match part.to_ascii_uppercase().as_str() {
+            "NONE" => set[0] = true,
+            "FILE" => set[1] = true,
+            "TABLE" => {
+                return Err(Error::not_supported(
+                    "log_output=TABLE (the mysql.slow_log and mysql.general_log tables); use FILE",
+                ))
+            }
+            _ => return Err(Error::wrong_value_for_var("log_output", s)),
+        }
+    }
+    let names: Vec<&str> = ["NONE", "FILE"]
+        .iter()
+        .zip(set)
+        .filter(|(_, on)| *on)
+        .map(|(n, _)| *n)
+        .collect();
+    Ok(names.join(","))
+}
 
 /// Normalises a sql_mode list: upper-case, known names only, combination modes expanded.
 pub fn normalise_sql_mode(s: &str, var: &str) -> Result<String> {

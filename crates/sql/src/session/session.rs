@@ -200,7 +200,7 @@ pub struct Status {
     pub sort_merge_passes: AtomicU64,
     /// Sort_rows: rows sorted.
     pub sort_rows: AtomicU64,
-    /// Created_tmp_files: temporary files created (sort runs).
+    /// Created_tmp_files: temporary files created (sort runs, hash-join chunks, window partitions, derived tables).
     pub created_tmp_files: AtomicU64,
     /// Created_tmp_tables: internal temporary tables (a streamed GROUP BY's hash table).
     pub created_tmp_tables: AtomicU64,
@@ -241,6 +241,8 @@ pub struct Instance<E: KvEngine> {
     pub mdl: crate::runtime::mdl::MdlManager,
     /// Accounts and privileges.
     pub acl: crate::acl::accounts::Acl,
+    /// The slow and general query logs (opened by the server at startup).
+    pub querylog: crate::runtime::querylog::QueryLogs,
 }
 
 impl<E: KvEngine> Instance<E> {
@@ -267,6 +269,7 @@ impl<E: KvEngine> Instance<E> {
             partitions: Default::default(),
             server_info: parking_lot::RwLock::new(None),
             mdl: Default::default(),
+            querylog: Default::default(),
         })
     }
 
@@ -353,6 +356,12 @@ pub(crate) struct HotVars {
     pub(crate) timeouts: [Option<u64>; 3],
     pub(crate) max_allowed_packet: usize,
     pub(crate) high_priority: bool,
+    /// long_query_time in microseconds (a statement running longer is slow).
+    pub(crate) long_query_us: u64,
+    /// min_examined_row_limit.
+    pub(crate) min_examined_row_limit: u64,
+    /// sql_log_off: the general log skips this session.
+    pub(crate) sql_log_off: bool,
 }
 
 /// A prepared statement's plan (a SELECT's [`crate::ir::query::Query`], an INSERT's, UPDATE's or
@@ -462,6 +471,8 @@ pub struct Session<E: KvEngine> {
     pub stmt_cache: crate::parse::stmt_cache::StmtCache,
     /// Handler_read_* of this session (shared with its process-list entry).
     pub handler: Arc<HandlerReads>,
+    /// The running command is the server's own (COM_FIELD_LIST's query): no query-log entries.
+    pub(crate) log_quiet: bool,
 }
 
 /// Session status flags (protocol SERVER_STATUS_*).
@@ -536,6 +547,7 @@ impl<E: KvEngine> Session<E> {
             plan_rec: Default::default(),
             stmt_cache: Default::default(),
             handler: handler.clone(),
+            log_quiet: false,
         };
         if let Some(d) = db {
             s.use_db(d)?;
@@ -637,6 +649,12 @@ impl<E: KvEngine> Session<E> {
             }),
             max_allowed_packet: int("max_allowed_packet", 64 << 20) as usize,
             high_priority: int("thread_pool_high_priority_connection", 0) != 0,
+            long_query_us: self.with_var("long_query_time", |v| match v {
+                Some(Value::Decimal(d)) => (d.to_f64() * 1e6).round().max(0.0) as u64,
+                _ => 10_000_000,
+            }),
+            min_examined_row_limit: int("min_examined_row_limit", 0).max(0) as u64,
+            sql_log_off: int("sql_log_off", 0) != 0,
         };
         self.hot.set(Some((gens.0, gens.1, h)));
         h

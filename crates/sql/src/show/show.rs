@@ -984,14 +984,15 @@ fn variable_rows<E: KvEngine>(sess: &Session<E>, global: bool) -> Vec<Vec<Value>
             } else {
                 sess.var(name).unwrap_or(v)
             };
-            vec![
-                s(name),
-                s(if v.is_null() {
-                    String::new()
-                } else {
-                    v.to_string()
-                }),
-            ]
+            let bool_kind = crate::runtime::sysvars::lookup(name)
+                .is_some_and(|d| d.kind == crate::runtime::sysvars::Kind::Bool);
+            let text = match v {
+                Value::Null => String::new(),
+                // MySQL shows boolean variables as ON / OFF (`@@x` is still 1 / 0)
+                Value::Int(i) if bool_kind => (if i != 0 { "ON" } else { "OFF" }).to_string(),
+                v => v.to_string(),
+            };
+            vec![s(name), s(text)]
         })
         .collect()
 }

@@ -1,0 +1,238 @@
+//! The statement boundary's side of the query logs: each command's general-log line
+//! (`Connect`, `Query`, `Prepare`, `Execute`, `Close stmt`, `Init DB`, `Quit`) and, when a
+//! statement ends, MySQL's slow-log decision (`log_slow_applicable`): `Slow_queries` counts it
+//! and the slow log writes it when it ran longer than `long_query_time` (or read a table
+//! without an index under `log_queries_not_using_indexes`) and examined at least
+//! `min_examined_row_limit` rows. The files are [`crate::runtime::querylog`]'s.
+//!
+//! With both logs off a statement costs two clock reads, the relaxed loads of the log flags
+//! and a comparison (`Slow_queries` counts slow statements with the log off too, as in MySQL).
+
+use std::borrow::Cow;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant, SystemTime};
+
+use common::{codes, Result};
+use sqlparser::ast::{ObjectType, Statement};
+use storage::engine::KvEngine;
+
+use crate::parse::parser::{Parsed, Stmt};
+use crate::runtime::querylog::{self, SlowEntry};
+use crate::session::session::*;
+
+/// What the slow log needs to know of a statement besides its result.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct StmtKind {
+    /// An administrative statement (ALTER TABLE, CREATE / DROP INDEX, ANALYZE, CHECK,
+    /// OPTIMIZE, REPAIR TABLE): logged only with `log_slow_admin_statements`.
+    admin: bool,
+    /// SHOW / DESCRIBE: never logged for not using an index.
+    status: bool,
+    /// A protocol command, not a statement (COM_STMT_PREPARE): logged as
+    /// `# administrator command: <name>`, with `log_slow_admin_statements` only.
+    command: bool,
+}
+
+impl StmtKind {
+    /// The kind of a parsed statement.
+    pub(crate) fn of(p: &Parsed) -> StmtKind {
+        let (admin, status) = match &p.stmt {
+            Stmt::AlterTable(_) | Stmt::Maintenance(_) => (true, false),
+            Stmt::Show(_) => (false, true),
+            Stmt::Ast(s) => match s {
+                Statement::AlterTable(_)
+                | Statement::CreateIndex(_)
+                | Statement::Analyze { .. }
+                | Statement::OptimizeTable { .. } => (true, false),
+                Statement::Drop { object_type, .. } => (*object_type == ObjectType::Index, false),
+                Statement::ExplainTable { .. } => (false, true),
+                _ => (false, false),
+            },
+            _ => (false, false),
+        };
+        StmtKind {
+            admin,
+            status,
+            command: false,
+        }
+    }
+
+    /// A protocol command (COM_STMT_PREPARE).
+    pub(crate) fn command() -> StmtKind {
+        StmtKind {
+            admin: true,
+            status: false,
+            command: true,
+        }
+    }
+}
+
+/// Taken when a statement starts ([`Session::stmt_clock`]), read when it ends.
+pub(crate) struct StmtClock {
+    start: Instant,
+    /// The session's Handler_read_* counters at the start, when rows examined or index use
+    /// can matter (a log on, or `min_examined_row_limit` set).
+    reads: Option<[u64; 6]>,
+    /// The thread's lock-wait total at the start (slow log on).
+    lock_us: u64,
+}
+
+fn reads(h: &HandlerReads) -> [u64; 6] {
+    h.values().map(|(_, v)| v)
+}
+
+impl<E: KvEngine> Session<E> {
+    /// Writes a general-log line for this connection, unless the log is off or the session
+    /// set `sql_log_off`.
+    pub(crate) fn general_log(&self, command: &str, arg: &str) {
+        if self.inst.querylog.general_on() && !self.hot().sql_log_off && !self.log_quiet {
+            self.inst.querylog.general(self.conn_id, command, arg);
+        }
+    }
+
+    /// The general log's `Connect` line (`root@localhost on db using TCP/IP`): the server
+    /// calls it once the session is open. `tls`: the connection uses TLS.
+    pub fn log_connect(&self, tls: bool) {
+        if !self.inst.querylog.general_on() {
+            return;
+        }
+        let (host, ip) = querylog::host_and_ip(&self.host);
+        let transport = if tls {
+            "SSL/TLS"
+        } else if self.host == "localhost" {
+            "Socket"
+        } else {
+            "TCP/IP"
+        };
+        let host_or_ip = if host.is_empty() { ip } else { host };
+        self.general_log(
+            "Connect",
+            &format!(
+                "{}@{host_or_ip} on {} using {transport}",
+                self.user,
+                self.db.as_deref().unwrap_or("")
+            ),
+        );
+    }
+
+    /// The general log's `Quit` line: the server calls it when the connection ends.
+    pub fn log_quit(&self) {
+        self.general_log("Quit", "");
+    }
+
+    /// COM_INIT_DB: logged as `Init DB`, then [`Session::use_db`].
+    pub fn init_db(&mut self, db: &str) -> Result<()> {
+        self.general_log("Init DB", db);
+        self.use_db(db)
+    }
+
+    /// COM_FIELD_LIST: runs `sql` (the server's query for the columns of `table`) without
+    /// entries of its own in the query logs; the general log gets MySQL's `Field List` line.
+    pub fn field_list_query(&mut self, table: &str, sql: &str) -> Vec<Result<Output>> {
+        self.general_log("Field List", &format!("{table} "));
+        self.log_quiet = true;
+        let r = self.query(sql, false);
+        self.log_quiet = false;
+        r
+    }
+
+    /// Starts timing a statement.
+    pub(crate) fn stmt_clock(&self) -> StmtClock {
+        let logs = &self.inst.querylog;
+        let slow_on = logs.slow_on();
+        let track = slow_on || logs.not_using_indexes() || self.hot().min_examined_row_limit > 0;
+        StmtClock {
+            start: Instant::now(),
+            reads: track.then(|| reads(&self.handler)),
+            lock_us: if slow_on {
+                common::wait::lock_wait_micros()
+            } else {
+                0
+            },
+        }
+    }
+
+    /// Ends a statement started with [`Session::stmt_clock`]: counts it in `Slow_queries`
+    /// and writes it to the slow log when MySQL would. `text` makes the statement's text,
+    /// only when it is written.
+    pub(crate) fn stmt_end<'t>(
+        &self,
+        clock: StmtClock,
+        r: &Result<Output>,
+        kind: StmtKind,
+        text: impl FnOnce() -> Cow<'t, str>,
+    ) {
+        let elapsed = clock.start.elapsed();
+        let logs = &self.inst.querylog;
+        let hot = self.hot();
+        let slow = elapsed.as_micros() > u128::from(hot.long_query_us);
+        if (!slow && !logs.not_using_indexes()) || self.log_quiet {
+            return;
+        }
+        if matches!(r, Err(e) if e.code.num == codes::ER_PARSE_ERROR.num)
+            || self.kill_conn.load(Ordering::Relaxed)
+        {
+            return;
+        }
+        // rows examined: the rows the storage read for the statement (Handler_read_*)
+        let (examined, no_index) = match clock.reads {
+            Some(before) => {
+                let now = reads(&self.handler);
+                let d: Vec<u64> = now
+                    .iter()
+                    .zip(before)
+                    .map(|(n, b)| n.saturating_sub(b))
+                    .collect();
+                // [first, key, last, next, prev, rnd_next]: a full scan, in index order or not
+                (d.iter().sum::<u64>(), d[0] + d[2] + d[5] > 0)
+            }
+            None => (0, false),
+        };
+        let warn_no_index = no_index && logs.not_using_indexes() && !kind.status;
+        if !(slow || warn_no_index) || examined < hot.min_examined_row_limit {
+            return;
+        }
+        self.inst
+            .status
+            .slow_queries
+            .fetch_add(1, Ordering::Relaxed);
+        if !logs.slow_on() || (kind.admin && !logs.slow_admin()) {
+            return;
+        }
+        let (rows_sent, insert_id) = match r {
+            Ok(Output::Rows { rows, .. }) => (rows.len() as u64, None),
+            Ok(Output::RowsSent { rows }) => (*rows, None),
+            Ok(Output::Ok { last_insert_id, .. }) => (0, Some(*last_insert_id).filter(|i| *i > 0)),
+            Err(_) => (0, None),
+        };
+        let lock_us = common::wait::lock_wait_micros().saturating_sub(clock.lock_us);
+        let (host, ip) = querylog::host_and_ip(&self.host);
+        let text = text();
+        logs.slow(&SlowEntry {
+            id: self.conn_id,
+            user: &self.user,
+            host,
+            ip,
+            query_time: elapsed,
+            lock_time: Duration::from_micros(lock_us),
+            rows_sent,
+            rows_examined: examined,
+            db: self.db.as_deref(),
+            start: SystemTime::now()
+                .checked_sub(elapsed)
+                .unwrap_or(SystemTime::UNIX_EPOCH),
+            insert_id,
+            admin_command: kind.command,
+            text: &text,
+        });
+    }
+}
+
+/// A statement's text for the logs: account statements with their passwords hidden.
+pub(crate) fn log_text<'a>(p: &Parsed, text: &'a str) -> Cow<'a, str> {
+    if matches!(p.stmt, Stmt::Acl(_)) {
+        querylog::redact_secrets(text)
+    } else {
+        Cow::Borrowed(text)
+    }
+}

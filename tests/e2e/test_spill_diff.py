@@ -7,7 +7,7 @@ flat, and no temporary file may be left open afterwards.
 
 Sizes: STRATA_SPILL_TEST_MB MiB of rows (default 24) with STRATA_SPILL_BUDGET_MB MiB budgets
 (default 1) for `sort_buffer_size`, `join_buffer_size`, `tmp_table_size` and
-`max_heap_table_size`. The issue's run is 2 GiB with 64 MiB budgets:
+`max_heap_table_size`; the server's RSS may grow by four budgets and 64 MiB at most. The issue's run is 2 GiB with 64 MiB budgets:
 `STRATA_SPILL_TEST_MB=2048 STRATA_SPILL_BUDGET_MB=64 python -m pytest tests/e2e/test_spill_diff.py`
 (long: both servers load the table)."""
 import hashlib
@@ -19,11 +19,15 @@ import pytest
 
 from conftest import Server
 from mariadb_server import start_or_skip
-from test_streaming import GROWTH_LIMIT_MB, measure, tmp_fds
+from test_streaming import measure, tmp_fds
 
 MB = int(os.environ.get("STRATA_SPILL_TEST_MB", "24"))
 BUDGET = int(os.environ.get("STRATA_SPILL_BUDGET_MB", "1")) * 1024 * 1024
 ROW = 200  # bytes per row, about
+# Each buffering operator holds up to its budget, and a query may run three at once (a GROUP
+# BY's groups, the sort of its overflow rows and the sort of its result; a hash join's table
+# and its chunk files' buffers): memory is bounded by the budgets, not by the data.
+GROWTH_LIMIT_MB = 4 * BUDGET / (1024 * 1024) + 64
 PAD = "y" * (ROW - 40)
 
 

@@ -369,10 +369,28 @@ def test_sorts_spill_within_the_memory_budget(server, wide):
 
 
 @pytest.mark.parametrize("sql", [
-    "SELECT COUNT(*) FROM w a JOIN w b ON a.g = b.g",                           # join
-    "SELECT COUNT(*) FROM (SELECT a.id FROM w a, w b WHERE b.id < 100) d",      # nested-loop join
+    "SELECT COUNT(*) FROM w a JOIN w b ON a.g = b.g",                           # hash join
+    "SELECT COUNT(*) FROM (SELECT a.id FROM w a, w b WHERE b.id < 100) d",      # derived table
     "SELECT g, COUNT(*), MAX(s) FROM w GROUP BY g ORDER BY g LIMIT 3",          # aggregation
     "SELECT COUNT(DISTINCT s) FROM w",                                          # distinct aggregate
+    "SELECT id, ROW_NUMBER() OVER (PARTITION BY g % 3 ORDER BY s) FROM w ORDER BY id LIMIT 5",  # window
+])
+def test_buffering_operators_spill_under_the_memory_budget(server, wide, sql):
+    """Operators that buffer rows move them to temporary files before the memory limit of one
+    intermediate result (max_session_mem_used) is reached: under 1 MiB they give the same result
+    as with the default limit instead of failing with 1290."""
+    c, _ = wide
+    cur = c.cursor()
+    cur.execute(sql)
+    want = cur.fetchall()
+    cur.execute("SET SESSION max_session_mem_used = 1048576")
+    cur.execute(sql)
+    assert cur.fetchall() == want
+    cur.execute("SET SESSION max_session_mem_used = DEFAULT")
+    alive(server)
+
+
+@pytest.mark.parametrize("sql", [
     "SELECT COUNT(*) FROM (SELECT DISTINCT s FROM w) d",                         # DISTINCT
     "SELECT s FROM w UNION SELECT CONCAT(s, 'y') FROM w",                       # set operation
 ])

@@ -346,10 +346,14 @@ pub(crate) fn sort_keys(
 }
 
 /// The size of an in-memory internal temporary table: `min(tmp_table_size,
-/// max_heap_table_size)`, as MySQL's.
+/// max_heap_table_size)`, as MySQL's, and no more than half of `max_session_mem_used` (the
+/// limit of one intermediate result), so that a table that outgrows the limit goes to disk
+/// instead of failing the statement with 1290.
 pub fn tmp_table_budget<E: KvEngine>(s: &Session<E>) -> usize {
+    let limit = i64::try_from(s.hot().max_session_mem_used / 2).unwrap_or(i64::MAX);
     s.var_int("tmp_table_size", 16 << 20)
         .min(s.var_int("max_heap_table_size", 16 << 20))
+        .min(limit)
         .max(0) as usize
 }
 

@@ -90,7 +90,6 @@ pub(crate) fn run<E: KvEngine>(
     let inst = s.inst.clone();
     // the window pass's temporary table
     inst.status.created_tmp_tables.fetch_add(1, Relaxed);
-    let heap = s.var_int("max_heap_table_size", 16 << 20);
     let base = p.scope.cols.len();
     // each row's arrival number follows the call slots
     let seq = base + p.aggs.len();
@@ -111,7 +110,7 @@ pub(crate) fn run<E: KvEngine>(
         return Err(Error::internal("a window pass without window calls"));
     };
     let spill = Spill {
-        budget: s.var_int("tmp_table_size", 16 << 20).min(heap).max(0) as usize,
+        budget: crate::exec::stream::tmp_table_budget(s),
         dir: tmp_dir(s),
         tmp_files: &inst.status.created_tmp_files,
         disk_tables: &inst.status.created_tmp_disk_tables,

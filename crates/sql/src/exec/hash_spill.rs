@@ -12,7 +12,8 @@
 //! Not partitioned: a step without an equi-join key (a cross join) needs every build row for
 //! every outer row, so its table stays in memory (bounded by `max_session_mem_used`). The first
 //! step of a join is keyless too, but it is read exactly once, in order: past its budget (the
-//! join gives it `max_session_mem_used`: it is the probe input, not a hash table) its rows are
+//! join gives it the in-memory temporary table's size: it is the probe input, not a hash
+//! table) its rows are
 //! spooled to one file and read back as the join descends ([`Built::Spooled`]).
 //!
 //! The files are [`crate::exec::spill`]'s unnamed temporary files: they vanish when dropped, on

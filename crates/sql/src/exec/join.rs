@@ -11,7 +11,7 @@
 //! partitioned step receives the rows of an earlier one's chunks before its own are joined. A spilled join's rows come in
 //! another order than an in-memory one's (SQL gives none without ORDER BY). A keyless step (a
 //! cross join) is not partitioned: its table stays in memory. The first step's rows (the probe
-//! input) are held up to `max_session_mem_used` and spooled to one file past it.
+//! input) are held up to the in-memory temporary table's size and spooled to one file past it.
 
 use std::sync::atomic::Ordering as AtOrd;
 
@@ -96,10 +96,11 @@ pub(crate) fn join_each<E: KvEngine>(
     let mut built = Vec::with_capacity(plan.steps.len());
     for (i, step) in plan.steps.iter().enumerate() {
         built.push(match &step.method {
-            // the first step is the probe input, not a hash table: it is held as before, up
-            // to the memory limit, and spooled to disk past it
+            // the first step is the probe input, not a hash table: it is held up to the
+            // in-memory temporary table's size (as a materialised table), spooled past it
             StepMethod::Hash { keys, .. } if i == 0 => {
-                Some(build(s, p, step, keys, true, mem_limit, &env, ctx)?)
+                let first = crate::exec::stream::tmp_table_budget(s).min(mem_limit);
+                Some(build(s, p, step, keys, true, first, &env, ctx)?)
             }
             StepMethod::Hash { keys, .. } => {
                 Some(build(s, p, step, keys, false, budget, &env, ctx)?)

@@ -137,21 +137,25 @@ pub(crate) fn sorter_for<'a, E: KvEngine>(
     killed: &'a std::sync::atomic::AtomicBool,
 ) -> Sorter<'a> {
     let budget = s.var_int("sort_buffer_size", 262_144).max(0) as usize;
+    let desc = order.iter().map(|(_, d)| *d).collect();
+    let at = (budget, tmp_dir(s), killed);
+    sorter_in(inst, at, desc, colls.to_vec(), top)
+}
+
+/// A [`Sorter`] of `at` = (buffer bytes, directory, KILL flag) counting into `inst`'s status.
+fn sorter_in<'a, E: KvEngine>(
+    inst: &'a crate::session::session::Instance<E>,
+    (budget, dir, killed): (usize, std::path::PathBuf, &'a std::sync::atomic::AtomicBool),
+    desc: Vec<bool>,
+    colls: Vec<common::Collation>,
+    top: Option<usize>,
+) -> Sorter<'a> {
     let counters = SortCounters {
         merge_passes: &inst.status.sort_merge_passes,
         tmp_files: &inst.status.created_tmp_files,
         rows: &inst.status.sort_rows,
     };
-    let desc = order.iter().map(|(_, d)| *d).collect();
-    Sorter::new(
-        desc,
-        colls.to_vec(),
-        top,
-        budget,
-        tmp_dir(s),
-        counters,
-        killed,
-    )
+    Sorter::new(desc, colls, top, budget, dir, counters, killed)
 }
 
 /// A grouped block: source rows go into a hash aggregation as they are produced. Past the
@@ -184,20 +188,13 @@ fn run_grouped<E: KvEngine>(
     );
     let distinct_sort = || {
         inst.status.created_tmp_disk_tables.fetch_add(1, Relaxed);
-        let counters = SortCounters {
-            merge_passes: &inst.status.sort_merge_passes,
-            tmp_files: &inst.status.created_tmp_files,
-            rows: &inst.status.sort_rows,
-        };
         let colls = vec![common::Collation::Binary; 3];
-        Sorter::new(
+        sorter_in(
+            &inst,
+            (sort_budget, dir.clone(), killed),
             vec![false; 3],
             colls,
             None,
-            sort_budget,
-            dir.clone(),
-            counters,
-            killed,
         )
     };
     let new_grouper =

@@ -99,11 +99,13 @@ def pool2():
     s.stop()
 
 
-def test_lingering_keeps_a_busy_connection_on_its_worker_then_parks_it(pool2):
-    """Lingering: a group with room for all its connections keeps a connection on its worker for
-    a moment (50 ms) after each answer, waiting for the next command. TP_THREAD_STATE shows
-    that worker active for the connection between two statements; once the connection stays
-    idle it is parked and holds no thread, and its next statement is still answered."""
+def test_lingering_keeps_a_connection_in_a_transaction_on_its_worker_then_parks_it(pool2):
+    """Lingering: a group with room for all its connections keeps a connection that is inside a
+    transaction on its worker for a moment (50 ms) after each answer, waiting for the next
+    command. TP_THREAD_STATE shows that worker active for the connection between two
+    statements. An autocommit connection is parked after each answer instead (its worker goes
+    back to the group's queue); once the transaction ends and the connection stays idle it is
+    parked and holds no thread, and its next statement is still answered."""
     s = pool2
     a, b = s.connect(), s.connect()
     aid = q(a, "SELECT CONNECTION_ID()")[0][0]
@@ -116,9 +118,14 @@ def test_lingering_keeps_a_busy_connection_on_its_worker_then_parks_it(pool2):
                 (aid,))
         return len(row) == 1 and row[0][0] == "active"
 
+    # autocommit: parked after every answer
+    kept = sum(kept_after_answer() for _ in range(20))
+    assert kept <= 2, f"a's worker was on it 10 ms after an autocommit answer {kept} times of 20"
+    q(a, "BEGIN")
     # most of the time (a loaded machine may take b's query past the 50 ms now and then)
     seen = sum(kept_after_answer() for _ in range(20))
     assert seen >= 10, f"a's worker was on it 10 ms after its answer {seen} times of 20"
+    q(a, "COMMIT")
     wait_for(lambda: not running(b, aid), 5, "a parked once idle")
     assert not running(b, aid)
     assert q(a, "SELECT 2") == ((2,),)

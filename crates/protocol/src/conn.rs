@@ -457,9 +457,16 @@ impl<B: Backend, S: Transport> Connection<B, S> {
     /// transaction or when the session asks for it (`thread_pool_high_priority_connection`).
     pub fn high_priority(&self) -> bool {
         match &self.session {
-            Some(s) => s.status_flags() & status::IN_TRANS != 0 || s.high_priority(),
+            Some(s) => self.in_transaction() || s.high_priority(),
             None => false,
         }
+    }
+
+    /// Whether the session is inside an explicit transaction (the IN_TRANS status flag).
+    pub fn in_transaction(&self) -> bool {
+        self.session
+            .as_ref()
+            .is_some_and(|s| s.status_flags() & status::IN_TRANS != 0)
     }
 
     /// The session's idle timeout (`wait_timeout`, or `interactive_timeout` for interactive

@@ -14,7 +14,9 @@
 //!   connection gets its greeting from the accept thread (a non-blocking write) and is parked
 //!   until the client answers; authentication then runs on a worker like a statement.
 //! * **Workers** take queued work while fewer than `1 + thread_pool_oversubscribe` statements of
-//!   the group are *active*. A statement stops counting as active while it reports a wait
+//!   the group are *active*, but a worker that takes work wakes no other: the group aims at one
+//!   running statement (the reference's design, and MariaDB's pool), and the queue waits for the
+//!   worker to come back to it. A statement stops counting as active while it reports a wait
 //!   (`common::wait`: row locks, SLEEP, user locks, commit fsync, authentication round trips) and
 //!   when the **timer** declares it stalled (running longer than `thread_pool_stall_limit`); the
 //!   group then wakes an idle worker or starts a new one for the queue.
@@ -44,13 +46,21 @@ use crate::listener::{ActiveGuard, ConnectionRegistry, Socket};
 /// At most one priority kick-up per this interval per group.
 pub const KICKUP_SPACING: Duration = Duration::from_millis(10);
 
-/// How long a worker keeps its connection after a statement, waiting on the socket for the
-/// next command, when the group has no more connections than it may run at once (see
-/// [`GroupState::linger`]). A client in a request/response loop answers within this; the
-/// connection then skips the park / poll / queue / hand-off round (an epoll re-arm, a
-/// listener wake-up and often a second thread's wake-up per statement), which cost about 7 %
-/// of server CPU at 8 connections on 2 cores against one thread per connection. Past it, the
-/// connection is parked as usual, so an idle connection still holds no thread.
+/// How long a worker keeps its connection after a statement inside a transaction, waiting on
+/// the socket for the next command, when the group has no more connections than it may run at
+/// once (see [`GroupState::linger`]). A client in a transaction answers within this; the
+/// connection then skips the park / poll / queue round (an epoll re-arm and a listener
+/// wake-up per statement). Past it, the connection is parked as usual, so an idle connection
+/// still holds no thread.
+///
+/// Only inside a transaction: between autocommit statements the worker that waits sleeps on
+/// the socket once per statement, where a parked connection is usually picked up by a worker
+/// coming back from its last statement without sleeping. On the 16-core machine (8 cores
+/// for the server) lingering after every statement gave 1.2 context switches per point
+/// select and 229-319k of them a second at 16 connections, parking 0.07 and 304-328k; in
+/// oltp_read_write at 16 connections lingering inside the transaction kept its 5.6-6.1k
+/// transactions a second, which parking after every statement lowered by up to 18 %
+/// (docs/benchmarks/2026-11-27-many-cores-pool.md).
 ///
 /// Not with a single connection in the whole server: a lone client waiting on its socket
 /// this way ran at half the rate of the parked path on the 2-core machine the benchmarks run
@@ -710,11 +720,15 @@ impl<B: Backend> Group<B> {
             }
             let now = Instant::now();
             if let Some(q) = st.take(no, now, self.params.limit(), self.params.kickup()) {
-                // More queued work and room (oversubscribe): bring another worker. The listener
-                // role may stay vacant while this runs (as in MariaDB's pool: waking a thread
-                // just to listen costs more than the short delay); the next worker out of work,
-                // a wait, or the timer fills it.
-                self.wake(&mut st, false);
+                // No other worker is woken for the rest of the queue: this one comes back to it
+                // when the statement ends, a wait or a stall brings another (`wake`), and the
+                // listener takes what arrives meanwhile while the group has room. Waking one per
+                // queued entry (up to 1 + oversubscribe running) cost a context switch per
+                // statement and 10-25 % of point-select throughput at 16 connections on 8 cores
+                // (docs/benchmarks/2026-11-27-many-cores-pool.md). The listener role may stay
+                // vacant while this runs (as in MariaDB's pool: waking a thread just to listen
+                // costs more than the short delay); the next worker out of work, a wait, or the
+                // timer fills it.
                 drop(st);
                 let lowered = self.run(q.item, no);
                 st = self.state.lock();
@@ -825,6 +839,7 @@ impl<B: Backend> Group<B> {
         let connections = self.counters.current.load(Ordering::Relaxed) as usize;
         let limit = self.params.limit();
         if connections > limit
+            || !task.conn.in_transaction()
             || self.pool_conns.load(Ordering::Relaxed) < 2
             || self.stopping.load(Ordering::Relaxed)
         {

@@ -59,21 +59,15 @@ impl Output {
     }
 }
 
-/// One row of SHOW PROCESSLIST.
-#[derive(Debug, Clone)]
+/// One connection in SHOW PROCESSLIST: who it is (fixed) and what it does now (behind its own
+/// lock, which only the session's statements and processlist readers take, so that starting
+/// and ending a statement touches no instance-wide lock).
+#[derive(Debug)]
 pub struct Process {
     /// User name.
     pub user: String,
     /// Client host.
     pub host: String,
-    /// Current database.
-    pub db: Option<String>,
-    /// "Query", "Sleep", ...
-    pub command: &'static str,
-    /// Statement text while running (its first [`PROCESS_INFO_CHARS`] characters).
-    pub info: Option<Arc<str>>,
-    /// When the current command started.
-    pub since: Instant,
     /// Set by KILL QUERY.
     pub kill_query: Arc<AtomicBool>,
     /// Set by KILL CONNECTION.
@@ -82,6 +76,21 @@ pub struct Process {
     pub wait_state: Arc<std::sync::atomic::AtomicU8>,
     /// The session's Handler_read_* counters (SHOW GLOBAL STATUS sums them).
     pub handler: Arc<HandlerReads>,
+    /// The current command.
+    pub now: Mutex<ProcessNow>,
+}
+
+/// What a connection does now (see [`Process`]).
+#[derive(Debug, Clone)]
+pub struct ProcessNow {
+    /// Current database.
+    pub db: Option<String>,
+    /// "Query", "Sleep", ...
+    pub command: &'static str,
+    /// Statement text while running (its first [`PROCESS_INFO_CHARS`] characters).
+    pub info: Option<Arc<str>>,
+    /// When the current command started.
+    pub since: Instant,
 }
 
 /// Handler_read_* counters, MySQL's handler calls as the storage reads made them: the first
@@ -224,7 +233,7 @@ pub struct Instance<E: KvEngine> {
     /// Status counters.
     pub status: Status,
     /// Connected sessions by connection id.
-    pub processes: Mutex<HashMap<u32, Process>>,
+    pub processes: Mutex<HashMap<u32, Arc<Process>>>,
     /// Server start time (for Uptime).
     pub started: Instant,
     /// Closes a client connection (installed by the server once it listens; KILL CONNECTION).
@@ -436,6 +445,8 @@ pub struct Session<E: KvEngine> {
     pub killed: Arc<AtomicBool>,
     /// Set by KILL CONNECTION.
     pub kill_conn: Arc<AtomicBool>,
+    /// This connection's processlist entry.
+    pub(crate) process: Arc<Process>,
     /// Mirrors the current wait type of a running statement (shown as the processlist State).
     pub(crate) wait_state: Arc<std::sync::atomic::AtomicU8>,
     /// CLIENT_FOUND_ROWS: UPDATE reports matched rather than changed rows.
@@ -510,6 +521,20 @@ impl<E: KvEngine> Session<E> {
         let kill_conn = Arc::new(AtomicBool::new(false));
         let wait_state = Arc::new(std::sync::atomic::AtomicU8::new(0));
         let handler = Arc::new(HandlerReads::default());
+        let process = Arc::new(Process {
+            user: user.into(),
+            host: host.into(),
+            kill_query: killed.clone(),
+            kill_conn: kill_conn.clone(),
+            wait_state: wait_state.clone(),
+            handler: handler.clone(),
+            now: Mutex::new(ProcessNow {
+                db: None,
+                command: "Sleep",
+                info: None,
+                since: Instant::now(),
+            }),
+        });
         let mut s = Session {
             inst: inst.clone(),
             conn_id,
@@ -529,8 +554,9 @@ impl<E: KvEngine> Session<E> {
             prepared: Default::default(),
             next_stmt_id: 1,
             killed: killed.clone(),
-            kill_conn: kill_conn.clone(),
-            wait_state: wait_state.clone(),
+            kill_conn,
+            process: process.clone(),
+            wait_state,
             client_found_rows: false,
             ssl: Default::default(),
             stmt_now: None,
@@ -552,21 +578,7 @@ impl<E: KvEngine> Session<E> {
         if let Some(d) = db {
             s.use_db(d)?;
         }
-        inst.processes.lock().insert(
-            conn_id,
-            Process {
-                user: user.into(),
-                host: host.into(),
-                db: s.db.clone(),
-                command: "Sleep",
-                info: None,
-                since: Instant::now(),
-                kill_query: killed,
-                kill_conn,
-                wait_state,
-                handler,
-            },
-        );
+        inst.processes.lock().insert(conn_id, process);
         Ok(s)
     }
 
@@ -765,9 +777,7 @@ impl<E: KvEngine> Session<E> {
             return Err(Error::bad_db(db));
         }
         self.db = Some(db.to_string());
-        if let Some(p) = self.inst.processes.lock().get_mut(&self.conn_id) {
-            p.db = self.db.clone();
-        }
+        self.process.now.lock().db = self.db.clone();
         Ok(())
     }
 
@@ -796,11 +806,10 @@ impl<E: KvEngine> Session<E> {
     pub(crate) fn set_process(&self, command: &'static str, info: Option<Arc<str>>) {
         // waits reported while a statement runs show up as its processlist State
         common::wait::set_state_cell((command != "Sleep").then(|| self.wait_state.clone()));
-        if let Some(p) = self.inst.processes.lock().get_mut(&self.conn_id) {
-            p.command = command;
-            p.info = info;
-            p.since = Instant::now();
-        }
+        let mut now = self.process.now.lock();
+        now.command = command;
+        now.info = info;
+        now.since = Instant::now();
     }
 
     /// The sql_mode flags the tokenizer needs.

@@ -1131,7 +1131,8 @@ fn processlist_rows<E: KvEngine>(
         .into_iter()
         .map(|id| {
             let p = &procs[&id];
-            let info = p.info.as_ref().map(|i| {
+            let now = p.now.lock().clone();
+            let info = now.info.as_ref().map(|i| {
                 if full {
                     i.to_string()
                 } else {
@@ -1140,7 +1141,7 @@ fn processlist_rows<E: KvEngine>(
             });
             let waiting = p.wait_state.load(std::sync::atomic::Ordering::Relaxed);
             let state = match common::wait::WaitType::from_u8(waiting) {
-                _ if p.command == "Sleep" => "",
+                _ if now.command == "Sleep" => "",
                 Some(w) => w.state(),
                 None => "executing",
             };
@@ -1148,9 +1149,9 @@ fn processlist_rows<E: KvEngine>(
                 Value::Int(id as i64),
                 s(p.user.clone()),
                 s(p.host.clone()),
-                p.db.clone().map(s).unwrap_or(Value::Null),
-                s(p.command),
-                Value::Int(p.since.elapsed().as_secs() as i64),
+                now.db.map(s).unwrap_or(Value::Null),
+                s(now.command),
+                Value::Int(now.since.elapsed().as_secs() as i64),
                 s(state),
                 info.map(s).unwrap_or(Value::Null),
             ]

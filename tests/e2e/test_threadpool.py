@@ -99,38 +99,57 @@ def pool2():
     s.stop()
 
 
-def test_lingering_keeps_a_connection_in_a_transaction_on_its_worker_then_parks_it(pool2):
-    """Lingering: a group with room for all its connections keeps a connection that is inside a
-    transaction on its worker for a moment (50 ms) after each answer, waiting for the next
-    command. TP_THREAD_STATE shows that worker active for the connection between two
-    statements. An autocommit connection is parked after each answer instead (its worker goes
-    back to the group's queue); once the transaction ends and the connection stays idle it is
-    parked and holds no thread, and its next statement is still answered."""
-    s = pool2
-    a, b = s.connect(), s.connect()
+def kept_after_answers(a, b, n=20):
+    """How many of n statements of `a` left its worker on it (lingering) 10 ms after the answer,
+    as TP_THREAD_STATE shows it to `b`."""
     aid = q(a, "SELECT CONNECTION_ID()")[0][0]
-
-    def kept_after_answer():
+    kept = 0
+    for _ in range(n):
         assert q(a, "SELECT 1") == ((1,),)
         # past the moment a worker that does not linger takes to leave the connection
         time.sleep(0.01)
         row = q(b, "SELECT STATE FROM information_schema.TP_THREAD_STATE WHERE CONNECTION_ID = %s",
                 (aid,))
-        return len(row) == 1 and row[0][0] == "active"
+        kept += len(row) == 1 and row[0][0] == "active"
+    return kept
 
-    # autocommit: parked after every answer
-    kept = sum(kept_after_answer() for _ in range(20))
-    assert kept <= 2, f"a's worker was on it 10 ms after an autocommit answer {kept} times of 20"
-    q(a, "BEGIN")
+
+def test_lingering_keeps_a_busy_connection_on_its_worker_then_parks_it(pool2):
+    """Lingering: a group with room for all its connections keeps a connection on its worker for
+    a moment (50 ms) after each answer, waiting for the next command (in a pool of two groups
+    also between autocommit statements). TP_THREAD_STATE shows that worker active for the
+    connection between two statements; once the connection stays idle it is parked and holds
+    no thread, and its next statement is still answered."""
+    s = pool2
+    a, b = s.connect(), s.connect()
+    aid = q(a, "SELECT CONNECTION_ID()")[0][0]
     # most of the time (a loaded machine may take b's query past the 50 ms now and then)
-    seen = sum(kept_after_answer() for _ in range(20))
+    seen = kept_after_answers(a, b)
     assert seen >= 10, f"a's worker was on it 10 ms after its answer {seen} times of 20"
-    q(a, "COMMIT")
     wait_for(lambda: not running(b, aid), 5, "a parked once idle")
     assert not running(b, aid)
     assert q(a, "SELECT 2") == ((2,),)
     a.close()
     b.close()
+
+
+def test_a_larger_pool_lingers_only_inside_a_transaction():
+    """With more than two thread groups an autocommit connection is parked after each answer
+    (its worker goes back to the group's queue); inside a transaction it lingers."""
+    s = Server(extra=["--thread-pool-size", "4"]).start()
+    try:
+        a, b = s.connect(), s.connect()
+        aid = q(a, "SELECT CONNECTION_ID()")[0][0]
+        kept = kept_after_answers(a, b)
+        assert kept <= 2, f"a's worker was on it 10 ms after an autocommit answer {kept} times of 20"
+        q(a, "BEGIN")
+        seen = kept_after_answers(a, b)
+        assert seen >= 10, f"a's worker was on it 10 ms after its answer {seen} times of 20"
+        q(a, "COMMIT")
+        wait_for(lambda: not running(b, aid), 5, "a parked once idle")
+        assert q(a, "SELECT 2") == ((2,),)
+    finally:
+        s.stop()
 
 
 def test_waits_in_200_transactions_do_not_block_a_new_connection(pool2):

@@ -53,14 +53,7 @@ pub const KICKUP_SPACING: Duration = Duration::from_millis(10);
 /// wake-up per statement). Past it, the connection is parked as usual, so an idle connection
 /// still holds no thread.
 ///
-/// Only inside a transaction: between autocommit statements the worker that waits sleeps on
-/// the socket once per statement, where a parked connection is usually picked up by a worker
-/// coming back from its last statement without sleeping. On the 16-core machine (8 cores
-/// for the server) lingering after every statement gave 1.2 context switches per point
-/// select and 229-319k of them a second at 16 connections, parking 0.07 and 304-328k; in
-/// oltp_read_write at 16 connections lingering inside the transaction kept its 5.6-6.1k
-/// transactions a second, which parking after every statement lowered by up to 18 %
-/// (docs/benchmarks/2026-11-27-many-cores-pool.md).
+/// Between autocommit statements only in a small pool (see [`LINGER_AUTOCOMMIT_GROUPS`]).
 ///
 /// Not with a single connection in the whole server: a lone client waiting on its socket
 /// this way ran at half the rate of the parked path on the 2-core machine the benchmarks run
@@ -68,6 +61,21 @@ pub const KICKUP_SPACING: Duration = Duration::from_millis(10);
 /// waits on the socket, ran 8k there), while from 2 connections up it ran 15–20 % faster.
 /// The cause was not found; the measurement decides.
 const LINGER: Duration = Duration::from_millis(50);
+
+/// The most thread groups with which a connection lingers after autocommit statements too.
+///
+/// In a larger pool the worker that lingers sleeps on the socket once per statement, where a
+/// parked connection is usually picked up by a worker coming back from its last statement
+/// without sleeping. On the 16-core machine (8 cores and 8 groups for the server, sysbench on
+/// the other 8) lingering after every statement gave 1.2 context switches per point select and
+/// 229-319k of them a second at 16 connections, parking 0.07 and 304-328k; inside a
+/// transaction lingering kept oltp_read_write's 5.6-6.1k transactions a second at 16
+/// connections, which parking after every statement lowered by up to 18 %
+/// (docs/benchmarks/2026-11-27-many-cores-pool.md). On the 2-core machine (2 groups, sysbench
+/// on the same cores) it is the other way round: at 8 connections, point selects ran at
+/// 21-39k a second lingering and 16-22k parking, alternating runs of one build. Where the
+/// crossover lies between 2 and 8 groups was not measured.
+const LINGER_AUTOCOMMIT_GROUPS: usize = 2;
 
 /// How often the timer thread checks for stalls and kick-ups.
 const TICK: Duration = Duration::from_millis(10);
@@ -592,6 +600,9 @@ struct Group<B: Backend> {
     counters: Arc<ConnCounters>,
     /// Connections of the whole pool (all groups).
     pool_conns: Arc<AtomicUsize>,
+    /// Outside a transaction a connection lingers only in a pool of at most
+    /// [`LINGER_AUTOCOMMIT_GROUPS`] groups (see [`LINGER`]).
+    linger_autocommit: bool,
     params: Arc<Params>,
     thread_no: Arc<AtomicU32>,
     backend: Arc<B>,
@@ -839,7 +850,7 @@ impl<B: Backend> Group<B> {
         let connections = self.counters.current.load(Ordering::Relaxed) as usize;
         let limit = self.params.limit();
         if connections > limit
-            || !task.conn.in_transaction()
+            || !(self.linger_autocommit || task.conn.in_transaction())
             || self.pool_conns.load(Ordering::Relaxed) < 2
             || self.stopping.load(Ordering::Relaxed)
         {
@@ -1031,6 +1042,7 @@ impl<B: Backend> Pool<B> {
                 parked: Mutex::new(HashMap::new()),
                 counters: Arc::new(ConnCounters::default()),
                 pool_conns: pool_conns.clone(),
+                linger_autocommit: cfg.size.max(1) <= LINGER_AUTOCOMMIT_GROUPS,
                 params: params.clone(),
                 thread_no: thread_no.clone(),
                 backend: backend.clone(),

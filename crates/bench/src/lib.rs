@@ -8,11 +8,12 @@
 //!
 //! Modules:
 //! * [`workloads`] — the workloads (iibench, uuid, cache, droptable, manytables, mvcc, connections,
-//!   sysbench), each split into [`workloads::Unit`]s;
+//!   sysbench, tpcc), each split into [`workloads::Unit`]s;
 //! * [`servers`] — installing and starting the private instances of `compare`;
 //! * [`client`] — connections and many-client helpers;
 //! * [`report`] and [`chart`] — markdown tables with ratio columns, PNG charts, the index;
 //! * [`sysbench`] — running sysbench and parsing its output;
+//! * [`cpuset`] — `--server-cpus` / `--client-cpus`: CPU lists and sched_setaffinity;
 //! * [`gen`], [`stats`], [`machine`] — generators, percentiles, `/proc` facts.
 //!
 //! This crate must not depend on RocksDB or on any other Strata crate: it measures servers
@@ -20,6 +21,7 @@
 
 pub mod chart;
 pub mod client;
+pub mod cpuset;
 pub mod gen;
 pub mod machine;
 pub mod report;

@@ -38,8 +38,14 @@ pub fn dir_size(path: &Path) -> u64 {
         .unwrap_or(0)
 }
 
-/// Number of CPUs available to this process.
+/// Number of CPUs online on the machine (not only those this process is pinned to by
+/// `--client-cpus`).
 pub fn cpus() -> usize {
+    // SAFETY: sysconf only reads a configuration value.
+    let online = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    if online > 0 {
+        return online as usize;
+    }
     std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
@@ -140,6 +146,91 @@ pub const CPU_PER_TXN_NOTE: &str = "\"server CPU per txn\" is the server process
      bounded by the two together; the server CPU is the figure that compares the engines' \
      efficiency, and moves less with other load on the machine than tps.";
 
+/// CPU seconds (user + system) of this process (all its threads: the in-process load
+/// generators) plus those of its children that have ended and been waited for (sysbench runs),
+/// from `getrusage(RUSAGE_SELF)` and `getrusage(RUSAGE_CHILDREN)`. The difference between two
+/// readings around a sysbench run or an in-process load is the load generator's CPU time.
+pub fn client_cpu_seconds() -> Option<f64> {
+    let usage = |who: libc::c_int| -> Option<f64> {
+        // SAFETY: getrusage writes into the zeroed local struct only.
+        let mut r: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: as above.
+        if unsafe { libc::getrusage(who, &mut r) } != 0 {
+            return None;
+        }
+        let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+        Some(tv(r.ru_utime) + tv(r.ru_stime))
+    };
+    Some(usage(libc::RUSAGE_SELF)? + usage(libc::RUSAGE_CHILDREN)?)
+}
+
+/// What the client CPU figures mean, for a workload's notes.
+pub const CLIENT_CPU_NOTE: &str = "\"client CPU\" is the load generator's user + system CPU time \
+     during the run: strata-bench's own threads plus the sysbench processes it started and \
+     waited for (getrusage RUSAGE_SELF + RUSAGE_CHILDREN); \"other CPU per txn\" includes it. \
+     \"server CPU\" is read from /proc/PID/stat of the server process.";
+
+/// CPU seconds spent during one measured interval, split between the server, the load
+/// generator and the whole machine, with the transactions counted in it (NaN when unknown).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CpuSplit {
+    /// The server process (all threads).
+    pub server_s: f64,
+    /// The load generator: this process and its waited-for children.
+    pub client_s: f64,
+    /// The whole machine's busy time.
+    pub machine_s: f64,
+    /// Transactions counted.
+    pub txns: f64,
+}
+
+impl Default for CpuSplit {
+    fn default() -> CpuSplit {
+        CpuSplit {
+            server_s: f64::NAN,
+            client_s: f64::NAN,
+            machine_s: f64::NAN,
+            txns: f64::NAN,
+        }
+    }
+}
+
+impl CpuSplit {
+    /// An empty total to [`CpuSplit::add`] intervals to.
+    pub fn zero() -> CpuSplit {
+        CpuSplit {
+            server_s: 0.0,
+            client_s: 0.0,
+            machine_s: 0.0,
+            txns: 0.0,
+        }
+    }
+
+    /// Adds another interval (NaN stays NaN: an unknown part makes the total unknown).
+    pub fn add(&mut self, o: &CpuSplit) {
+        self.server_s += o.server_s;
+        self.client_s += o.client_s;
+        self.machine_s += o.machine_s;
+        self.txns += o.txns;
+    }
+
+    /// (server, client, other) CPU µs per transaction; "other" is the machine's busy time
+    /// minus the server's (it includes the client's, as the figure always has). NaN when the
+    /// transaction count is unknown or zero.
+    pub fn per_txn_us(&self) -> (f64, f64, f64) {
+        if self.txns.is_nan() || self.txns <= 0.0 {
+            return (f64::NAN, f64::NAN, f64::NAN);
+        }
+        let us = |s: f64| s * 1e6 / self.txns;
+        let other = if self.server_s.is_nan() {
+            self.machine_s
+        } else {
+            (self.machine_s - self.server_s).max(0.0)
+        };
+        (us(self.server_s), us(self.client_s), us(other))
+    }
+}
+
 /// CPU times at the start of a load run, to split each transaction's CPU cost between the
 /// server and everything else on the machine (mostly the load generator, which shares the
 /// CPUs on the machine the benchmarks run on).
@@ -148,6 +239,7 @@ pub struct CpuMark {
     pid: Option<u32>,
     server: Option<f64>,
     busy: Option<f64>,
+    client: Option<f64>,
 }
 
 impl CpuMark {
@@ -157,6 +249,18 @@ impl CpuMark {
             pid,
             server: pid.and_then(process_cpu_seconds),
             busy: machine_busy_seconds(),
+            client: client_cpu_seconds(),
+        }
+    }
+
+    /// The CPU seconds spent since the mark, with `txns` transactions counted in them.
+    pub fn split(&self, txns: Option<f64>) -> CpuSplit {
+        let delta = |a: Option<f64>, b: Option<f64>| a.zip(b).map_or(f64::NAN, |(a, b)| b - a);
+        CpuSplit {
+            server_s: delta(self.server, self.pid.and_then(process_cpu_seconds)),
+            client_s: delta(self.client, client_cpu_seconds()),
+            machine_s: delta(self.busy, machine_busy_seconds()),
+            txns: txns.unwrap_or(f64::NAN),
         }
     }
 
@@ -221,6 +325,7 @@ mod tests {
             pid: Some(1),
             server: Some(10.0),
             busy: Some(100.0),
+            client: None,
         };
         // 2 s of server CPU and 3 s of machine CPU over 1000 transactions
         let (s, o) = mark.per_txn_from(Some(1000.0), Some(12.0), Some(103.0));
@@ -237,6 +342,48 @@ mod tests {
             .per_txn_from(Some(0.0), Some(12.0), Some(103.0))
             .1
             .is_nan());
+    }
+
+    #[test]
+    fn client_cpu_counts_this_process_and_waited_children() {
+        let a = client_cpu_seconds().expect("getrusage");
+        let mark = CpuMark::now(Some(std::process::id()));
+        let mut x = 0u64;
+        for i in 0..50_000_000u64 {
+            x = x.wrapping_mul(31).wrapping_add(i);
+        }
+        std::hint::black_box(x);
+        let st = std::process::Command::new("sh")
+            .args(["-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"])
+            .status()
+            .unwrap();
+        assert!(st.success());
+        let b = client_cpu_seconds().expect("getrusage");
+        assert!(b > a, "{a} -> {b}");
+        let split = mark.split(Some(1000.0));
+        assert!(split.client_s > 0.0 && split.server_s >= 0.0 && split.machine_s >= 0.0);
+        assert_eq!(split.txns, 1000.0);
+    }
+
+    #[test]
+    fn cpu_split_per_transaction_and_totals() {
+        let s = CpuSplit {
+            server_s: 2.0,
+            client_s: 0.5,
+            machine_s: 3.0,
+            txns: 1000.0,
+        };
+        let (sv, cl, ot) = s.per_txn_us();
+        assert!((sv - 2000.0).abs() < 1e-9 && (cl - 500.0).abs() < 1e-9);
+        assert!((ot - 1000.0).abs() < 1e-9);
+        let mut t = CpuSplit::zero();
+        t.add(&s);
+        t.add(&s);
+        assert_eq!((t.server_s, t.client_s, t.txns), (4.0, 1.0, 2000.0));
+        assert!(CpuSplit::default().per_txn_us().0.is_nan());
+        let mut unknown = CpuSplit::zero();
+        unknown.add(&CpuSplit::default());
+        assert!(unknown.server_s.is_nan());
     }
 
     #[test]

@@ -4,10 +4,12 @@
 //! strata-bench run <workload>... [--host H] [--port P] [--user U] [--password X]
 //!                  [--server-pid PID] [--datadir DIR] [--label NAME] [workload options]
 //! strata-bench compare <workload>... [--engines innodb,myrocks,strata] [--strata-bin PATH]
-//!                  [--cache-mb 256] [--base-port P] [workload options]
+//!                  [--cache-mb 256] [--base-port P] [--server-cpus LIST] [--client-cpus LIST]
+//!                  [workload options]
 //! ```
 //!
-//! Workloads: iibench, uuid, cache, droptable, manytables, mvcc, sysbench, connections, all.
+//! Workloads: iibench, uuid, cache, droptable, manytables, mvcc, sysbench, connections, tpcc,
+//! all.
 //! Reports go to `--out` (default `docs/benchmarks/`): `<date>-<workloads>.md`, its charts in
 //! `<date>-<workloads>/`, and a line in the directory's `README.md` index.
 //! Exit status 1 when a workload failed on some server (the report is written anyway).
@@ -20,6 +22,7 @@ use clap::{Args, Parser, Subcommand};
 use mysql::prelude::Queryable;
 
 use bench::client::Target;
+use bench::cpuset::{self, CpuSet};
 use bench::machine;
 use bench::report::{self, Column, Outcome, Report, Section};
 use bench::servers::{self, Engine, Instance, Kind, Setup};
@@ -57,9 +60,13 @@ struct Output {
 #[derive(Args, Debug)]
 struct RunArgs {
     /// Workloads: iibench, uuid, cache, droptable, manytables, mvcc, sysbench, connections,
-    /// all.
+    /// tpcc, all.
     #[arg(required = true)]
     workloads: Vec<String>,
+    /// Run the load generators (strata-bench's own client threads and the sysbench processes
+    /// it starts) on these CPUs only (Linux CPU list: 0-7, 0,2,4, 8-15:2).
+    #[arg(long, value_name = "LIST", value_parser = CpuSet::parse_available)]
+    client_cpus: Option<CpuSet>,
     /// Server host.
     #[arg(long, default_value = "127.0.0.1")]
     host: String,
@@ -91,9 +98,17 @@ struct RunArgs {
 #[derive(Args, Debug)]
 struct CompareArgs {
     /// Workloads: iibench, uuid, cache, droptable, manytables, mvcc, sysbench, connections,
-    /// all.
+    /// tpcc, all.
     #[arg(required = true)]
     workloads: Vec<String>,
+    /// Pin every server instance to these CPUs (Linux CPU list: 0-7, 0,2,4, 8-15:2), with
+    /// sched_setaffinity before it starts [default: no pinning].
+    #[arg(long, value_name = "LIST", value_parser = CpuSet::parse_available)]
+    server_cpus: Option<CpuSet>,
+    /// Run the load generators (strata-bench's own client threads and the sysbench processes
+    /// it starts) on these CPUs only [default: no pinning].
+    #[arg(long, value_name = "LIST", value_parser = CpuSet::parse_available)]
+    client_cpus: Option<CpuSet>,
     /// Servers to start, in column order (the first InnoDB is the ratio baseline): innodb,
     /// myrocks, strata, each optionally with `:pool` (thread_handling=pool-of-threads) or
     /// `:thread` (one-thread-per-connection) [default: innodb,myrocks,strata; for the
@@ -182,6 +197,46 @@ fn setup_rows(p: &Params, extra: Vec<(String, String)>) -> Vec<(String, String)>
     rows
 }
 
+/// The setup rows stating the CPU sets (nothing when neither is given).
+fn cpu_rows(server: Option<&CpuSet>, client: Option<&CpuSet>) -> Vec<(String, String)> {
+    let mut rows = Vec::new();
+    if let Some(s) = server {
+        rows.push((
+            "server CPUs".to_string(),
+            format!(
+                "{}: every server instance is pinned to them (sched_setaffinity before exec)",
+                s.describe()
+            ),
+        ));
+    }
+    if let Some(c) = client {
+        rows.push((
+            "client CPUs".to_string(),
+            format!(
+                "{}: strata-bench's own client threads and the sysbench processes it starts run \
+                 on them (sched_setaffinity)",
+                c.describe()
+            ),
+        ));
+    }
+    match (server, client) {
+        (Some(s), Some(c)) if s.overlaps(c) => rows.push((
+            "CPU split".into(),
+            "**the server and client CPU sets overlap**".into(),
+        )),
+        (Some(_), None) => rows.push((
+            "CPU split".into(),
+            "the load generator is not pinned (it may run on the server CPUs too)".into(),
+        )),
+        (None, Some(_)) => rows.push((
+            "CPU split".into(),
+            "the servers are not pinned (they may run on the client CPUs too)".into(),
+        )),
+        _ => {}
+    }
+    rows
+}
+
 /// Quotes a command-line argument for display when it holds anything but plain characters.
 fn shell_quote(a: &str) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "-_./=,:@%+".contains(c);
@@ -204,6 +259,9 @@ fn label_for(version: &str) -> &'static str {
 
 fn run(a: RunArgs) -> Result<bool> {
     let units = workloads::units(&a.workloads, &a.params)?;
+    if let Some(c) = &a.client_cpus {
+        cpuset::set_client(c)?;
+    }
     let target = Target {
         host: a.host.clone(),
         port: a.port,
@@ -233,21 +291,23 @@ fn run(a: RunArgs) -> Result<bool> {
         let r = u.run(&ctx).map_err(|e| format!("{e:#}"));
         if let Err(e) = &r {
             eprintln!("[{label}] {} failed: {e}", u.title());
-            ok = false;
         }
-        sections.push(Section {
+        report_failed_checks(u.title(), &label, &r);
+        let section = Section {
             title: u.title(),
             params: u.params(),
             charts: u.charts(),
             results: vec![r],
             notes: u.notes(),
-        });
+        };
+        ok &= !section.failed();
+        sections.push(section);
     }
     let wl = names(&units).join(", ");
     let report = Report {
         title: format!("strata-bench run: {wl} on {label}"),
         note: a.output.note.clone(),
-        setup: setup_rows(&a.params, vec![]),
+        setup: setup_rows(&a.params, cpu_rows(None, a.client_cpus.as_ref())),
         columns: vec![Column {
             label: label.clone(),
             version,
@@ -265,6 +325,15 @@ fn run(a: RunArgs) -> Result<bool> {
     let path = report::write_report(&report, &a.output.out, &stem, &summary)?;
     println!("{}", path.display());
     Ok(ok)
+}
+
+/// Prints every failed check of a result (they make the section fail).
+fn report_failed_checks(title: String, label: &str, r: &Result<Outcome, String>) {
+    if let Ok(o) = r {
+        for c in o.failed_checks() {
+            eprintln!("[{label}] {title}: CHECK FAILED: {}: {}", c.name, c.detail);
+        }
+    }
 }
 
 /// One note per engine with its per-round ratio to the baseline for every rate figure (unit
@@ -337,6 +406,16 @@ fn compare(a: CompareArgs) -> Result<bool> {
     if engines.iter().any(|e| e.kind == Kind::InnoDb) && a.params.cache_mb < 6 {
         anyhow::bail!("--cache-mb must be at least 6: InnoDB refuses a smaller buffer pool");
     }
+    if let Some(c) = &a.client_cpus {
+        // Before any other thread exists: every thread and child inherits the mask (the
+        // servers get their own in `Instance::start`).
+        cpuset::set_client(c)?;
+    }
+    if let (Some(s), Some(c)) = (&a.server_cpus, &a.client_cpus) {
+        if s.overlaps(c) {
+            eprintln!("strata-bench: warning: --server-cpus {s} and --client-cpus {c} overlap");
+        }
+    }
     servers::install_signal_handler();
     if !a.no_install {
         let sysbench = units
@@ -348,13 +427,14 @@ fn compare(a: CompareArgs) -> Result<bool> {
         .strata_bin
         .clone()
         .unwrap_or_else(servers::default_strata_bin);
-    let setup = Setup::new(
+    let mut setup = Setup::new(
         &engines,
         a.params.cache_bytes(),
         strata_bin.clone(),
         a.base_port,
         a.keep_datadirs,
     )?;
+    setup.server_cpus = a.server_cpus.clone();
     let mut columns: Vec<Column> = engines
         .iter()
         .map(|e| Column {
@@ -406,6 +486,7 @@ fn compare(a: CompareArgs) -> Result<bool> {
                         r
                     }
                 };
+                report_failed_checks(u.title(), e.label(), &r);
                 match r {
                     Ok(o) => done.push(o),
                     Err(err) => {
@@ -430,18 +511,20 @@ fn compare(a: CompareArgs) -> Result<bool> {
             .into_iter()
             .map(|r| r.map(|o| Outcome::median_of(&o)))
             .collect();
-        sections.push(Section {
+        let section = Section {
             title: u.title(),
             params: u.params(),
             charts: u.charts(),
             results,
             notes,
-        });
+        };
+        ok &= !section.failed();
+        sections.push(section);
     }
     setup.finish();
     let labels: Vec<&str> = engines.iter().map(|e| e.label()).collect();
     let wl = names(&units).join(", ");
-    let extra = vec![
+    let mut extra = vec![
         (
             "memory budget".to_string(),
             format!(
@@ -475,6 +558,7 @@ fn compare(a: CompareArgs) -> Result<bool> {
         ),
         ("strata binary".into(), strata_bin.display().to_string()),
     ];
+    extra.extend(cpu_rows(a.server_cpus.as_ref(), a.client_cpus.as_ref()));
     let baseline = engines.iter().position(|e| e.kind == Kind::InnoDb);
     let report = Report {
         title: format!("strata-bench compare: {wl}"),
@@ -494,6 +578,12 @@ fn compare(a: CompareArgs) -> Result<bool> {
         labels.join(" / "),
         a.params.cache_mb
     );
+    if let Some(c) = &a.server_cpus {
+        summary.push_str(&format!(", server on CPUs {c}"));
+    }
+    if let Some(c) = &a.client_cpus {
+        summary.push_str(&format!(", clients on CPUs {c}"));
+    }
     if let Some(n) = &a.output.note {
         summary.push_str(&format!(" ({n})"));
     }

@@ -69,6 +69,19 @@ pub fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
+/// A pass/fail check a workload made on one server (a consistency condition, say). A failed
+/// check makes the section fail: it is printed in bold in the report and `strata-bench` exits
+/// with status 1.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    /// What was checked.
+    pub name: String,
+    /// Whether it held.
+    pub passed: bool,
+    /// What was found (how many rows were checked, or what did not hold).
+    pub detail: String,
+}
+
 /// Everything one workload unit produced on one server.
 #[derive(Debug, Clone, Default)]
 pub struct Outcome {
@@ -78,6 +91,8 @@ pub struct Outcome {
     pub series: Vec<Series>,
     /// Remarks about this run (printed under the table).
     pub notes: Vec<String>,
+    /// Pass/fail checks, in display order.
+    pub checks: Vec<Check>,
 }
 
 impl Outcome {
@@ -106,6 +121,51 @@ impl Outcome {
             other_us,
             Better::Lower,
         );
+    }
+
+    /// Appends the CPU split of one measured interval under `label`: the server's and the
+    /// load generator's CPU seconds, then the per-transaction figures of
+    /// [`Outcome::cpu_per_txn`] and the client's CPU per transaction.
+    pub fn cpu_split(&mut self, label: &str, split: &crate::machine::CpuSplit) {
+        self.fig(
+            format!("{label}: server CPU"),
+            "s",
+            split.server_s,
+            Better::Lower,
+        );
+        self.fig(
+            format!("{label}: client CPU"),
+            "s",
+            split.client_s,
+            Better::Neither,
+        );
+        self.cpu_per_txn_split(label, split);
+    }
+
+    /// Appends "server CPU per txn", "other CPU per txn" and "client CPU per txn" of `label`.
+    pub fn cpu_per_txn_split(&mut self, label: &str, split: &crate::machine::CpuSplit) {
+        let (server, client, other) = split.per_txn_us();
+        self.cpu_per_txn(label, (server, other));
+        self.fig(
+            format!("{label}: client CPU per txn"),
+            "µs",
+            client,
+            Better::Neither,
+        );
+    }
+
+    /// Appends a pass/fail check.
+    pub fn check(&mut self, name: impl Into<String>, passed: bool, detail: impl Into<String>) {
+        self.checks.push(Check {
+            name: name.into(),
+            passed,
+            detail: detail.into(),
+        });
+    }
+
+    /// The checks that failed.
+    pub fn failed_checks(&self) -> impl Iterator<Item = &Check> {
+        self.checks.iter().filter(|c| !c.passed)
     }
 
     /// One outcome from several rounds of the same work: every figure and chart point is the
@@ -139,6 +199,16 @@ impl Outcome {
             for n in &r.notes {
                 if !out.notes.contains(n) {
                     out.notes.push(n.clone());
+                }
+            }
+        }
+        // A check passes only when it passed in every round; the first failure is kept.
+        for r in rounds {
+            for c in &r.checks {
+                match out.checks.iter_mut().find(|o| o.name == c.name) {
+                    None => out.checks.push(c.clone()),
+                    Some(o) if o.passed && !c.passed => *o = c.clone(),
+                    Some(_) => {}
                 }
             }
         }
@@ -326,6 +396,51 @@ impl Section {
         markdown_table(&headers, &rows, 3)
     }
 
+    /// The check table (one row per check, one column per server: `pass` or `**FAIL**` with
+    /// what was found), or `None` when no server made a check.
+    pub fn check_table(&self, columns: &[Column]) -> Option<String> {
+        let mut names: Vec<String> = Vec::new();
+        for r in self.results.iter().flatten() {
+            for c in &r.checks {
+                if !names.contains(&c.name) {
+                    names.push(c.name.clone());
+                }
+            }
+        }
+        if names.is_empty() {
+            return None;
+        }
+        let mut headers = vec!["check".to_string()];
+        headers.extend(columns.iter().map(|c| c.label.clone()));
+        let rows: Vec<Vec<String>> = names
+            .iter()
+            .map(|name| {
+                let mut row = vec![name.clone()];
+                for i in 0..columns.len() {
+                    let cell = match self.results.get(i) {
+                        Some(Ok(o)) => match o.checks.iter().find(|c| c.name == *name) {
+                            Some(c) if c.passed => format!("pass ({})", c.detail),
+                            Some(c) => format!("**FAIL**: {}", c.detail),
+                            None => "–".into(),
+                        },
+                        _ => "not run".into(),
+                    };
+                    row.push(cell);
+                }
+                row
+            })
+            .collect();
+        Some(markdown_table(&headers, &rows, columns.len() + 1))
+    }
+
+    /// Whether the section failed on some server: an error, or a failed check.
+    pub fn failed(&self) -> bool {
+        self.results.iter().any(|r| match r {
+            Err(_) => true,
+            Ok(o) => o.failed_checks().next().is_some(),
+        })
+    }
+
     /// The lines of one chart: every column's series for it, labelled by column (and line).
     pub fn chart_lines(&self, columns: &[Column], chart: &str) -> Vec<(String, Vec<(f64, f64)>)> {
         let mut lines = Vec::new();
@@ -394,9 +509,24 @@ impl Report {
                 let _ = writeln!(md, "Parameters: {}.\n", p.join(", "));
             }
             md.push_str(&s.figure_table(&self.columns, self.baseline));
+            if let Some(t) = s.check_table(&self.columns) {
+                md.push('\n');
+                md.push_str(&t);
+            }
             for (i, r) in s.results.iter().enumerate() {
-                if let Err(e) = r {
-                    let _ = writeln!(md, "\n**{}: failed:** {}", self.columns[i].label, e);
+                match r {
+                    Err(e) => {
+                        let _ = writeln!(md, "\n**{}: failed:** {}", self.columns[i].label, e);
+                    }
+                    Ok(o) => {
+                        for c in o.failed_checks() {
+                            let _ = writeln!(
+                                md,
+                                "\n**{}: FAILED check — {}:** {}",
+                                self.columns[i].label, c.name, c.detail
+                            );
+                        }
+                    }
                 }
             }
             for c in &s.charts {
@@ -617,6 +747,52 @@ mod tests {
             md.contains("- general\n- same note\n- Strata: only here\n"),
             "{md}"
         );
+    }
+
+    #[test]
+    fn checks_are_tabled_and_failures_shouted() {
+        let mut good = outcome(1.0);
+        good.check("condition 1", true, "10 warehouses");
+        let mut bad = outcome(2.0);
+        bad.check("condition 1", false, "warehouse 3: 5.00 ≠ 6.00");
+        let s = Section {
+            title: "tpcc".into(),
+            params: vec![],
+            charts: vec![],
+            results: vec![Ok(good.clone()), Err("boom".into()), Ok(bad.clone())],
+            notes: vec![],
+        };
+        assert!(s.failed());
+        let t = s.check_table(&columns()).unwrap();
+        assert!(t.contains(
+            "| condition 1 | pass (10 warehouses) | not run | **FAIL**: warehouse 3: 5.00 ≠ 6.00 |"
+        ), "{t}");
+        let r = Report {
+            title: "t".into(),
+            note: None,
+            setup: vec![],
+            columns: columns(),
+            baseline: Some(0),
+            sections: vec![s],
+        };
+        let md = r.to_markdown(&|_, _| None);
+        assert!(
+            md.contains("**Strata: FAILED check — condition 1:** warehouse 3"),
+            "{md}"
+        );
+        let ok = Section {
+            title: "x".into(),
+            params: vec![],
+            charts: vec![],
+            results: vec![Ok(good.clone())],
+            notes: vec![],
+        };
+        assert!(!ok.failed());
+        assert!(ok.check_table(&columns()[..1]).is_some());
+        let m = Outcome::median_of(&[good.clone(), bad, good]);
+        assert_eq!(m.checks.len(), 1);
+        assert!(!m.checks[0].passed, "one failed round fails the check");
+        assert!(outcome(1.0).failed_checks().next().is_none());
     }
 
     #[test]

@@ -13,6 +13,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use mysql::prelude::Queryable;
 
 use crate::client::Target;
+use crate::cpuset::CpuSet;
 
 /// A server kind `compare` can start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -275,6 +276,8 @@ pub struct Setup {
     pub strata_bin: PathBuf,
     /// Keep data directories after stopping (for inspection).
     pub keep: bool,
+    /// Pin every instance to these CPUs (`--server-cpus`).
+    pub server_cpus: Option<CpuSet>,
     work: PathBuf,
     template: Option<PathBuf>,
     next_port: AtomicU16,
@@ -313,6 +316,7 @@ impl Setup {
             cache_bytes,
             strata_bin,
             keep,
+            server_cpus: None,
             work,
             template: None,
             next_port: AtomicU16::new(base_port.unwrap_or(0)),
@@ -504,11 +508,17 @@ impl Instance {
         if INTERRUPTED.load(Ordering::SeqCst) {
             bail!("interrupted");
         }
-        let mut child = Command::new(&program)
-            .args(&args)
+        let mut cmd = Command::new(&program);
+        cmd.args(&args)
             .stdin(Stdio::null())
             .stdout(logf.try_clone()?)
-            .stderr(logf)
+            .stderr(logf);
+        let mut config = config;
+        if let Some(cpus) = &setup.server_cpus {
+            cpus.pin_command(&mut cmd);
+            config.push_str(&format!(" (pinned to CPUs {cpus})"));
+        }
+        let mut child = cmd
             .spawn()
             .with_context(|| format!("starting {}", program.display()))?;
         {

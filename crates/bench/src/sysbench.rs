@@ -88,10 +88,10 @@ pub fn connection_args(t: &Target, db: &str) -> Vec<String> {
 
 /// Runs `sysbench <test> <args…> <command>`; returns its standard output.
 pub fn sysbench(test: &str, args: &[String], command: &str) -> Result<String> {
-    let out = Command::new("sysbench")
-        .arg(test)
-        .args(args)
-        .arg(command)
+    let mut cmd = Command::new("sysbench");
+    cmd.arg(test).args(args).arg(command);
+    crate::cpuset::pin_client_command(&mut cmd);
+    let out = cmd
         .output()
         .context("cannot run sysbench (is it installed? apt-get install sysbench)")?;
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -110,10 +110,10 @@ pub fn sysbench(test: &str, args: &[String], command: &str) -> Result<String> {
 /// standard output and whether sysbench forced the shutdown (it then exits with status 2 after
 /// printing the summary of what completed).
 pub fn sysbench_run_forced(test: &str, args: &[String]) -> Result<(String, bool)> {
-    let out = Command::new("sysbench")
-        .arg(test)
-        .args(args)
-        .arg("run")
+    let mut cmd = Command::new("sysbench");
+    cmd.arg(test).args(args).arg("run");
+    crate::cpuset::pin_client_command(&mut cmd);
+    let out = cmd
         .output()
         .context("cannot run sysbench (is it installed? apt-get install sysbench)")?;
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();

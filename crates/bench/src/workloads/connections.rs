@@ -159,7 +159,8 @@ impl Unit for ConnSysbench {
              timeouts ignored and counted); a thread count that failed shows – and a note."
                 .into(),
             machine::CPU_PER_TXN_NOTE.into(),
-            "Both CPU figures include the time sysbench spends connecting its threads and \
+            machine::CLIENT_CPU_NOTE.into(),
+            "The CPU figures include the time sysbench spends connecting its threads and \
              preparing statements before its timer starts, which grows with the thread count. \
              When the two together reach the machine's CPU capacity (CPUs × run time / \
              transactions), the run was CPU-bound."
@@ -181,13 +182,14 @@ impl Unit for ConnSysbench {
         prep.push(format!("--threads={}", self.tables.min(4)));
         sysbench("oltp_read_write", &prep, "prepare")?;
         let mut out = Outcome::default();
+        let mut total = machine::CpuSplit::zero();
         let pb = ctx.bar(
             (self.tests.len() * self.threads.len()) as u64,
             "sysbench runs",
         );
         for test in &self.tests {
             let mut results: Vec<Option<SysbenchResult>> = Vec::new();
-            let mut cpus: Vec<(f64, f64)> = Vec::new();
+            let mut cpus: Vec<machine::CpuSplit> = Vec::new();
             for &t in &self.threads {
                 let mut args = base.clone();
                 args.push(format!("--threads={t}"));
@@ -201,7 +203,10 @@ impl Unit for ConnSysbench {
                 let cpu0 = machine::CpuMark::now(ctx.target.server_pid);
                 let r = sysbench_run_forced(test, &args)
                     .and_then(|(o, forced)| Ok((parse_output(&o)?, forced)));
-                cpus.push(cpu0.per_txn(r.as_ref().ok().map(|(r, _)| r.tps * self.time as f64)));
+                let cpu = cpu0.split(r.as_ref().ok().map(|(r, _)| r.tps * self.time as f64));
+                total.server_s += cpu.server_s;
+                total.client_s += cpu.client_s;
+                cpus.push(cpu);
                 pb.inc(1);
                 match r {
                     Ok((r, forced)) => {
@@ -262,7 +267,7 @@ impl Unit for ConnSysbench {
                     results[i].map_or(f64::NAN, |r| r.p95_ms),
                     Better::Lower,
                 );
-                out.cpu_per_txn(&format!("{test}, {t} thr"), cpus[i]);
+                out.cpu_per_txn_split(&format!("{test}, {t} thr"), &cpus[i]);
                 if tps[i].is_finite() {
                     points.push((t as f64, tps[i]));
                     shares.push((t as f64, share));
@@ -280,6 +285,8 @@ impl Unit for ConnSysbench {
             out.line(&format!("connections-{test}-peak"), "", shares);
         }
         pb.finish_and_clear();
+        out.fig("server CPU, all runs", "s", total.server_s, Better::Lower);
+        out.fig("client CPU, all runs", "s", total.client_s, Better::Neither);
         if ctx.cleanup {
             conn.query_drop(format!("DROP DATABASE {DB}"))?;
         }

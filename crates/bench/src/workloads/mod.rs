@@ -8,6 +8,7 @@ pub mod iibench;
 pub mod manytables;
 pub mod mvcc;
 pub mod sysbench;
+pub mod tpcc;
 pub mod uuid;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -28,7 +29,7 @@ use crate::machine::mib;
 use crate::report::{Better, Outcome};
 
 /// All workload names, in the order `all` runs them.
-pub const ALL: [&str; 8] = [
+pub const ALL: [&str; 9] = [
     "iibench",
     "uuid",
     "cache",
@@ -37,6 +38,7 @@ pub const ALL: [&str; 8] = [
     "mvcc",
     "sysbench",
     "connections",
+    "tpcc",
 ];
 
 /// Bytes per row of sysbench's `sbtest` table in InnoDB (reference notes §10, row 3), used to
@@ -188,6 +190,21 @@ pub struct Params {
     /// connections: a storm connect that takes longer than this (ms) counts as a timeout.
     #[arg(long, default_value_t = 10_000)]
     pub storm_timeout_ms: u64,
+
+    /// tpcc: warehouses (100k stock rows, 30k customers and 30k orders each, plus the
+    /// 100k-row item table). Loaded with --load-clients connections.
+    #[arg(long, default_value_t = 10)]
+    pub tpcc_warehouses: u32,
+    /// tpcc: connection (terminal) counts, one measured run each, in this order, on the
+    /// same data.
+    #[arg(long, value_delimiter = ',', default_values_t = [8usize, 32])]
+    pub tpcc_connections: Vec<usize>,
+    /// tpcc: measured seconds per run.
+    #[arg(long, default_value_t = 60)]
+    pub tpcc_seconds: u64,
+    /// tpcc: warm-up seconds before each run's measured seconds (not counted).
+    #[arg(long, default_value_t = 5)]
+    pub tpcc_warmup: u64,
 }
 
 impl Params {
@@ -401,6 +418,7 @@ pub fn units(names: &[String], p: &Params) -> Result<Vec<Box<dyn Unit>>> {
             "mvcc" => out.push(Box::new(mvcc::Mvcc::new(p))),
             "sysbench" => out.push(Box::new(sysbench::Sysbench::new(p))),
             "connections" => out.extend(connections::units(p)?),
+            "tpcc" => out.extend(tpcc::units(p)?),
             _ => unreachable!("names are checked above"),
         }
     }
@@ -527,7 +545,9 @@ mod tests {
         assert_eq!(u.len(), 4, "2 table variants × 2 batch sizes");
         let u = units(&["uuid,droptable".into()], &p).unwrap();
         assert_eq!(u.len(), 4);
-        assert_eq!(units(&["all".into()], &p).unwrap().len(), 4 + 3 + 5 + 2);
+        assert_eq!(units(&["all".into()], &p).unwrap().len(), 4 + 3 + 5 + 2 + 1);
+        assert_eq!(p.tpcc_connections, vec![8, 32]);
+        assert_eq!((p.tpcc_warehouses, p.tpcc_seconds), (10, 60));
         assert!(units(&["nope".into()], &p).is_err());
         assert!(units(&[], &p).is_err());
     }
@@ -550,6 +570,13 @@ mod tests {
         assert_eq!(p.hot_sets, vec![10, 20]);
         assert!(!p.mvcc_snapshot);
         assert_eq!(units(&["iibench".into()], &p).unwrap().len(), 1);
+        let p = P::parse_from(["x", "--tpcc-connections", "4,16", "--tpcc-warehouses", "2"]).p;
+        assert_eq!(p.tpcc_connections, vec![4, 16]);
+        assert_eq!(units(&["tpcc".into()], &p).unwrap().len(), 1);
+        let p = P::parse_from(["x", "--tpcc-warehouses", "0"]).p;
+        assert!(units(&["tpcc".into()], &p).is_err());
+        let p = P::parse_from(["x", "--tpcc-connections", "0"]).p;
+        assert!(units(&["tpcc".into()], &p).is_err());
     }
 
     #[test]

@@ -7,7 +7,7 @@ use mysql::prelude::Queryable;
 use super::{Ctx, Params, Unit};
 use crate::chart::ChartSpec;
 use crate::client::fresh_database;
-use crate::machine::{CpuMark, CPU_PER_TXN_NOTE};
+use crate::machine::{CpuMark, CpuSplit, CLIENT_CPU_NOTE, CPU_PER_TXN_NOTE};
 use crate::report::{Better, Outcome};
 use crate::sysbench::{connection_args, parse_output, sysbench};
 
@@ -93,6 +93,7 @@ impl Unit for Sysbench {
              listed on the same tables, so oltp_insert grows them for the tests after it."
                 .into(),
             CPU_PER_TXN_NOTE.into(),
+            CLIENT_CPU_NOTE.into(),
         ]
     }
 
@@ -109,6 +110,7 @@ impl Unit for Sysbench {
         prep.push(format!("--threads={}", self.tables.min(4)));
         sysbench("oltp_read_write", &prep, "prepare")?;
         let mut out = Outcome::default();
+        let mut total = CpuSplit::zero();
         let pb = ctx.bar(
             (self.tests.len() * self.threads.len()) as u64,
             "sysbench runs",
@@ -122,7 +124,8 @@ impl Unit for Sysbench {
                 args.push("--report-interval=0".into());
                 let cpu0 = CpuMark::now(ctx.target.server_pid);
                 let r = parse_output(&sysbench(test, &args, "run")?)?;
-                let cpu = cpu0.per_txn(Some(r.tps * self.time as f64));
+                let cpu = cpu0.split(Some(r.tps * self.time as f64));
+                total.add(&cpu);
                 pb.inc(1);
                 pb.suspend(|| {
                     ctx.say(&format!(
@@ -148,7 +151,7 @@ impl Unit for Sysbench {
                     r.p95_ms,
                     Better::Lower,
                 );
-                out.cpu_per_txn(&format!("{test}, {t} thr"), cpu);
+                out.cpu_per_txn_split(&format!("{test}, {t} thr"), &cpu);
                 if r.errors_per_s > 0.0 {
                     out.notes.push(format!(
                         "{test} at {t} threads: {:.2} ignored errors/s",
@@ -160,6 +163,8 @@ impl Unit for Sysbench {
             out.line(&format!("sysbench-{test}"), "", points);
         }
         pb.finish_and_clear();
+        out.fig("server CPU, all runs", "s", total.server_s, Better::Lower);
+        out.fig("client CPU, all runs", "s", total.client_s, Better::Neither);
         if ctx.cleanup {
             conn.query_drop(format!("DROP DATABASE {DB}"))?;
         }

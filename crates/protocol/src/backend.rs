@@ -242,6 +242,15 @@ pub trait Session: Send {
     fn status_flags(&self) -> u16;
     /// Current session max_allowed_packet.
     fn max_allowed_packet(&self) -> usize;
+    /// The bytes the connection received and sent since the last call (`Bytes_received` /
+    /// `Bytes_sent`): called as each command starts, so a command's response counts by the
+    /// next one. Default: ignored.
+    fn count_bytes(&mut self, received: u64, sent: u64) {
+        let _ = (received, sent);
+    }
+    /// The client sent COM_QUIT: the session ends normally (not an `Aborted_clients`).
+    /// Default: ignored.
+    fn quit(&mut self) {}
     /// COM_PROCESS_KILL
     fn kill(&mut self, conn_id: u32) -> common::Result<()>;
     /// True if the connection's statements always go to the thread pool's high-priority queue

@@ -1036,13 +1036,20 @@ impl<B: Backend, S: Transport> Connection<B, S> {
         let Some((&cmd, body)) = payload.split_first() else {
             return Err(CmdError::Malformed);
         };
+        let (received, sent) = self.io.take_byte_counts();
+        if let Some(s) = self.session.as_mut() {
+            s.count_bytes(received, sent);
+        }
         if self.session.is_none() {
             // Only reachable if a thread pool drives the connection before authentication.
             self.write_err(codes::ER_UNKNOWN_COM_ERROR, "Unknown command")?;
             return Ok(Flow::Close);
         }
         match cmd {
-            com::QUIT => return Ok(Flow::Close),
+            com::QUIT => {
+                self.session_mut()?.quit();
+                return Ok(Flow::Close);
+            }
             com::PING => self.write_ok_simple()?,
             com::QUERY => self.com_query(body)?,
             com::INIT_DB => {

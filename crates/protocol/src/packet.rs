@@ -76,6 +76,10 @@ pub struct PacketIo<S> {
     /// Set when the stream's own read timeout is short (see [`PacketIo::fill_ahead`]): how long
     /// a read in the middle of a packet keeps retrying after timeouts before it fails.
     patience: Option<Duration>,
+    /// Bytes read from / written to the stream since [`PacketIo::take_byte_counts`] (the
+    /// `Bytes_received` / `Bytes_sent` status; TLS framing not included).
+    received: u64,
+    sent: u64,
 }
 
 impl<S: Read + Write> PacketIo<S> {
@@ -89,7 +93,18 @@ impl<S: Read + Write> PacketIo<S> {
             pos: 0,
             end: 0,
             patience: None,
+            received: 0,
+            sent: 0,
         }
+    }
+
+    /// The bytes received and sent since the last call (or since the stream was wrapped),
+    /// counters reset.
+    pub fn take_byte_counts(&mut self) -> (u64, u64) {
+        (
+            std::mem::take(&mut self.received),
+            std::mem::take(&mut self.sent),
+        )
     }
 
     /// Turns on reading ahead: each read of the stream asks for up to 4 KiB, so a command's
@@ -118,9 +133,12 @@ impl<S: Read + Write> PacketIo<S> {
     fn read_some(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if self.pos == self.end {
             if self.ahead.is_empty() || buf.len() >= self.ahead.len() {
-                return self.stream.read(buf);
+                let k = self.stream.read(buf)?;
+                self.received += k as u64;
+                return Ok(k);
             }
             let k = self.stream.read(&mut self.ahead)?;
+            self.received += k as u64;
             (self.pos, self.end) = (0, k);
         }
         let n = buf.len().min(self.end - self.pos);
@@ -150,6 +168,7 @@ impl<S: Read + Write> PacketIo<S> {
         loop {
             match self.stream.read(&mut self.ahead) {
                 Ok(k) => {
+                    self.received += k as u64;
                     (self.pos, self.end) = (0, k);
                     return Ok(true);
                 }
@@ -321,6 +340,9 @@ impl<S: Read + Write> PacketIo<S> {
     pub fn flush(&mut self) -> io::Result<()> {
         if !self.out.is_empty() {
             let r = self.stream.write_all(&self.out);
+            if r.is_ok() {
+                self.sent += self.out.len() as u64;
+            }
             self.out.clear();
             r?;
         }

@@ -74,11 +74,17 @@ impl<E: KvEngine> Backend<E> {
 /// One connection's SQL session.
 pub struct Session<E: KvEngine> {
     inner: sql::Session<E>,
+    /// The client sent COM_QUIT (otherwise the end counts in `Aborted_clients`).
+    quit: bool,
 }
 
 impl<E: KvEngine> Drop for Session<E> {
     fn drop(&mut self) {
         self.inner.log_quit();
+        if !self.quit {
+            let st = &self.inner.inst.status;
+            st.aborted_clients.fetch_add(1, Ordering::Relaxed);
+        }
         let _ = self.inner.inst.status.threads_connected.fetch_update(
             Ordering::Relaxed,
             Ordering::Relaxed,
@@ -144,17 +150,18 @@ impl<E: KvEngine> protocol::Backend for Backend<E> {
         inner.log_connect(info.tls.is_some());
         let n = st.threads_connected.fetch_add(1, Ordering::Relaxed) + 1;
         st.max_used_connections.fetch_max(n, Ordering::Relaxed);
-        Ok(Session { inner })
+        Ok(Session { inner, quit: false })
     }
 
     fn statistics(&self) -> String {
         let st = &self.inst.status;
         let up = self.inst.started.elapsed().as_secs();
-        let q = st.questions.load(Ordering::Relaxed);
+        let counters = self.inst.global_counters();
+        let q = counters.get(sql::session::session::Ctr::Questions);
         format!(
             "Uptime: {up}  Threads: {}  Questions: {q}  Slow queries: {}  Opens: 0  Flush tables: 1  Open tables: 0  Queries per second avg: {:.3}",
             st.threads_connected.load(Ordering::Relaxed),
-            st.slow_queries.load(Ordering::Relaxed),
+            counters.get(sql::session::session::Ctr::SlowQueries),
             q as f64 / up.max(1) as f64
         )
     }
@@ -254,6 +261,14 @@ impl<E: KvEngine> protocol::Session for Session<E> {
 
     fn close_statement(&mut self, stmt_id: u32) {
         self.inner.close_statement(stmt_id)
+    }
+
+    fn count_bytes(&mut self, received: u64, sent: u64) {
+        self.inner.count_bytes(received, sent);
+    }
+
+    fn quit(&mut self) {
+        self.quit = true;
     }
 
     fn init_db(&mut self, db: &str) -> Result<()> {

@@ -154,8 +154,56 @@ pub struct RocksEngine {
 
 /// RocksDB's counters, shared with the database (a copy of its options holds the statistics
 /// object). Only tickers are kept (`ExceptHistogramOrTimers`): a per-core counter add, no clock.
+/// Also reaches the block cache (its size and use) and, while the database is open, its
+/// properties (pending compaction).
 #[derive(Clone)]
-pub struct EngineStats(Arc<Options>);
+pub struct EngineStats {
+    opts: Arc<Options>,
+    cache: Cache,
+    cache_capacity: u64,
+    block_size: u64,
+    db: std::sync::Weak<DB>,
+}
+
+/// Engine-wide RocksDB counters beyond the block cache (`Rocksdb_*` status).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct EngineCounters {
+    /// Point lookups a bloom filter answered "not here" without reading the data block.
+    pub bloom_useful: u64,
+    /// Microseconds writes were stalled or slowed down by RocksDB's write controller.
+    pub stall_micros: u64,
+    /// Bytes read by point lookups and iterators.
+    pub bytes_read: u64,
+    /// Bytes written (puts, deletes, merges).
+    pub bytes_written: u64,
+    /// Keys read by point lookups.
+    pub keys_read: u64,
+    /// Keys written.
+    pub keys_written: u64,
+    /// Bytes compactions read.
+    pub compact_read_bytes: u64,
+    /// Bytes compactions wrote.
+    pub compact_write_bytes: u64,
+    /// Bytes memtable flushes wrote.
+    pub flush_write_bytes: u64,
+    /// 1 while at least one compaction is pending (RocksDB's `rocksdb.compaction-pending`,
+    /// summed over the column families).
+    pub compaction_pending: u64,
+    /// Estimated bytes compaction still has to rewrite
+    /// (`rocksdb.estimate-pending-compaction-bytes`).
+    pub pending_compaction_bytes: u64,
+}
+
+/// The block cache's size and use (`Innodb_buffer_pool_*` status, counted in blocks).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct BlockCacheSize {
+    /// The cache's capacity in bytes.
+    pub capacity: u64,
+    /// Bytes the cache holds now.
+    pub usage: u64,
+    /// The configured (uncompressed) data block size in bytes.
+    pub block_size: u64,
+}
 
 /// Block cache lookups since the server started (`Strata_block_cache_*` status).
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -178,10 +226,50 @@ pub struct BlockCacheStats {
 }
 
 impl EngineStats {
+    /// The block cache's size and use now.
+    pub fn block_cache_size(&self) -> BlockCacheSize {
+        BlockCacheSize {
+            capacity: self.cache_capacity,
+            usage: self.cache.get_usage() as u64,
+            block_size: self.block_size,
+        }
+    }
+
+    /// The engine-wide counters now (the compaction figures are 0 once the database closed).
+    pub fn counters(&self) -> EngineCounters {
+        use rocksdb::statistics::Ticker;
+        let t = |k| self.opts.get_ticker_count(k);
+        let prop = |name: &str| -> u64 {
+            let Some(db) = self.db.upgrade() else {
+                return 0;
+            };
+            Cf::ALL
+                .into_iter()
+                .filter_map(|cf| {
+                    db.property_int_value_cf(cf_handle(&db, cf).ok()?, name)
+                        .ok()?
+                })
+                .sum()
+        };
+        EngineCounters {
+            bloom_useful: t(Ticker::BloomFilterUseful),
+            stall_micros: t(Ticker::StallMicros),
+            bytes_read: t(Ticker::BytesRead),
+            bytes_written: t(Ticker::BytesWritten),
+            keys_read: t(Ticker::NumberKeysRead),
+            keys_written: t(Ticker::NumberKeysWritten),
+            compact_read_bytes: t(Ticker::CompactReadBytes),
+            compact_write_bytes: t(Ticker::CompactWriteBytes),
+            flush_write_bytes: t(Ticker::FlushWriteBytes),
+            compaction_pending: prop("rocksdb.compaction-pending"),
+            pending_compaction_bytes: prop("rocksdb.estimate-pending-compaction-bytes"),
+        }
+    }
+
     /// The block cache counters now.
     pub fn block_cache(&self) -> BlockCacheStats {
         use rocksdb::statistics::Ticker;
-        let t = |k| self.0.get_ticker_count(k);
+        let t = |k| self.opts.get_ticker_count(k);
         BlockCacheStats {
             hits: t(Ticker::BlockCacheHit),
             misses: t(Ticker::BlockCacheMiss),
@@ -309,15 +397,23 @@ impl RocksEngine {
             ))
         })?;
         hotversions::configure(&db, cf_handle(&db, Cf::Data)?);
+        let db = Arc::new(db);
+        let stats = EngineStats {
+            opts: Arc::new(db_opts),
+            cache: cache.clone(),
+            cache_capacity: opts.block_cache_bytes as u64,
+            block_size: opts.block_size as u64,
+            db: Arc::downgrade(&db),
+        };
         Ok(RocksEngine {
-            db: Arc::new(db),
+            db,
             _cache: cache,
             rows: RowCache::new(opts.row_cache_bytes - opts.row_cache_bytes / 8).map(Arc::new),
             ranges: RangeCache::new(opts.row_cache_bytes / 8).map(Arc::new),
             read_ahead: read_ahead_bytes(opts.block_cache_bytes),
             hot: Arc::new(HotVersions::new()),
             log_sync: Arc::new(LogSync::default()),
-            stats: EngineStats(Arc::new(db_opts)),
+            stats,
         })
     }
 
@@ -926,6 +1022,7 @@ impl KvEngine for RocksEngine {
         if batch.is_empty() {
             return Ok(());
         }
+
         let data = cf_handle(&self.db, Cf::Data)?;
         let dict = cf_handle(&self.db, Cf::Dict)?;
         let h = |cf: Cf| match cf {

@@ -38,7 +38,8 @@ impl<E: KvEngine> Session<E> {
         multi: bool,
         files: &mut dyn common::client::Client,
     ) -> Vec<Result<Output>> {
-        self.inst.status.questions.fetch_add(1, Ordering::Relaxed);
+        self.counters.add(Ctr::Questions, 1);
+        self.counters.add(Ctr::Queries, 1);
         let mode = self.parse_mode();
         let parsed = self
             .stmt_cache
@@ -117,6 +118,8 @@ impl<E: KvEngine> Session<E> {
 
     /// COM_STMT_PREPARE.
     pub fn prepare(&mut self, sql: &str) -> Result<(u32, usize, Vec<ColumnMeta>)> {
+        self.counters.com(Com::StmtPrepare);
+        self.counters.add(Ctr::Queries, 1);
         let clock = self.stmt_clock();
         let r = self.prepare_inner(sql);
         // a slow COM_STMT_PREPARE is an administrator command
@@ -173,7 +176,9 @@ impl<E: KvEngine> Session<E> {
         params: &[Value],
         client: &mut dyn common::client::Client,
     ) -> Result<Output> {
-        self.inst.status.questions.fetch_add(1, Ordering::Relaxed);
+        self.counters.com(Com::StmtExecute);
+        self.counters.add(Ctr::Questions, 1);
+        self.counters.add(Ctr::Queries, 1);
         let p = self.prepared.get(&id).cloned().ok_or_else(|| {
             Error::new(
                 codes::ER_UNKNOWN_STMT_HANDLER,
@@ -218,9 +223,17 @@ impl<E: KvEngine> Session<E> {
 
     /// COM_STMT_CLOSE.
     pub fn close_statement(&mut self, id: u32) {
+        self.counters.com(Com::StmtClose);
         self.general_log("Close stmt", "");
         self.prepared.remove(&id);
         self.plans.remove(&id);
+    }
+
+    /// Counts the bytes the connection received from and sent to the client
+    /// (`Bytes_received` / `Bytes_sent`); the protocol layer reports them between commands.
+    pub fn count_bytes(&self, received: u64, sent: u64) {
+        self.counters.add(Ctr::BytesReceived, received);
+        self.counters.add(Ctr::BytesSent, sent);
     }
 
     /// Result metadata of a statement without running it.

@@ -123,6 +123,7 @@ impl<E: KvEngine> Session<E> {
     /// COM_INIT_DB: logged as `Init DB`, then [`Session::use_db`].
     pub fn init_db(&mut self, db: &str) -> Result<()> {
         self.general_log("Init DB", db);
+        self.counters.com(Com::ChangeDb);
         self.use_db(db)
     }
 
@@ -192,10 +193,7 @@ impl<E: KvEngine> Session<E> {
         if !(slow || warn_no_index) || examined < hot.min_examined_row_limit {
             return;
         }
-        self.inst
-            .status
-            .slow_queries
-            .fetch_add(1, Ordering::Relaxed);
+        self.counters.add(Ctr::SlowQueries, 1);
         if !logs.slow_on() || (kind.admin && !logs.slow_admin()) {
             return;
         }

@@ -8,6 +8,7 @@ use common::{codes, Error, Result, Value, Warning};
 use sqlparser::ast::{self, Statement};
 use storage::engine::KvEngine;
 
+use crate::dispatch::com;
 use crate::parse::parser::Parsed;
 use crate::parse::parser::PrepareSource;
 use crate::parse::parser::Stmt;
@@ -193,7 +194,25 @@ impl<E: KvEngine> Session<E> {
         r
     }
 
+    /// Counts the statement (`Com_*`, and what [`com::after_statement`] derives) and runs
+    /// it: the one place statements are counted, so that EXECUTE counts the statement it runs.
     fn dispatch(
+        &mut self,
+        p: &Parsed,
+        params: &[Value],
+        files: &mut dyn common::client::Client,
+    ) -> Result<Output> {
+        let kinds = com::kinds(p);
+        for k in kinds {
+            self.counters.com(*k);
+        }
+        let before = (kinds == [Com::Select]).then(|| com::reads_now(&self.handler));
+        let r = self.dispatch_inner(p, params, files);
+        com::after_statement(&self.counters, kinds, &r, &self.handler, before);
+        r
+    }
+
+    fn dispatch_inner(
         &mut self,
         p: &Parsed,
         params: &[Value],
@@ -202,7 +221,6 @@ impl<E: KvEngine> Session<E> {
         crate::acl::check::check(self, p)?;
         let stmt = match &p.stmt {
             Stmt::LoadData(l) => {
-                self.inst.status.com_insert.fetch_add(1, Ordering::Relaxed);
                 return crate::dml::load::execute(self, l, files);
             }
             Stmt::Acl(a) => return crate::acl::stmt::execute(self, a),
@@ -304,22 +322,10 @@ impl<E: KvEngine> Session<E> {
             Stmt::Ast(s) => s,
         };
         match stmt {
-            Statement::Query(q) => {
-                self.inst.status.com_select.fetch_add(1, Ordering::Relaxed);
-                crate::exec::select::execute_to(self, q, params, &p.sql, files)
-            }
-            Statement::Insert(ins) => {
-                self.inst.status.com_insert.fetch_add(1, Ordering::Relaxed);
-                crate::dml::single::insert(self, ins, params)
-            }
-            Statement::Update(u) => {
-                self.inst.status.com_update.fetch_add(1, Ordering::Relaxed);
-                crate::dml::single::update(self, u, params)
-            }
-            Statement::Delete(d) => {
-                self.inst.status.com_delete.fetch_add(1, Ordering::Relaxed);
-                crate::dml::single::delete(self, d, params)
-            }
+            Statement::Query(q) => crate::exec::select::execute_to(self, q, params, &p.sql, files),
+            Statement::Insert(ins) => crate::dml::single::insert(self, ins, params),
+            Statement::Update(u) => crate::dml::single::update(self, u, params),
+            Statement::Delete(d) => crate::dml::single::delete(self, d, params),
             Statement::StartTransaction { .. } => {
                 self.commit()?;
                 self.explicit_txn = true;
@@ -327,15 +333,10 @@ impl<E: KvEngine> Session<E> {
                 Ok(Output::ok(0))
             }
             Statement::Commit { .. } => {
-                self.inst.status.com_commit.fetch_add(1, Ordering::Relaxed);
                 self.commit()?;
                 Ok(Output::ok(0))
             }
             Statement::Rollback { savepoint, .. } => {
-                self.inst
-                    .status
-                    .com_rollback
-                    .fetch_add(1, Ordering::Relaxed);
                 match savepoint {
                     Some(sp) => {
                         let t = self
@@ -393,9 +394,7 @@ impl<E: KvEngine> Session<E> {
                 object_type: sqlparser::ast::FlushType::Status,
                 ..
             } => {
-                // FLUSH STATUS: the session's counters start again; the global sums keep them
-                self.inst.handler_closed.add(&self.handler);
-                self.handler.reset();
+                self.flush_status();
                 Ok(Output::ok(0))
             }
             Statement::Flush { object_type, .. }
@@ -447,5 +446,22 @@ impl<E: KvEngine> Session<E> {
                 s.to_string().chars().take(60).collect::<String>(),
             )),
         }
+    }
+}
+
+impl<E: KvEngine> Session<E> {
+    /// FLUSH STATUS: the session's counters start again (the global sums keep them, as
+    /// MySQL adds the session's values to the global ones), `Max_used_connections` becomes the
+    /// connections open now and `Uptime_since_flush_status` starts again.
+    pub(crate) fn flush_status(&mut self) {
+        self.inst.handler_closed.add(&self.handler);
+        self.handler.reset();
+        self.inst.counters_closed.absorb(&self.counters);
+        self.counters.reset();
+        let st = &self.inst.status;
+        let open = st.threads_connected.load(Ordering::Relaxed);
+        st.max_used_connections.store(open, Ordering::Relaxed);
+        let now = self.inst.started.elapsed().as_millis() as u64;
+        st.flushed_at_ms.store(now, Ordering::Relaxed);
     }
 }

@@ -10,5 +10,6 @@ pub mod limits;
 pub mod mdl;
 pub mod querylog;
 pub mod schemas;
+pub mod status;
 pub mod sysvars;
 pub mod userlock;

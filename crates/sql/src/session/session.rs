@@ -18,6 +18,7 @@ use storage::Storage;
 use crate::bind::expr::BindEnv;
 use crate::ir::expr::EvalCtx;
 use crate::parse::parser::Parsed;
+pub use crate::runtime::status::{Com, Counters, Ctr};
 use crate::runtime::sysvars::GlobalVars;
 use crate::runtime::sysvars::Scope;
 
@@ -76,6 +77,8 @@ pub struct Process {
     pub wait_state: Arc<std::sync::atomic::AtomicU8>,
     /// The session's Handler_read_* counters (SHOW GLOBAL STATUS sums them).
     pub handler: Arc<HandlerReads>,
+    /// The session's `Com_*`, `Bytes_*`, … counters (SHOW GLOBAL STATUS sums them).
+    pub counters: Arc<Counters>,
     /// The current command.
     pub now: Mutex<ProcessNow>,
 }
@@ -171,8 +174,6 @@ impl HandlerReads {
 /// Server-wide status counters.
 #[derive(Debug, Default)]
 pub struct Status {
-    /// Questions
-    pub questions: AtomicU64,
     /// Connections (attempts)
     pub connections: AtomicU64,
     /// Threads_connected
@@ -183,22 +184,11 @@ pub struct Status {
     pub max_used_connections: AtomicU64,
     /// Aborted_connects
     pub aborted_connects: AtomicU64,
-    /// Com_select
-    pub com_select: AtomicU64,
-    /// Com_insert
-    pub com_insert: AtomicU64,
-    /// Com_update
-    pub com_update: AtomicU64,
-    /// Com_delete
-    pub com_delete: AtomicU64,
-    /// Com_commit
-    pub com_commit: AtomicU64,
-    /// Com_rollback
-    pub com_rollback: AtomicU64,
-    /// Slow_queries
-    pub slow_queries: AtomicU64,
-    /// Com_stmt_reprepare: cached plans dropped because the schema or a variable changed.
-    pub com_stmt_reprepare: AtomicU64,
+    /// Aborted_clients: sessions that ended without COM_QUIT (the client went away, was
+    /// killed, or stayed idle past wait_timeout).
+    pub aborted_clients: AtomicU64,
+    /// Milliseconds from server start to the last FLUSH STATUS (Uptime_since_flush_status).
+    pub flushed_at_ms: AtomicU64,
     /// Strata_plan_cache_hits: executions of prepared SELECT, INSERT … VALUES, UPDATE and
     /// DELETE statements that reused their plan.
     pub plan_cache_hits: AtomicU64,
@@ -242,6 +232,8 @@ pub struct Instance<E: KvEngine> {
     pub stats: crate::catalog::stats::StatsCache,
     /// Handler_read_* of the sessions that have ended.
     pub handler_closed: HandlerReads,
+    /// [`Counters`] of the sessions that have ended (and of FLUSH STATUS'd sessions).
+    pub counters_closed: Counters,
     /// Bound partitioning functions of partitioned tables.
     pub partitions: crate::catalog::partition::RtCache,
     /// Thread-pool tables and connection status from the server (installed once it listens).
@@ -275,11 +267,34 @@ impl<E: KvEngine> Instance<E> {
             disconnect: parking_lot::RwLock::new(None),
             stats: Default::default(),
             handler_closed: Default::default(),
+            counters_closed: Default::default(),
             partitions: Default::default(),
             server_info: parking_lot::RwLock::new(None),
             mdl: Default::default(),
             querylog: Default::default(),
         })
+    }
+
+    /// Every session's [`Counters`] added up (the ended ones' and the live ones'): the GLOBAL
+    /// values.
+    pub fn global_counters(&self) -> Counters {
+        let all = Counters::default();
+        all.absorb(&self.counters_closed);
+        for p in self.processes.lock().values() {
+            all.absorb(&p.counters);
+        }
+        all
+    }
+
+    /// Seconds since the server started.
+    pub fn uptime_secs(&self) -> u64 {
+        self.started.elapsed().as_secs()
+    }
+
+    /// Seconds since the last FLUSH STATUS (or since the server started).
+    pub fn uptime_since_flush_secs(&self) -> u64 {
+        let now = self.started.elapsed().as_millis() as u64;
+        now.saturating_sub(self.status.flushed_at_ms.load(Ordering::Relaxed)) / 1000
     }
 
     /// KILL [QUERY] id.
@@ -482,6 +497,8 @@ pub struct Session<E: KvEngine> {
     pub stmt_cache: crate::parse::stmt_cache::StmtCache,
     /// Handler_read_* of this session (shared with its process-list entry).
     pub handler: Arc<HandlerReads>,
+    /// Status counters (`Com_*`, `Bytes_*`, …) of this session; shared with its [`Process`].
+    pub counters: Arc<Counters>,
     /// The running command is the server's own (COM_FIELD_LIST's query): no query-log entries.
     pub(crate) log_quiet: bool,
 }
@@ -503,6 +520,7 @@ impl<E: KvEngine> Drop for Session<E> {
         }
         self.inst.processes.lock().remove(&self.conn_id);
         self.inst.handler_closed.add(&self.handler);
+        self.inst.counters_closed.absorb(&self.counters);
         self.inst.mdl.disconnect(self.conn_id);
         crate::runtime::userlock::release_all(self.conn_id as u64);
     }
@@ -521,6 +539,7 @@ impl<E: KvEngine> Session<E> {
         let kill_conn = Arc::new(AtomicBool::new(false));
         let wait_state = Arc::new(std::sync::atomic::AtomicU8::new(0));
         let handler = Arc::new(HandlerReads::default());
+        let counters = Arc::new(Counters::default());
         let process = Arc::new(Process {
             user: user.into(),
             host: host.into(),
@@ -528,6 +547,7 @@ impl<E: KvEngine> Session<E> {
             kill_conn: kill_conn.clone(),
             wait_state: wait_state.clone(),
             handler: handler.clone(),
+            counters: counters.clone(),
             now: Mutex::new(ProcessNow {
                 db: None,
                 command: "Sleep",
@@ -573,6 +593,7 @@ impl<E: KvEngine> Session<E> {
             plan_rec: Default::default(),
             stmt_cache: Default::default(),
             handler: handler.clone(),
+            counters,
             log_quiet: false,
         };
         if let Some(d) = db {
@@ -866,10 +887,7 @@ impl<E: KvEngine> Session<E> {
             }
         }
         if self.plans.remove(&id).is_some() {
-            self.inst
-                .status
-                .com_stmt_reprepare
-                .fetch_add(1, Ordering::Relaxed);
+            self.counters.com(Com::StmtReprepare);
         }
         self.inst
             .status
@@ -949,6 +967,7 @@ impl<E: KvEngine> Session<E> {
             let r = t.commit(sync);
             self.mdl_release();
             r?;
+            self.counters.add(Ctr::HandlerCommit, 1);
         }
         self.mdl_release();
         Ok(())
@@ -959,6 +978,7 @@ impl<E: KvEngine> Session<E> {
         self.explicit_txn = false;
         if let Some(t) = self.txn.take() {
             t.rollback();
+            self.counters.add(Ctr::HandlerRollback, 1);
         }
         self.mdl_release();
     }

@@ -998,90 +998,110 @@ fn variable_rows<E: KvEngine>(sess: &Session<E>, global: bool) -> Vec<Vec<Value>
 }
 
 fn status_rows<E: KvEngine>(sess: &Session<E>, global: bool) -> Vec<Vec<Value>> {
-    use std::sync::atomic::Ordering::Relaxed;
-    let st = &sess.inst.status;
-    // Handler_read_*: the session's own, or every session's (live and ended) for GLOBAL
-    let handler = if global {
-        let all = crate::session::session::HandlerReads::default();
-        all.add(&sess.inst.handler_closed);
-        for p in sess.inst.processes.lock().values() {
-            all.add(&p.handler);
-        }
-        all.values()
+    let all = sess.inst.global_counters();
+    let all_reads = global_handler_reads(sess);
+    let mut v: Vec<(&str, String)> = Vec::new();
+    // session-scoped counters: the session's own, or every session's for GLOBAL
+    let (counters, reads) = if global {
+        (&all, all_reads)
     } else {
-        sess.handler.values()
+        (&*sess.counters, sess.handler.values())
     };
-    let handler_rows: Vec<(&str, String)> =
-        handler.iter().map(|(k, v)| (*k, v.to_string())).collect();
-    let mut v: Vec<(&str, String)> = vec![
-        (
-            "Aborted_connects",
-            st.aborted_connects.load(Relaxed).to_string(),
-        ),
-        ("Com_commit", st.com_commit.load(Relaxed).to_string()),
-        ("Com_delete", st.com_delete.load(Relaxed).to_string()),
-        ("Com_insert", st.com_insert.load(Relaxed).to_string()),
-        ("Com_rollback", st.com_rollback.load(Relaxed).to_string()),
-        ("Com_select", st.com_select.load(Relaxed).to_string()),
-        (
-            "Com_stmt_reprepare",
-            st.com_stmt_reprepare.load(Relaxed).to_string(),
-        ),
-        ("Com_update", st.com_update.load(Relaxed).to_string()),
-        ("Connections", st.connections.load(Relaxed).to_string()),
-        (
-            "Created_tmp_disk_tables",
-            st.created_tmp_disk_tables.load(Relaxed).to_string(),
-        ),
-        (
-            "Created_tmp_files",
-            st.created_tmp_files.load(Relaxed).to_string(),
-        ),
-        (
-            "Created_tmp_tables",
-            st.created_tmp_tables.load(Relaxed).to_string(),
-        ),
-        (
-            "Max_used_connections",
-            st.max_used_connections.load(Relaxed).to_string(),
-        ),
-        ("Questions", st.questions.load(Relaxed).to_string()),
-        ("Slow_queries", st.slow_queries.load(Relaxed).to_string()),
-        (
-            "Sort_merge_passes",
-            st.sort_merge_passes.load(Relaxed).to_string(),
-        ),
-        ("Sort_rows", st.sort_rows.load(Relaxed).to_string()),
+    v.extend(counters.values().map(|(k, n)| (k, n.to_string())));
+    v.extend(reads.iter().map(|(k, n)| (*k, n.to_string())));
+    v.extend(instance_status(sess));
+    v.extend(innodb_rows(&all, &all_reads));
+    let zero = crate::runtime::status::ALWAYS_ZERO;
+    v.extend(zero.iter().map(|k| (*k, "0".to_string())));
+    v.extend([
         ("Ssl_cipher", sess.ssl.1.clone()),
-        (
-            "Strata_plan_cache_hits",
-            st.plan_cache_hits.load(Relaxed).to_string(),
-        ),
-        (
-            "Strata_plan_cache_misses",
-            st.plan_cache_misses.load(Relaxed).to_string(),
-        ),
         ("Ssl_version", sess.ssl.0.clone()),
-        (
-            "Strata_text_template_hits",
-            st.text_template_hits.load(Relaxed).to_string(),
-        ),
-        (
-            "Threads_connected",
-            st.threads_connected.load(Relaxed).to_string(),
-        ),
-        (
-            "Threads_running",
-            st.threads_running.load(Relaxed).max(1).to_string(),
-        ),
-        ("Uptime", sess.inst.started.elapsed().as_secs().to_string()),
-    ];
-    v.extend(handler_rows);
+    ]);
     let extra = server_info(sess).map(|i| i.status()).unwrap_or_default();
     v.retain(|(k, _)| !extra.iter().any(|(e, _)| e == k));
     v.extend(extra.iter().map(|(k, val)| (k.as_str(), val.clone())));
     v.sort_by(|a, b| a.0.cmp(b.0));
     v.into_iter().map(|(k, val)| vec![s(k), s(val)]).collect()
+}
+
+/// Handler_read_* of every session, live and ended.
+fn global_handler_reads<E: KvEngine>(sess: &Session<E>) -> [(&'static str, u64); 6] {
+    let all = crate::session::session::HandlerReads::default();
+    all.add(&sess.inst.handler_closed);
+    for p in sess.inst.processes.lock().values() {
+        all.add(&p.handler);
+    }
+    all.values()
+}
+
+/// The global-only counters the instance keeps (the server may replace the thread counts).
+fn instance_status<E: KvEngine>(sess: &Session<E>) -> Vec<(&'static str, String)> {
+    use std::sync::atomic::Ordering::Relaxed;
+    let st = &sess.inst.status;
+    let running = st.threads_running.load(Relaxed).max(1);
+    let counts: [(&str, u64); 17] = [
+        ("Aborted_clients", st.aborted_clients.load(Relaxed)),
+        ("Aborted_connects", st.aborted_connects.load(Relaxed)),
+        ("Connections", st.connections.load(Relaxed)),
+        (
+            "Created_tmp_disk_tables",
+            st.created_tmp_disk_tables.load(Relaxed),
+        ),
+        ("Created_tmp_files", st.created_tmp_files.load(Relaxed)),
+        ("Created_tmp_tables", st.created_tmp_tables.load(Relaxed)),
+        (
+            "Max_used_connections",
+            st.max_used_connections.load(Relaxed),
+        ),
+        ("Sort_merge_passes", st.sort_merge_passes.load(Relaxed)),
+        ("Sort_rows", st.sort_rows.load(Relaxed)),
+        ("Strata_plan_cache_hits", st.plan_cache_hits.load(Relaxed)),
+        (
+            "Strata_plan_cache_misses",
+            st.plan_cache_misses.load(Relaxed),
+        ),
+        (
+            "Strata_text_template_hits",
+            st.text_template_hits.load(Relaxed),
+        ),
+        ("Threads_connected", st.threads_connected.load(Relaxed)),
+        ("Threads_running", running),
+        ("Uptime", sess.inst.uptime_secs()),
+        (
+            "Uptime_since_flush_status",
+            sess.inst.uptime_since_flush_secs(),
+        ),
+        // without a server (embedded, tests) no connection thread was ever made
+        ("Threads_created", 0),
+    ];
+    let mut out: Vec<(&str, String)> = counts.iter().map(|(k, n)| (*k, n.to_string())).collect();
+    out.push(("Threads_cached", "0".into()));
+    out
+}
+
+/// `Innodb_rows_*` (global only): Strata's row counters — rows the storage layer returned
+/// (every Handler_read_*) and rows INSERT / UPDATE / DELETE statements changed.
+fn innodb_rows(
+    all: &crate::session::session::Counters,
+    reads: &[(&'static str, u64); 6],
+) -> [(&'static str, String); 4] {
+    use crate::session::session::Ctr;
+    let read: u64 = reads.iter().map(|(_, n)| n).sum();
+    [
+        ("Innodb_rows_read", read.to_string()),
+        (
+            "Innodb_rows_inserted",
+            all.get(Ctr::HandlerWrite).to_string(),
+        ),
+        (
+            "Innodb_rows_updated",
+            all.get(Ctr::HandlerUpdate).to_string(),
+        ),
+        (
+            "Innodb_rows_deleted",
+            all.get(Ctr::HandlerDelete).to_string(),
+        ),
+    ]
 }
 
 fn server_info<E: KvEngine>(
@@ -1716,6 +1736,24 @@ fn is_columns(table: &str) -> Option<Vec<ColumnDef>> {
             vc("ROUTINE_NAME", 64),
             vc("ROUTINE_TYPE", 9),
         ],
+        // InnoDB page compression: none in Strata, so no rows; monitoring tools (mysqld_exporter's
+        // default collectors) query them
+        "INNODB_CMP" | "INNODB_CMP_RESET" => vec![
+            bi("page_size"),
+            bi("compress_ops"),
+            bi("compress_ops_ok"),
+            bi("compress_time"),
+            bi("uncompress_ops"),
+            bi("uncompress_time"),
+        ],
+        "INNODB_CMPMEM" | "INNODB_CMPMEM_RESET" => vec![
+            bi("page_size"),
+            bi("buffer_pool_instance"),
+            bi("pages_used"),
+            bi("pages_free"),
+            bi("relocation_ops"),
+            bi("relocation_time"),
+        ],
         // tablespace data files: none to show (RocksDB keeps no per-table files); dump tools
         // query it
         "FILES" => vec![
@@ -1767,6 +1805,10 @@ const IS_TABLES: &[&str] = &[
     "FILES",
     "GLOBAL_STATUS",
     "GLOBAL_VARIABLES",
+    "INNODB_CMP",
+    "INNODB_CMPMEM",
+    "INNODB_CMPMEM_RESET",
+    "INNODB_CMP_RESET",
     "KEY_COLUMN_USAGE",
     "PARTITIONS",
     "PLUGINS",
@@ -2336,4 +2378,119 @@ fn system_view(db: &str, name: String, columns: Vec<ColumnDef>) -> Arc<TableDef>
             ..Default::default()
         },
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod status_tests {
+    use storage::mem::MemEngine;
+
+    use crate::session::session::test_support::{ok, rows, session};
+    use crate::Session;
+
+    fn status(s: &mut Session<MemEngine>, scope: &str, name: &str) -> u64 {
+        let r = rows(s, &format!("SHOW {scope} STATUS LIKE '{name}'"));
+        assert_eq!(r.len(), 1, "{scope} {name}: {r:?}");
+        r[0][1].parse().unwrap()
+    }
+
+    #[test]
+    fn every_com_variable_is_listed() {
+        let mut s = session();
+        let names: Vec<String> = rows(&mut s, "SHOW GLOBAL STATUS LIKE 'Com\\_%'")
+            .into_iter()
+            .map(|r| r[0].clone())
+            .collect();
+        let want: Vec<String> = crate::runtime::status::COM_NAMES
+            .iter()
+            .map(|n| n.to_string())
+            .collect();
+        let mut sorted = want.clone();
+        sorted.sort();
+        assert_eq!(names, sorted);
+        assert!(names.contains(&"Com_show_status".to_string()));
+        assert!(names.len() > 150, "{}", names.len());
+    }
+
+    #[test]
+    fn statement_counters_move() {
+        let mut s = session();
+        ok(&mut s, "CREATE TABLE t (id INT PRIMARY KEY, v INT)");
+        let sel = status(&mut s, "SESSION", "Com_select");
+        let ins = status(&mut s, "GLOBAL", "Com_insert");
+        rows(&mut s, "SELECT 1");
+        ok(&mut s, "INSERT INTO t VALUES (1, 1), (2, 2)");
+        ok(&mut s, "INSERT INTO t SELECT id + 10, v FROM t");
+        ok(&mut s, "UPDATE t SET v = 3 WHERE id = 1");
+        ok(&mut s, "SET @a = 1");
+        assert_eq!(status(&mut s, "SESSION", "Com_select"), sel + 1);
+        assert_eq!(status(&mut s, "GLOBAL", "Com_insert"), ins + 1);
+        assert_eq!(status(&mut s, "SESSION", "Com_insert_select"), 1);
+        assert_eq!(status(&mut s, "SESSION", "Com_update"), 1);
+        assert_eq!(status(&mut s, "SESSION", "Com_set_option"), 1);
+        assert_eq!(status(&mut s, "SESSION", "Com_create_table"), 1);
+        // SHOW STATUS counts itself: 8 above, and this one
+        assert_eq!(status(&mut s, "SESSION", "Com_show_status"), 9);
+        assert_eq!(status(&mut s, "GLOBAL", "Handler_write"), 4);
+        assert_eq!(status(&mut s, "GLOBAL", "Innodb_rows_inserted"), 4);
+        assert_eq!(status(&mut s, "GLOBAL", "Innodb_rows_updated"), 1);
+        let scans = status(&mut s, "SESSION", "Select_scan");
+        rows(&mut s, "SELECT * FROM t");
+        assert_eq!(status(&mut s, "SESSION", "Select_scan"), scans + 1);
+        assert!(status(&mut s, "GLOBAL", "Innodb_rows_read") >= 4);
+    }
+
+    #[test]
+    fn prepared_statements_count_both_kinds() {
+        let mut s = session();
+        let (id, _, _) = s.prepare("SELECT ?").unwrap();
+        s.execute(id, &[common::Value::Int(1)]).unwrap();
+        s.close_statement(id);
+        ok(&mut s, "PREPARE p FROM 'SELECT 1'");
+        rows(&mut s, "EXECUTE p");
+        assert_eq!(status(&mut s, "SESSION", "Com_stmt_prepare"), 2);
+        assert_eq!(status(&mut s, "SESSION", "Com_stmt_execute"), 2);
+        assert_eq!(status(&mut s, "SESSION", "Com_stmt_close"), 1);
+        assert_eq!(status(&mut s, "SESSION", "Com_prepare_sql"), 1);
+        assert_eq!(status(&mut s, "SESSION", "Com_execute_sql"), 1);
+        assert_eq!(status(&mut s, "SESSION", "Com_select"), 2);
+    }
+
+    #[test]
+    fn bytes_counted_and_flush_status_resets_the_session() {
+        let mut s = session();
+        s.count_bytes(100, 2000);
+        assert_eq!(status(&mut s, "SESSION", "Bytes_received"), 100);
+        assert_eq!(status(&mut s, "SESSION", "Bytes_sent"), 2000);
+        rows(&mut s, "SELECT 1");
+        let questions = status(&mut s, "SESSION", "Questions");
+        assert!(questions >= 3, "{questions}");
+        ok(&mut s, "FLUSH STATUS");
+        assert_eq!(status(&mut s, "SESSION", "Com_select"), 0);
+        assert_eq!(status(&mut s, "SESSION", "Bytes_sent"), 0);
+        // the questions since: the two SHOW STATUS above and this one
+        assert_eq!(status(&mut s, "SESSION", "Questions"), 3);
+        // the global values keep what the session counted
+        assert_eq!(status(&mut s, "GLOBAL", "Bytes_sent"), 2000);
+        assert!(status(&mut s, "GLOBAL", "Com_select") >= 1);
+        assert!(status(&mut s, "GLOBAL", "Uptime_since_flush_status") <= 1);
+        // a session that ended keeps its counts in the global values
+        let inst = s.inst.clone();
+        let other = Session::new(inst, 2, "root", "localhost", None).unwrap();
+        other.count_bytes(5, 0);
+        drop(other);
+        assert_eq!(status(&mut s, "GLOBAL", "Bytes_received"), 105);
+    }
+
+    #[test]
+    fn unmeasured_variables_are_zero() {
+        let mut s = session();
+        for name in [
+            "Key_reads",
+            "Select_full_join",
+            "Table_open_cache_overflows",
+        ] {
+            assert_eq!(status(&mut s, "GLOBAL", name), 0);
+        }
+    }
 }

@@ -132,6 +132,42 @@ def test_view_check_option(db):
     assert err(cur, "CREATE VIEW agg AS SELECT n, COUNT(*) FROM b GROUP BY n WITH CHECK OPTION") == 1368
 
 
+def test_index_hints_decide_the_read(db):
+    """USE / FORCE / IGNORE INDEX change the index a query reads, as EXPLAIN and the session's
+    Handler_read_* counters show; wrong hints get MySQL's errors (1176, 1221, 1064)."""
+    c, _ = db
+    cur = c.cursor()
+    cur.execute("CREATE TABLE h (id INT PRIMARY KEY, a INT, b INT, KEY ka (a), KEY kb (b))")
+    cur.executemany("INSERT INTO h VALUES (%s, %s, %s)", [(i, i % 10, i % 50) for i in range(1, 201)])
+    cur.execute("ANALYZE TABLE h")
+    q = "SELECT COUNT(*) FROM h {} WHERE a = 3 AND b = 3"
+
+    def read(hint):
+        cur.execute("EXPLAIN " + q.format(hint))
+        key = cur.fetchone()[6]
+        cur.execute("FLUSH STATUS")
+        cur.execute(q.format(hint))
+        n = cur.fetchone()[0]
+        cur.execute("SHOW SESSION STATUS LIKE 'Handler_read%'")
+        got = {k: int(v) for k, v in cur.fetchall()}
+        return key, n, got
+
+    key, n, got = read("")
+    assert (key, n) == ("kb", 4) and got["Handler_read_rnd_next"] == 0, got
+    key, n, got = read("IGNORE INDEX (kb)")
+    assert (key, n, got["Handler_read_key"]) == ("ka", 4, 1), got
+    assert got["Handler_read_next"] == 19 and got["Handler_read_rnd_next"] == 0, got
+    key, n, got = read("USE INDEX ()")
+    assert (key, n, got["Handler_read_key"]) == (None, 4, 0), got
+    assert got["Handler_read_rnd_next"] == 201, got
+    key, n, got = read("FORCE INDEX (ka)")
+    assert (key, n) == ("ka", 4), got
+    assert err(cur, "SELECT * FROM h USE INDEX (nope)") == 1176
+    assert err(cur, "SELECT * FROM h USE INDEX (ka) FORCE INDEX (kb)") == 1221
+    assert err(cur, "SELECT * FROM h IGNORE INDEX ()") == 1064
+    assert err(cur, "DELETE FROM h USE INDEX (ka) WHERE a = 1") == 1064
+
+
 def test_maintenance_statements_name_table_lists(server):
     """ANALYZE / OPTIMIZE / CHECK TABLE take a list of tables (one result row each), as
     `mariadb-check` sends them: one statement for all the tables of a database."""

@@ -56,7 +56,7 @@ fn explained_reads(rows: &[Vec<common::Value>]) -> Vec<Read> {
             if table.starts_with('<') || text(&r[11]).as_deref() == Some("Recursive") {
                 return None;
             }
-            let ty: &'static str = ["const", "eq_ref", "ref", "range", "ALL"]
+            let ty: &'static str = ["const", "eq_ref", "ref", "range", "index", "ALL"]
                 .into_iter()
                 .find(|t| *t == ty)?;
             Some((table, ty, text(&r[6])))

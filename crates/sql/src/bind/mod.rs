@@ -8,6 +8,7 @@
 //! facts come through [`expr::BindEnv`]; the block binder still takes the session itself.
 
 pub mod expr;
+pub mod hints;
 pub mod query;
 pub mod select;
 pub mod source_text;

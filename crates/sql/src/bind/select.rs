@@ -14,6 +14,7 @@ use storage::txn::LockMode;
 use crate::bind::expr::Binder;
 use crate::bind::source_text::name_const_name;
 use crate::bind::source_text::source_text;
+use crate::ir::block::IndexHints;
 use crate::ir::block::JoinTable;
 use crate::ir::block::Plan;
 use crate::ir::block::Source;
@@ -79,6 +80,7 @@ pub(crate) fn push_source(
         width: cols.len(),
         left: false,
         on: None,
+        hints: IndexHints::NONE,
     });
     scope.cols.extend(cols);
 }
@@ -97,15 +99,28 @@ pub(crate) fn bind_factor<E: KvEngine>(
             name,
             alias,
             partitions,
+            index_hints,
             ..
         } => {
             let alias = alias.as_ref().map(|a| a.name.value.clone());
+            // a CTE or a view has no indexes to name
+            let no_index_hints = |tname: &str| match index_hints
+                .iter()
+                .find_map(|h| h.index_names.first())
+            {
+                Some(n) => Err(Error::new(
+                    codes::ER_KEY_DOES_NOT_EXITS,
+                    format!("Key '{}' doesn't exist in table '{tname}'", n.value),
+                )),
+                None => Ok(()),
+            };
             // a CTE name (unqualified) shadows tables
             if name.0.len() == 1 {
                 let n = name.0[0].to_string().trim_matches('`').to_string();
                 if let Some(cte) = env.ctes.iter().rev().find(|c| c.name == n) {
                     let tname = alias.unwrap_or(n);
                     check_unique_alias(scope, &tname)?;
+                    no_index_hints(&tname)?;
                     let (source, cols) = match &cte.body {
                         CteBody::Query(q) => (
                             Source::Derived(Box::new(q.clone())),
@@ -124,6 +139,7 @@ pub(crate) fn bind_factor<E: KvEngine>(
                 let q = crate::ddl::view::plan_view(s, &t, view_sql)?;
                 let tname = alias.unwrap_or_else(|| t.name.clone());
                 check_unique_alias(scope, &tname)?;
+                no_index_hints(&tname)?;
                 let mut cols = derived_scope(&tname, &q);
                 for c in cols.iter_mut() {
                     c.db = t.db.clone();
@@ -141,7 +157,9 @@ pub(crate) fn bind_factor<E: KvEngine>(
             let ts = table_scope(&t, alias.as_deref());
             let tname = ts.cols.first().map(|c| c.table.clone()).unwrap_or_default();
             check_unique_alias(scope, &tname)?;
+            let hints = crate::bind::hints::bind_index_hints(&t, &tname, index_hints)?;
             push_source(scope, out, Source::Table(t), tname, ts.cols);
+            out.last_mut().expect("pushed").hints = hints;
         }
         ast::TableFactor::Derived {
             subquery, alias, ..

@@ -10,10 +10,14 @@ use sqlparser::ast;
 use storage::catalog::TableDef;
 use storage::engine::KvEngine;
 
+use crate::ir::block::IndexHints;
 use crate::ir::expr::Expr;
 use crate::plan::explain::{explain_row, requested_format, tabular_columns};
 use crate::plan::physical::{AccessKind, TableRead};
 use crate::session::session::{Output, Session};
+
+/// What a change statement reads: its verb, table, index hints and WHERE.
+type Target = (&'static str, std::sync::Arc<TableDef>, IndexHints, Option<Expr>);
 
 /// EXPLAIN [FORMAT=…] of a change statement; `analyze` is EXPLAIN ANALYZE.
 pub fn explain<E: KvEngine>(
@@ -27,15 +31,15 @@ pub fn explain<E: KvEngine>(
             "EXPLAIN ANALYZE of UPDATE, DELETE or INSERT",
         ));
     }
-    let (what, t, filter) = target(s, stmt)?;
+    let (what, t, hints, filter) = target(s, stmt)?;
     let row = match &filter {
-        Some(f) => read_row(s, what, &t, Some(f)),
+        Some(f) => read_row(s, what, &t, &hints, Some(f)),
         None if what == "INSERT" || what == "REPLACE" => {
             let mut row = explain_row(1, what, Some(&t.name), Some("ALL"), None, None, None);
             row[10] = Value::Null;
             row
         }
-        None => read_row(s, what, &t, None),
+        None => read_row(s, what, &t, &hints, None),
     };
     match requested_format(s, format) {
         None => Ok(Output::Rows {
@@ -57,8 +61,13 @@ pub fn explain<E: KvEngine>(
             let mut text = format!("-> {verb} {}\n", t.name);
             if what == "UPDATE" || what == "DELETE" {
                 let stats = s.inst.stats.get(s.storage(), &t);
-                let read =
-                    crate::plan::physical::plan_table(&t, filter.as_ref(), None, stats.as_deref());
+                let read = crate::plan::physical::plan_table(
+                    &t,
+                    filter.as_ref(),
+                    None,
+                    stats.as_deref(),
+                    &hints,
+                );
                 let name = &t.name;
                 let node = match read.kind {
                     AccessKind::All => format!("Table scan on {name}"),
@@ -88,7 +97,7 @@ pub fn explain<E: KvEngine>(
 fn target<E: KvEngine>(
     s: &mut Session<E>,
     stmt: &ast::Statement,
-) -> Result<(&'static str, std::sync::Arc<TableDef>, Option<Expr>)> {
+) -> Result<Target> {
     let multi = || Error::not_supported("EXPLAIN of a multi-table UPDATE or DELETE");
     match stmt {
         ast::Statement::Update(u) => {
@@ -99,7 +108,7 @@ fn target<E: KvEngine>(
                 return Err(Error::not_supported("EXPLAIN of an UPDATE of a view"));
             }
             let p = crate::dml::single::bind_update(s, u)?;
-            Ok(("UPDATE", p.t, p.filter))
+            Ok(("UPDATE", p.t, p.hints, p.filter))
         }
         ast::Statement::Delete(d) => {
             let from = match &d.from {
@@ -116,7 +125,7 @@ fn target<E: KvEngine>(
                 return Err(Error::not_supported("EXPLAIN of a DELETE from a view"));
             }
             let p = crate::dml::single::bind_delete(s, d, &from[0])?;
-            Ok(("DELETE", p.t, p.filter))
+            Ok(("DELETE", p.t, IndexHints::NONE, p.filter))
         }
         ast::Statement::Insert(ins) => {
             if ins
@@ -138,6 +147,7 @@ fn target<E: KvEngine>(
                     "INSERT"
                 },
                 t,
+                IndexHints::NONE,
                 None,
             ))
         }
@@ -150,10 +160,11 @@ fn read_row<E: KvEngine>(
     s: &Session<E>,
     what: &str,
     t: &TableDef,
+    hints: &IndexHints,
     filter: Option<&Expr>,
 ) -> Vec<Value> {
     let stats = s.inst.stats.get(s.storage(), t);
-    let read: TableRead = crate::plan::physical::plan_table(t, filter, None, stats.as_deref());
+    let read: TableRead = crate::plan::physical::plan_table(t, filter, None, stats.as_deref(), hints);
     // MySQL reads the rows a single-table UPDATE or DELETE changes through its range
     // optimizer alone: an index read shows as `range` (no const / ref), as here
     let ty = match read.kind {

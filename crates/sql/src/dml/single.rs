@@ -14,6 +14,7 @@ use crate::bind::select::resolve_table;
 use crate::bind::select::table_scope;
 use crate::exec::fetch::fetch_planned;
 use crate::exec::fetch::Scan;
+use crate::ir::block::IndexHints;
 use crate::ir::expr::EvalCtx;
 use crate::ir::expr::Expr;
 use crate::ir::scope::Scope;
@@ -757,14 +758,16 @@ fn apply_on_update(
 fn fetch_where<E: KvEngine>(
     s: &mut Session<E>,
     t: &TableDef,
+    hints: &IndexHints,
     filter: Option<&Expr>,
     ctx: &mut EvalCtx<'_>,
 ) -> Result<Vec<(Vec<u8>, Vec<Value>)>> {
+    let scan = Scan::locking(LockMode::Exclusive);
     let Some(f) = filter else {
-        return fetch_planned(s, t, None, ctx, &Scan::locking(LockMode::Exclusive));
+        return fetch_planned(s, t, hints, None, ctx, &scan);
     };
     if !f.has_subquery() {
-        return fetch_planned(s, t, Some(f), ctx, &Scan::locking(LockMode::Exclusive));
+        return fetch_planned(s, t, hints, Some(f), ctx, &scan);
     }
     let f = crate::exec::query::resolve(s, f, None, ctx)?;
     let (plain, correlated): (Vec<&Expr>, Vec<&Expr>) = crate::ir::expr::conjuncts(&f)
@@ -774,13 +777,7 @@ fn fetch_where<E: KvEngine>(
         .into_iter()
         .cloned()
         .reduce(|a, b| Expr::And(Box::new(a), Box::new(b)));
-    let rows = fetch_planned(
-        s,
-        t,
-        plain.as_ref(),
-        ctx,
-        &Scan::locking(LockMode::Exclusive),
-    )?;
+    let rows = fetch_planned(s, t, hints, plain.as_ref(), ctx, &scan)?;
     let mut out = Vec::with_capacity(rows.len());
     'rows: for (h, r) in rows {
         for c in &correlated {
@@ -801,10 +798,11 @@ fn not_a_view(t: &TableDef, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// The one table an UPDATE or DELETE changes, its alias and its index hints.
 fn single_table<E: KvEngine>(
     s: &Session<E>,
     twj: &ast::TableWithJoins,
-) -> Result<(Arc<TableDef>, Option<String>)> {
+) -> Result<(Arc<TableDef>, Option<String>, IndexHints)> {
     if !twj.joins.is_empty() {
         return Err(Error::not_supported("multi-table UPDATE/DELETE"));
     }
@@ -813,6 +811,7 @@ fn single_table<E: KvEngine>(
             name,
             alias,
             partitions,
+            index_hints,
             ..
         } => {
             let t = resolve_table(s, name)?;
@@ -822,7 +821,10 @@ fn single_table<E: KvEngine>(
                 let names: Vec<String> = partitions.iter().map(|p| p.value.clone()).collect();
                 Arc::new(crate::catalog::partition::select_partitions(&t, &names)?)
             };
-            Ok((t, alias.as_ref().map(|a| a.name.value.clone())))
+            let alias = alias.as_ref().map(|a| a.name.value.clone());
+            let shown = alias.clone().unwrap_or_else(|| t.name.clone());
+            let hints = crate::bind::hints::bind_index_hints(&t, &shown, index_hints)?;
+            Ok((t, alias, hints))
         }
         _ => Err(Error::not_supported("derived tables")),
     }
@@ -948,6 +950,7 @@ fn update_checked<E: KvEngine>(
 /// UPDATE keeps between executions (parameters stay placeholders).
 pub(crate) struct UpdatePlan {
     pub(crate) t: Arc<TableDef>,
+    pub(crate) hints: IndexHints,
     ignore: bool,
     pub(crate) filter: Option<Expr>,
     assigns: Vec<(usize, Expr)>,
@@ -956,7 +959,7 @@ pub(crate) struct UpdatePlan {
 }
 
 pub(crate) fn bind_update<E: KvEngine>(s: &Session<E>, u: &ast::Update) -> Result<UpdatePlan> {
-    let (t, alias) = single_table(s, &u.table)?;
+    let (t, alias, hints) = single_table(s, &u.table)?;
     not_a_view(&t, "UPDATE")?;
     let scope = table_scope(&t, alias.as_deref());
     let filter = match &u.selection {
@@ -981,6 +984,7 @@ pub(crate) fn bind_update<E: KvEngine>(s: &Session<E>, u: &ast::Update) -> Resul
     let (order, limit) = order_limit(s, &scope, &u.order_by, &u.limit)?;
     Ok(UpdatePlan {
         t,
+        hints,
         ignore: matches!(u.or, Some(ast::SqliteOnConflict::Ignore)),
         filter,
         assigns,
@@ -997,6 +1001,7 @@ fn run_update<E: KvEngine>(
 ) -> Result<Output> {
     let UpdatePlan {
         t,
+        hints,
         ignore,
         filter,
         assigns,
@@ -1012,7 +1017,7 @@ fn run_update<E: KvEngine>(
     let found_rows = s.client_found_rows;
     let (matched, changed) = s.with_ctx(params, strict_div, |s, ctx| {
         ctx.strict_cmp = strict;
-        let mut rows = fetch_where(s, t, filter.as_ref(), ctx)?;
+        let mut rows = fetch_where(s, t, hints, filter.as_ref(), ctx)?;
         ctx.strict_cmp = false;
         sort_and_limit(&mut rows, order, limit, ctx)?;
         let mut changed = 0u64;
@@ -1112,7 +1117,7 @@ pub fn delete<E: KvEngine>(
     let strict = s.strict();
     let affected = s.with_ctx(params, false, |s, ctx| {
         ctx.strict_cmp = strict;
-        let mut rows = fetch_where(s, t, filter.as_ref(), ctx)?;
+        let mut rows = fetch_where(s, t, &IndexHints::NONE, filter.as_ref(), ctx)?;
         ctx.strict_cmp = false;
         sort_and_limit(&mut rows, order, limit, ctx)?;
         let n = rows.len() as u64;
@@ -1137,7 +1142,14 @@ pub(crate) fn bind_delete<E: KvEngine>(
     d: &ast::Delete,
     target: &ast::TableWithJoins,
 ) -> Result<DeletePlan> {
-    let (t, alias) = single_table(s, target)?;
+    if let ast::TableFactor::Table { index_hints, .. } = &target.relation {
+        if !index_hints.is_empty() {
+            // MySQL's single-table DELETE has no index hints in its grammar
+            let near: Vec<String> = index_hints.iter().map(|h| h.to_string()).collect();
+            return Err(Error::parse(near.join(" ")));
+        }
+    }
+    let (t, alias, _) = single_table(s, target)?;
     not_a_view(&t, "DELETE")?;
     let scope = table_scope(&t, alias.as_deref());
     let filter = match &d.selection {

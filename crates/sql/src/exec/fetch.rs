@@ -69,12 +69,13 @@ pub fn fetch<E: KvEngine>(
 pub fn fetch_planned<E: KvEngine>(
     s: &mut Session<E>,
     t: &TableDef,
+    hints: &crate::ir::block::IndexHints,
     filter: Option<&Expr>,
     ctx: &mut EvalCtx<'_>,
     scan: &Scan,
 ) -> Result<Vec<(Handle, Vec<Value>)>> {
     let stats = s.inst.stats.get(s.storage(), t);
-    let read = crate::plan::physical::plan_table(t, filter, None, stats.as_deref());
+    let read = crate::plan::physical::plan_table(t, filter, None, stats.as_deref(), hints);
     Ok(fetch(s, t, &read, filter, ctx, scan)?.0)
 }
 
@@ -167,7 +168,7 @@ pub fn fetch_each<E: KvEngine>(
     };
     // Handler_read_*: a full primary-key scan reads "random next" rows; a key read starts with
     // a key lookup and goes on in index order (backwards for a reverse scan)
-    let full = path.is_full_scan() && path.index == 0;
+    let full = path.is_full_scan();
     let (mut starts, mut rows) = (0u64, 0u64);
     let txn = s.ensure_txn();
     let mut n = 0u64;

@@ -80,6 +80,48 @@ pub struct JoinTable {
     pub left: bool,
     /// ON / USING condition over the joined row (None for CROSS / comma joins).
     pub on: Option<Expr>,
+    /// USE / FORCE / IGNORE INDEX of a base table.
+    pub hints: IndexHints,
+}
+
+/// A base table's index hints (`USE | FORCE | IGNORE INDEX [FOR JOIN | ORDER BY | GROUP BY]`)
+/// resolved to sets of index numbers (bit `i` = `TableDef::indexes[i]`; a table has at most
+/// 64 indexes): which indexes may find rows, and which may give the ORDER BY order. Without
+/// hints every index may be used for both. `FOR GROUP BY` hints are checked (their names
+/// must exist) and need no set: Strata groups by hashing or sorting, never in index order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexHints {
+    /// Indexes allowed for finding rows (`FOR JOIN`, or no FOR clause).
+    pub rows: u64,
+    /// Indexes whose order may stand for the ORDER BY (`FOR ORDER BY`, or no FOR clause).
+    pub order: u64,
+    /// FORCE INDEX: a table scan is used only when no allowed index can find the rows.
+    pub force: bool,
+}
+
+impl Default for IndexHints {
+    fn default() -> Self {
+        IndexHints::NONE
+    }
+}
+
+impl IndexHints {
+    /// No hints: every index allowed.
+    pub const NONE: IndexHints = IndexHints {
+        rows: u64::MAX,
+        order: u64::MAX,
+        force: false,
+    };
+
+    /// True if index `ino` may be used to find rows.
+    pub fn may_read(&self, ino: usize) -> bool {
+        ino < 64 && self.rows & (1 << ino) != 0
+    }
+
+    /// True if index `ino`'s order may stand for the ORDER BY.
+    pub fn may_order(&self, ino: usize) -> bool {
+        ino < 64 && self.order & (1 << ino) != 0
+    }
 }
 
 impl Plan {

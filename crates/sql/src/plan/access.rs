@@ -120,18 +120,20 @@ fn is_key_value(k: &Expr, ncols: usize) -> bool {
 /// Picks the best access path for `filter` on table `t` (whose columns are at row offsets
 /// `0..t.columns.len()`).
 pub fn choose(t: &TableDef, filter: Option<&Expr>) -> AccessPath {
-    choose_with_stats(t, filter, None)
+    choose_with_stats(t, filter, None, u64::MAX)
 }
 
-/// [`choose`], preferring the index with the fewest estimated rows when ANALYZE TABLE
-/// statistics are available.
+/// [`choose`] among the indexes in `allowed` (bit `i` = index `i`, see
+/// [`crate::ir::block::IndexHints`]), preferring the index with the fewest estimated rows when
+/// ANALYZE TABLE statistics are available.
 pub fn choose_with_stats(
     t: &TableDef,
     filter: Option<&Expr>,
     stats: Option<&crate::catalog::stats::TableStatistics>,
+    allowed: u64,
 ) -> AccessPath {
     match filter {
-        Some(f) => choose_keys(t, f, stats, t.columns.len()),
+        Some(f) => choose_keys(t, f, stats, t.columns.len(), allowed),
         None => AccessPath::full_scan(),
     }
 }
@@ -140,14 +142,15 @@ pub fn choose_with_stats(
 /// with the table's own columns at `0..t.columns.len()` and the outer row's column `i` at
 /// `t.columns.len() + i`. The chosen path's key expressions read the outer row (its column
 /// `i` at offset `i`), so [`ranges`] evaluates them against each outer row; a full scan
-/// means no index serves the lookup.
+/// means no index (of those in `allowed`) serves the lookup.
 pub fn choose_lookup(
     t: &TableDef,
     probe: &Expr,
     stats: Option<&crate::catalog::stats::TableStatistics>,
+    allowed: u64,
 ) -> AccessPath {
     let n = t.columns.len();
-    let mut path = choose_keys(t, probe, stats, n);
+    let mut path = choose_keys(t, probe, stats, n, allowed);
     let to_outer = |e: &Expr| e.map_cols(&|i| Expr::Col(i - n));
     for pre in &mut path.eq_prefixes {
         for e in pre.iter_mut() {
@@ -165,6 +168,7 @@ fn choose_keys(
     filter: &Expr,
     stats: Option<&crate::catalog::stats::TableStatistics>,
     ncols: usize,
+    allowed: u64,
 ) -> AccessPath {
     let key = |a: &Expr, b: &Expr| col_key(a, b, ncols);
     let is_key = |e: &Expr| is_key_value(e, ncols);
@@ -213,6 +217,9 @@ fn choose_keys(
     }
     let mut best: Option<(i64, AccessPath)> = None;
     for (ino, idx) in t.indexes.iter().enumerate() {
+        if ino >= 64 || allowed & (1 << ino) == 0 {
+            continue;
+        }
         let mut prefixes: Vec<Vec<Expr>> = vec![vec![]];
         let mut eq_cols = 0;
         let mut range = (None, None);

@@ -80,10 +80,16 @@ pub(crate) fn estimated_rows<E: KvEngine>(
 
 /// EXPLAIN's key_len of `read`: the bytes of the key parts it uses.
 pub(crate) fn key_len(t: &storage::catalog::TableDef, read: &TableRead) -> u32 {
+    // a whole-index read shows the length of the whole key, as MySQL's "index" type
+    let parts = if read.kind == AccessKind::Index {
+        usize::MAX
+    } else {
+        read.key_parts()
+    };
     t.indexes[read.path.index]
         .columns
         .iter()
-        .take(read.key_parts())
+        .take(parts)
         .map(|ic| key_part_len(&t.columns[ic.col], ic.prefix_len))
         .sum()
 }
@@ -346,7 +352,18 @@ fn table_row<E: KvEngine>(
         ))
     );
     let st = s.inst.stats.get(s.storage(), t);
-    let rows = estimated_rows(s, t, read, st.as_deref());
+    let mut rows = estimated_rows(s, t, read, st.as_deref());
+    if read.kind == AccessKind::Index {
+        // an index read in order stops after the LIMIT's rows
+        let lit = |e: &Option<Expr>| match e {
+            Some(Expr::Lit(Value::Int(n))) => u64::try_from(*n).ok(),
+            Some(Expr::Lit(Value::UInt(n))) => Some(*n),
+            _ => None,
+        };
+        if let Some(n) = lit(&p.limit) {
+            rows = rows.min(n.saturating_add(lit(&p.offset).unwrap_or(0)));
+        }
+    }
     let eq = path.eq_prefixes.first().map_or(0, Vec::len);
     // key_len / ref for the key parts used
     let (key_len, key_ref) = if key.is_some() {
@@ -380,7 +397,7 @@ fn table_row<E: KvEngine>(
                 .as_ref()
                 .map_or(0, |f| crate::ir::expr::conjuncts(f).len());
             let left = (read.kind != AccessKind::Const && nconds > key_conds.min(nconds))
-                || (read.kind == AccessKind::All && nconds > 0);
+                || (matches!(read.kind, AccessKind::All | AccessKind::Index) && nconds > 0);
             (p.filter.as_ref(), left)
         }
         Some((_, st)) => {
@@ -406,6 +423,9 @@ fn table_row<E: KvEngine>(
             extra = vec![join_buffer(st)];
         }
     }
+    if read.ordered == Some(true) && key.is_some() {
+        extra.push("Backward index scan".into());
+    }
     let first = step.is_none_or(|(n, _)| n == 0);
     if first && !p.group_by.is_empty() {
         extra.push("Using temporary".into());
@@ -423,7 +443,8 @@ fn table_row<E: KvEngine>(
         Some(rows.max(1)),
         (!extra.is_empty()).then_some(extra.as_str()),
     );
-    row[5] = possible_keys(p, t, jt.offset, key).map_or(Value::Null, Value::Str);
+    let named = key.filter(|_| read.kind != AccessKind::Index);
+    row[5] = possible_keys(p, jt, t, named).map_or(Value::Null, Value::Str);
     row[7] = key_len.map(Value::Str).unwrap_or(Value::Null);
     row[8] = key_ref.map(Value::Str).unwrap_or(Value::Null);
     let part_filter = if lookup { None } else { filter };
@@ -433,13 +454,15 @@ fn table_row<E: KvEngine>(
     row
 }
 
-/// EXPLAIN's possible_keys: the indexes whose first column the block's conditions mention.
+/// EXPLAIN's possible_keys: the indexes whose first column the block's conditions mention,
+/// of those the index hints let find rows.
 fn possible_keys(
     p: &Plan,
+    jt: &crate::ir::block::JoinTable,
     t: &storage::catalog::TableDef,
-    offset: usize,
     key: Option<&str>,
 ) -> Option<String> {
+    let offset = jt.offset;
     let mut mentioned: Vec<usize> = Vec::new();
     p.filter.iter().for_each(|f| mentioned.extend(f.columns()));
     p.from
@@ -450,7 +473,7 @@ fn possible_keys(
         .indexes
         .iter()
         .enumerate()
-        .filter(|(i, _)| !(t.hidden_pk && *i == 0))
+        .filter(|(i, _)| !(t.hidden_pk && *i == 0) && jt.hints.may_read(*i))
         .filter(|(_, ix)| {
             ix.columns
                 .first()
@@ -717,9 +740,7 @@ fn read_text(p: &Plan, name: &str, t: &storage::catalog::TableDef, read: &TableR
         ""
     };
     match read.kind {
-        AccessKind::All if read.ordered.is_some() => {
-            format!("Index scan on {name} using {}{reverse}", idx.name)
-        }
+        AccessKind::Index => format!("Index scan on {name} using {}{reverse}", idx.name),
         AccessKind::All => format!("Table scan on {name}"),
         AccessKind::Const | AccessKind::EqRef => format!(
             "Single-row index lookup on {name} using {}{}",

@@ -14,7 +14,7 @@ use common::Collation;
 use storage::catalog::TableDef;
 
 use crate::catalog::stats::TableStatistics;
-use crate::ir::block::{Plan, Source};
+use crate::ir::block::{IndexHints, Plan, Source};
 use crate::ir::expr::{conjuncts, CmpOp, Expr};
 use crate::plan::access::{self, AccessPath};
 use crate::plan::join_order::{join_order, tables_of};
@@ -33,6 +33,8 @@ pub enum AccessKind {
     Ref,
     /// Ranges (or several points) of an index.
     Range,
+    /// A whole index read in its order (for an ORDER BY), primary or secondary.
+    Index,
     /// Join lookup through a range whose ends come from the outer row ("Range checked for
     /// each record"): EXPLAIN's type is ALL.
     RangeChecked,
@@ -48,6 +50,7 @@ impl AccessKind {
             AccessKind::EqRef => "eq_ref",
             AccessKind::Ref => "ref",
             AccessKind::Range => "range",
+            AccessKind::Index => "index",
             AccessKind::RangeChecked | AccessKind::All => "ALL",
         }
     }
@@ -122,27 +125,59 @@ impl TableRead {
     }
 }
 
-/// Plans the read of `t` for `filter` (over its own columns); `order` is the block's ORDER BY
-/// when it is one column of `t` (column, descending).
+/// The ORDER BY a table read is planned for: one column of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OrderWanted {
+    /// The column (offset in the table's row).
+    pub col: usize,
+    /// ORDER BY … DESC.
+    pub desc: bool,
+    /// The block has a LIMIT: reading an index in order can stop early.
+    pub limited: bool,
+}
+
+/// Plans the read of `t` for `filter` (over its own columns) with the indexes `hints` allow,
+/// for the block's one-column ORDER BY `order`.
+///
+/// The read is in the ORDER BY's order (no sort) when the chosen key range is ordered by the
+/// column after its equality prefix, or, when no index finds the rows, by reading a whole
+/// index whose first column is the ORDER BY's: the primary key always (a table scan in key
+/// order), a secondary index when the rows are then read without a condition and a LIMIT can
+/// stop the scan early, or when FORCE INDEX names it (a table scan is the last resort then).
 pub fn plan_table(
     t: &TableDef,
     filter: Option<&Expr>,
-    order: Option<(usize, bool)>,
+    order: Option<OrderWanted>,
     stats: Option<&TableStatistics>,
+    hints: &IndexHints,
 ) -> TableRead {
-    let mut read = TableRead::new(access::choose_with_stats(t, filter, stats), false);
-    read.order_hint = order;
-    if let Some((col, desc)) = order {
-        // one key range, ordered by the column after its equality prefix
-        let idx = &t.indexes[read.path.index];
-        if read.path.eq_prefixes.len() == 1 {
-            let eq = read.path.eq_prefixes[0].len();
-            if let Some(ic) = idx.columns.get(eq) {
-                if ic.col == col && ic.prefix_len.is_none() {
-                    read.ordered = Some(desc != ic.desc);
-                }
-            }
+    let path = access::choose_with_stats(t, filter, stats, hints.rows);
+    let mut read = TableRead::new(path, false);
+    read.order_hint = order.map(|o| (o.col, o.desc));
+    let Some(o) = order else {
+        return read;
+    };
+    // the column after the equality prefix of index `ino`, if it is the ORDER BY's
+    let in_order = |ino: usize, eq: usize| {
+        let ic = t.indexes[ino].columns.get(eq)?;
+        (ic.col == o.col && ic.prefix_len.is_none() && hints.may_order(ino))
+            .then_some(o.desc != ic.desc)
+    };
+    if read.path.eq_prefixes.len() == 1 {
+        read.ordered = in_order(read.path.index, read.path.eq_prefixes[0].len());
+    }
+    if read.ordered.is_none() && read.path.is_full_scan() {
+        let secondary_pays = hints.force || (o.limited && filter.is_none());
+        let found = (1..t.indexes.len())
+            .filter(|&i| secondary_pays && hints.may_read(i))
+            .find_map(|i| in_order(i, 0).map(|rev| (i, rev)));
+        if let Some((ino, rev)) = found {
+            read.path.index = ino;
+            read.ordered = Some(rev);
         }
+    }
+    if read.ordered.is_some() && read.path.is_full_scan() {
+        read.kind = AccessKind::Index;
     }
     read
 }
@@ -291,7 +326,12 @@ fn plan_step(p: &Plan, j: usize, first: bool, conds: &[&Expr], stats: &StatsFn<'
                 }))
                 .collect();
             let st = stats(t);
-            let path = access::choose_lookup(t, &and_owned(probe).expect("probe"), st.as_deref());
+            let path = access::choose_lookup(
+                t,
+                &and_owned(probe).expect("probe"),
+                st.as_deref(),
+                jt.hints.rows,
+            );
             if !path.is_full_scan() {
                 let (mut checked, mut covered) = (Vec::new(), Vec::new());
                 for (ci, c) in cross.iter().enumerate() {
@@ -316,7 +356,13 @@ fn plan_step(p: &Plan, j: usize, first: bool, conds: &[&Expr], stats: &StatsFn<'
     let read = match &jt.source {
         Source::Table(t) => {
             let st = stats(t);
-            Some(plan_table(t, local_filter.as_ref(), None, st.as_deref()))
+            Some(plan_table(
+                t,
+                local_filter.as_ref(),
+                None,
+                st.as_deref(),
+                &jt.hints,
+            ))
         }
         _ => None,
     };
@@ -400,7 +446,13 @@ pub fn plan_block(p: &Plan, plain_filter: Option<&Expr>, stats: &StatsFn<'_>) ->
     match p.single_table() {
         Some(t) => {
             let st = stats(t);
-            BlockPlan::Table(plan_table(t, plain_filter, order_hint(p), st.as_deref()))
+            let hints = &p.from[0].hints;
+            let order = order_hint(p).map(|(col, desc)| OrderWanted {
+                col,
+                desc,
+                limited: p.limit.is_some(),
+            });
+            BlockPlan::Table(plan_table(t, plain_filter, order, st.as_deref(), hints))
         }
         None => {
             let plain = plain_filter.map(conjuncts).unwrap_or_default();

@@ -124,6 +124,34 @@ pub struct ServeArgs {
     /// Where the query logs go: FILE (default) or NONE (TABLE is not supported).
     #[arg(long = "log-output", value_name = "FILE|NONE")]
     pub log_output: Option<String>,
+    /// performance_schema's statement instrumentation: --performance-schema=OFF turns it off
+    /// (ON by default, as in MySQL; read-only once the server runs).
+    #[arg(long = "performance-schema", value_name = "ON|OFF", num_args = 0..=1,
+          require_equals = true, default_missing_value = "ON")]
+    pub performance_schema: Option<String>,
+    /// Statement digests performance_schema keeps [default: 10000].
+    #[arg(long = "performance-schema-digests-size", value_name = "N")]
+    pub performance_schema_digests_size: Option<String>,
+    /// Bytes of tokens a statement digest is made of [default: 1024].
+    #[arg(long = "max-digest-length", value_name = "BYTES")]
+    pub max_digest_length: Option<String>,
+    /// Bytes of tokens performance_schema keeps of a digest [default: 1024].
+    #[arg(long = "performance-schema-max-digest-length", value_name = "BYTES")]
+    pub performance_schema_max_digest_length: Option<String>,
+    /// The binary log (on by default, as in MySQL 8.4): --log-bin[=BASENAME] names its files
+    /// (default `binlog`, in the data directory).
+    #[arg(long = "log-bin", value_name = "BASENAME", num_args = 0..=1,
+          require_equals = true, default_missing_value = "binlog")]
+    pub log_bin: Option<String>,
+    /// No binary log (`--disable-log-bin` is the same).
+    #[arg(long = "skip-log-bin", alias = "disable-log-bin")]
+    pub skip_log_bin: bool,
+    /// server_id [default: 1].
+    #[arg(long = "server-id", value_name = "N")]
+    pub server_id: Option<String>,
+    /// GTIDs for logged transactions: ON (Strata's default) or OFF (anonymous transactions).
+    #[arg(long = "gtid-mode", value_name = "ON|OFF")]
+    pub gtid_mode: Option<String>,
     /// Set any other system variable: --set NAME=VALUE (repeatable).
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
@@ -160,10 +188,27 @@ pub struct Config {
     pub sysvars: Vec<(String, String)>,
     /// `--skip-grant-tables`.
     pub skip_grant_tables: bool,
+    /// The binary log's file name stem, `None` with `--skip-log-bin`.
+    pub log_bin: Option<String>,
     /// TLS enabled (not `--skip-ssl` / `ssl=OFF`).
     pub ssl: bool,
     /// Certificate files for TLS.
     pub tls: protocol::tls::TlsOptions,
+}
+
+/// `log-bin=VALUE`: OFF / 0 turn the binary log off, ON / 1 / empty keep the default name,
+/// anything else is the file name stem (a path keeps only its last part, as the files live in
+/// the data directory).
+fn parse_log_bin(v: &str) -> Option<String> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "off" | "0" => None,
+        "" | "on" | "1" => Some("binlog".into()),
+        _ => Some(
+            Path::new(v.trim())
+                .file_name()
+                .map_or_else(|| "binlog".into(), |n| n.to_string_lossy().into_owned()),
+        ),
+    }
 }
 
 /// Parses sizes like `256M`, `1G`, `65536`.
@@ -232,6 +277,7 @@ impl Config {
             back_log: protocol::DEFAULT_BACK_LOG,
             sysvars: Vec::new(),
             skip_grant_tables: a.skip_grant_tables,
+            log_bin: Some("binlog".into()),
             ssl: true,
             tls: Default::default(),
         };
@@ -316,6 +362,8 @@ impl Config {
                 "ssl_ca" => c.tls.ca = Some(PathBuf::from(v)),
                 "ssl" => c.ssl = !matches!(v.to_ascii_lowercase().as_str(), "0" | "off"),
                 "skip_ssl" => c.ssl = matches!(v.to_ascii_lowercase().as_str(), "0" | "off"),
+                "log_bin" => c.log_bin = parse_log_bin(&v),
+                "skip_log_bin" | "disable_log_bin" => c.log_bin = None,
                 _ => rest.push((k, v)),
             }
         }
@@ -334,6 +382,17 @@ impl Config {
         }
         if a.skip_ssl {
             c.ssl = false;
+        }
+        if let Some(b) = &a.log_bin {
+            c.log_bin = parse_log_bin(b);
+        }
+        if a.skip_log_bin {
+            c.log_bin = None;
+        }
+        for (name, v) in [("server_id", &a.server_id), ("gtid_mode", &a.gtid_mode)] {
+            if let Some(v) = v {
+                c.sysvars.push((name.into(), v.clone()));
+            }
         }
         for (dst, src) in [
             (&mut c.tls.cert, &a.ssl_cert),
@@ -361,6 +420,16 @@ impl Config {
             ("general_log", &a.general_log),
             ("general_log_file", &a.general_log_file),
             ("log_output", &a.log_output),
+            ("performance_schema", &a.performance_schema),
+            (
+                "performance_schema_digests_size",
+                &a.performance_schema_digests_size,
+            ),
+            ("max_digest_length", &a.max_digest_length),
+            (
+                "performance_schema_max_digest_length",
+                &a.performance_schema_max_digest_length,
+            ),
         ] {
             if let Some(v) = v {
                 c.sysvars.push((name.into(), v.clone()));
@@ -433,6 +502,32 @@ mod tests {
         let cli = Cli::try_parse_from(["strata", "--general-log", "serve"]).unwrap();
         assert!(cli.command.is_some());
         assert_eq!(cli.serve.general_log.as_deref(), Some("ON"));
+    }
+
+    #[test]
+    fn performance_schema_options() {
+        use clap::Parser;
+        let cli = Cli::try_parse_from([
+            "strata",
+            "--performance-schema=OFF",
+            "--performance-schema-digests-size",
+            "200",
+            "--max-digest-length=2048",
+        ])
+        .unwrap();
+        let c = Config::from_args(&cli.serve).unwrap();
+        let get = |k: &str| {
+            c.sysvars
+                .iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.as_str())
+        };
+        assert_eq!(get("performance_schema"), Some("OFF"));
+        assert_eq!(get("performance_schema_digests_size"), Some("200"));
+        assert_eq!(get("max_digest_length"), Some("2048"));
+        assert_eq!(get("performance_schema_max_digest_length"), None);
+        let cli = Cli::try_parse_from(["strata", "--performance-schema"]).unwrap();
+        assert_eq!(cli.serve.performance_schema.as_deref(), Some("ON"));
     }
 
     #[test]

@@ -176,6 +176,7 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
         None
     };
     let inst = sql::Instance::new(storage, globals);
+    open_binlog(&inst, cfg)?;
     // the slow and general query logs: default names in the data directory, opened if on
     let log_setup = sql::runtime::querylog::LogSetup {
         datadir: std::fs::canonicalize(&cfg.datadir).unwrap_or_else(|_| cfg.datadir.clone()),
@@ -246,6 +247,52 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
         registry.kill(id);
     }));
     Ok(Running { handle, inst })
+}
+
+/// Sets `server_uuid` (kept in `auto.cnf`) and, unless `--skip-log-bin`, opens the binary log
+/// (appending what a crash left out of its files) and installs it as the storage's commit log.
+fn open_binlog(inst: &sql::Instance<RocksEngine>, cfg: &Config) -> Result<(), String> {
+    let datadir = std::fs::canonicalize(&cfg.datadir).unwrap_or_else(|_| cfg.datadir.clone());
+    let uuid = replication::server_uuid::load_or_create(&datadir)
+        .map_err(|e| format!("cannot read the server UUID: {}", e.msg))?;
+    let g = &inst.globals;
+    g.set_internal("server_uuid", common::Value::Str(uuid.to_string()));
+    let Some(basename) = &cfg.log_bin else {
+        return Ok(());
+    };
+    let int = |name: &str| match g.get(name) {
+        Some(common::Value::Int(n)) => n.max(0) as u64,
+        _ => 0,
+    };
+    let gtid_mode = match g.get("gtid_mode").map(|v| v.to_string().to_ascii_uppercase()) {
+        Some(m) if m == "ON" => true,
+        Some(m) if m == "OFF" => false,
+        other => {
+            return Err(format!(
+                "invalid gtid_mode '{}': ON or OFF",
+                other.unwrap_or_default()
+            ))
+        }
+    };
+    let opts = replication::BinlogOptions {
+        dir: datadir.clone(),
+        basename: basename.clone(),
+        server_id: u32::try_from(int("server_id")).map_err(|_| "server_id out of range")?,
+        server_uuid: uuid,
+        max_size: int("max_binlog_size").clamp(4096, 1 << 30),
+        gtid_mode,
+        server_version: "8.4.3-strata".into(),
+        // the file's fsync only bounds how many records wait in the dictionary
+        sync_every: 1000,
+    };
+    let log = replication::Binlog::open(&inst.storage, opts)
+        .map_err(|e| format!("cannot open the binary log: {}", e.msg))?;
+    *inst.binlog.write() = Some(log);
+    let base = datadir.join(basename).display().to_string();
+    g.set_internal("log_bin", common::Value::Int(1));
+    g.set_internal("log_bin_index", common::Value::Str(format!("{base}.index")));
+    g.set_internal("log_bin_basename", common::Value::Str(base));
+    Ok(())
 }
 
 /// The machine's host name (`@@hostname`; the query logs' default file names), `localhost`

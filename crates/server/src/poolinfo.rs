@@ -141,6 +141,10 @@ impl ServerInfo for PoolInfo {
         TABLES
     }
 
+    fn engine_status(&self, engine: &str) -> Option<Vec<(String, String, String)>> {
+        (engine == "ROCKSDB").then(|| self.engine_stats.status_rows())
+    }
+
     fn rows(&self, name: &str) -> Vec<Vec<Value>> {
         let Some(snap) = self.registry.pool_snapshot() else {
             return vec![];

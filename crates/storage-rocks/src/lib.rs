@@ -266,6 +266,50 @@ impl EngineStats {
         }
     }
 
+    /// SHOW ENGINE ROCKSDB STATUS as MyRocks lays it out: rows of (Type, Name, Status) with
+    /// RocksDB's own texts — its statistics (`STATISTICS`), the database's stats
+    /// (`rocksdb.dbstats`, `DBSTATS`), each column family's compaction stats
+    /// (`rocksdb.cfstats`, `CF_COMPACTION`) and memory use (`MEMORY_STATS`). Only the
+    /// statistics row once the database closed.
+    pub fn status_rows(&self) -> Vec<(String, String, String)> {
+        let mut rows = vec![(
+            "STATISTICS".to_string(),
+            "rocksdb".to_string(),
+            self.opts.get_statistics().unwrap_or_default(),
+        )];
+        let Some(db) = self.db.upgrade() else {
+            return rows;
+        };
+        if let Ok(Some(t)) = db.property_value("rocksdb.dbstats") {
+            rows.push(("DBSTATS".into(), "rocksdb".into(), t));
+        }
+        let mut memtables = 0;
+        let mut readers = 0;
+        for cf in Cf::ALL {
+            let Ok(h) = cf_handle(&db, cf) else { continue };
+            let name = match cf {
+                Cf::Data => rocksdb::DEFAULT_COLUMN_FAMILY_NAME,
+                Cf::Dict => DICT_CF,
+            };
+            if let Ok(Some(t)) = db.property_value_cf(h, "rocksdb.cfstats") {
+                rows.push(("CF_COMPACTION".into(), name.into(), t));
+            }
+            let int = |p: &str| db.property_int_value_cf(h, p).ok().flatten().unwrap_or(0);
+            memtables += int("rocksdb.cur-size-all-mem-tables");
+            readers += int("rocksdb.estimate-table-readers-mem");
+        }
+        let size = self.block_cache_size();
+        rows.push((
+            "MEMORY_STATS".into(),
+            "rocksdb".into(),
+            format!(
+                "\nMemTable Total: {memtables}\nMemTable Unflushed: {memtables}\nTable Readers Total: {readers}\nCache Total: {}\nDefault Cache Capacity: {}\n",
+                size.usage, size.capacity
+            ),
+        ));
+        rows
+    }
+
     /// The block cache counters now.
     pub fn block_cache(&self) -> BlockCacheStats {
         use rocksdb::statistics::Ticker;

@@ -101,6 +101,8 @@ pub struct Storage<E: KvEngine> {
     runtime: Mutex<HashMap<u64, Arc<TableRuntime>>>,
     next_txn: AtomicU64,
     dropper: Dropper,
+    /// Where committed row changes are logged (the binary log), if anywhere.
+    commit_log: parking_lot::RwLock<Option<Arc<dyn txn::changes::CommitLog>>>,
 }
 
 impl<E: KvEngine> Storage<E> {
@@ -123,6 +125,7 @@ impl<E: KvEngine> Storage<E> {
                 pending: Mutex::new(0),
                 idle: Condvar::new(),
             },
+            commit_log: parking_lot::RwLock::new(None),
         });
         let (tx, rx) = channel::<u32>();
         let weak: Weak<Self> = Arc::downgrade(&st);
@@ -174,6 +177,17 @@ impl<E: KvEngine> Storage<E> {
     /// The options the storage was opened with.
     pub fn options(&self) -> &StorageOptions {
         &self.opts
+    }
+
+    /// Installs (or removes) the log that transactions with logging on record their row
+    /// changes in at commit (see [`txn::changes::CommitLog`]).
+    pub fn set_commit_log(&self, log: Option<Arc<dyn txn::changes::CommitLog>>) {
+        *self.commit_log.write() = log;
+    }
+
+    /// The installed commit log.
+    pub fn commit_log(&self) -> Option<Arc<dyn txn::changes::CommitLog>> {
+        self.commit_log.read().clone()
     }
 
     /// Starts a transaction.

@@ -224,6 +224,8 @@ pub fn users<E: KvEngine>(st: &Storage<E>, db: &str, name: &str) -> Arc<TableDef
     id.auto_increment = true;
     st.create_table(TableDef {
         foreign_keys: Vec::new(),
+        checks: Vec::new(),
+        temporary: false,
         partitioning: None,
         leaf: None,
         part_select: None,
@@ -1173,6 +1175,8 @@ pub fn autoinc_and_hidden_pk<E: KvEngine>(st: &Arc<Storage<E>>) {
     let h = st
         .create_table(TableDef {
             foreign_keys: Vec::new(),
+            checks: Vec::new(),
+            temporary: false,
             partitioning: None,
             part_select: None,
             leaf: None,
@@ -1500,6 +1504,8 @@ pub fn lru_bound<E: KvEngine>(st: &Arc<Storage<E>>) {
     for i in 0..n {
         st.create_table(TableDef {
             foreign_keys: Vec::new(),
+            checks: Vec::new(),
+            temporary: false,
             part_select: None,
             partitioning: None,
             leaf: None,

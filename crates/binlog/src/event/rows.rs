@@ -78,6 +78,9 @@ pub struct RowsEvent {
     pub rows_data: Vec<u8>,
 }
 
+/// MySQL's limit on the columns of a table.
+const MAX_COLUMNS: usize = 4096;
+
 impl RowsEvent {
     /// An empty event over all `column_count` columns (`binlog_row_image=FULL`).
     pub fn new(kind: RowsKind, table_id: u64, column_count: usize) -> Self {
@@ -221,7 +224,11 @@ impl RowsEvent {
             ));
         }
         let extra_data = r.bytes(extra_len - 2, W)?.to_vec();
-        let column_count = r.packed_len(W)?;
+        // a count, not a length: a row of many NULLs can be shorter than its column count
+        let column_count = usize::try_from(r.packed(W)?)
+            .ok()
+            .filter(|&c| c <= MAX_COLUMNS)
+            .ok_or_else(|| BinlogError::corrupt(W, "column count"))?;
         let n = bitmap_len(column_count);
         let columns_before = if kind.has_before() {
             r.bytes(n, W)?.to_vec()

@@ -339,12 +339,15 @@ fn table_need<E: KvEngine>(
     privs: u64,
     cols: Cols,
 ) -> Option<Need> {
-    qual(sess, n).map(|(db, table)| Need::Table {
-        db,
-        table,
-        privs,
-        cols,
-    })
+    // once a session has created a temporary table, MySQL checks no privilege on it
+    qual(sess, n)
+        .filter(|(db, table)| sess.temp.lookup(db, table).is_none())
+        .map(|(db, table)| Need::Table {
+            db,
+            table,
+            privs,
+            cols,
+        })
 }
 
 /// SELECT needs for every table `r` reads (CTE names excluded).
@@ -430,6 +433,18 @@ pub fn needs<E: KvEngine>(sess: &Session<E>, s: &Stmt) -> Result<Vec<Need>> {
             }
         }
         Stmt::Prepare { .. } | Stmt::Execute { .. } | Stmt::Deallocate(_) => {}
+        // FLUSH BINARY LOGS needs RELOAD; PURGE and RESET change the log: SUPER (MySQL 8.4:
+        // BINLOG_ADMIN / RELOAD, dynamic privileges Strata does not have)
+        Stmt::Binlog(b) => out.push(match b {
+            crate::parse::binlog::BinlogStmt::Flush => Need::Global {
+                privs: privs::RELOAD,
+                what: "RELOAD",
+            },
+            _ => Need::Global {
+                privs: privs::SUPER,
+                what: "SUPER or BINLOG_ADMIN",
+            },
+        }),
         // LOAD DATA: INSERT on the table (and DELETE for REPLACE); a server-side file also
         // needs the global FILE privilege
         Stmt::LoadData(l) => {
@@ -585,7 +600,9 @@ fn ast_needs<E: KvEngine>(sess: &Session<E>, st: &Statement, out: &mut Vec<Need>
             }
             if let Some(q) = &ct.query {
                 read_needs(sess, &refs(q.as_ref()), out);
-                out.extend(table_need(sess, &ct.name, privs::INSERT, Cols::Any));
+                if !ct.temporary {
+                    out.extend(table_need(sess, &ct.name, privs::INSERT, Cols::Any));
+                }
             }
             if let Some(
                 ast::CreateTableLikeKind::Plain(l) | ast::CreateTableLikeKind::Parenthesized(l),

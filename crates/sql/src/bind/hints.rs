@@ -14,7 +14,11 @@ use crate::ir::block::IndexHints;
 /// # Errors
 /// 1176 for an index `t` does not have, 1221 when USE and FORCE are mixed, 1064 for an empty
 /// FORCE or IGNORE list.
-pub fn bind_index_hints(t: &TableDef, alias: &str, hints: &[TableIndexHints]) -> Result<IndexHints> {
+pub fn bind_index_hints(
+    t: &TableDef,
+    alias: &str,
+    hints: &[TableIndexHints],
+) -> Result<IndexHints> {
     if hints.is_empty() {
         return Ok(IndexHints::NONE);
     }

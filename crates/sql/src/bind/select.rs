@@ -500,11 +500,13 @@ pub fn resolve_table<E: KvEngine>(s: &Session<E>, name: &ast::ObjectName) -> Res
         s.note_plan_volatile();
         return Ok(t);
     }
-    // the lock comes first, so the definition read below stays current until the lock goes
-    s.mdl_lock(&db, &tbl, s.shared_mdl)?;
-    s.note_plan_table(&db, &tbl);
-    s.storage()
-        .get_table(&db, &tbl)?
+    // a TEMPORARY table of the session shadows a base table of the same name; the lock (on
+    // its internal name) comes first, so the definition read below stays current until the
+    // lock goes
+    let key = s.table_key(&db, &tbl);
+    s.mdl_lock(&db, key, s.shared_mdl)?;
+    s.note_plan_table(&db, key);
+    s.table_def(&db, &tbl)?
         .ok_or_else(|| Error::no_such_table(&db, &tbl))
 }
 

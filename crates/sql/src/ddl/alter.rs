@@ -80,9 +80,10 @@ pub const TEMP_PREFIX: &str = "#sql-alter-";
 
 pub use crate::runtime::limits::COPY_BATCH;
 
-/// True for the temporary tables of rebuilding ALTERs (hidden from listings).
+/// True for the internal tables hidden from listings: the copies of rebuilding ALTERs and
+/// the sessions' TEMPORARY tables ([`crate::catalog::temporary`]).
 pub fn is_temp_table(name: &str) -> bool {
-    name.starts_with(TEMP_PREFIX)
+    name.starts_with(TEMP_PREFIX) || crate::catalog::temporary::is_temporary_name(name)
 }
 
 /// Drops the temporary tables a rebuilding ALTER left behind when the server stopped in the
@@ -94,7 +95,7 @@ pub fn drop_leftover_tables<E: KvEngine>(st: &Storage<E>) -> Result<usize> {
     let mut n = 0;
     for d in st.list_databases()? {
         for t in st.list_tables(&d.name)? {
-            if is_temp_table(&t) {
+            if t.starts_with(TEMP_PREFIX) {
                 st.drop_table(&d.name, &t)?;
                 n += 1;
             }
@@ -533,6 +534,8 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
             AlterOp::Algorithm(a) => algorithm = *a,
             AlterOp::Lock(l) => lock = *l,
             AlterOp::Force => force = true,
+            // CHECK constraints: `crate::ddl::check::alter`, once the columns are final
+            AlterOp::AddCheck(_) | AlterOp::DropCheck(_) | AlterOp::AlterCheck { .. } => {}
             AlterOp::Rename(_) | AlterOp::Ignored | AlterOp::Partition(_) | AlterOp::Keys => {}
             AlterOp::Unsupported(what) => return Err(Error::not_supported(what)),
         }
@@ -889,6 +892,8 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
     let hidden_pk = indexes.first().is_none_or(|i| i.kind != IndexKind::Primary);
     let def = TableDef {
         foreign_keys,
+        checks: old.checks.clone(),
+        temporary: old.temporary,
         partitioning: old.partitioning.clone(),
         leaf: None,
         part_select: None,
@@ -1063,13 +1068,21 @@ fn not_supported_reason(what: &str, reason: &str, try_: &str) -> Error {
 /// concurrent DDL changed the table).
 pub fn execute<E: KvEngine>(s: &mut Session<E>, a: &AlterStmt) -> Result<Output> {
     let (db, tname) = qualify(s, &a.table)?;
+    // a TEMPORARY table of the session first: it is stored as `stored` (its internal name);
+    // planning sees it under its own name
+    let temp = s.temp.lookup(&db, &tname).map(str::to_string);
+    let stored = temp.clone().unwrap_or_else(|| tname.clone());
     // readers may go on while rows are copied; the new definition is published under an
     // exclusive lock (see `crate::mdl`)
-    s.mdl_lock(&db, &tname, MdlMode::NoWrite)?;
-    let t = s
+    s.mdl_lock(&db, &stored, MdlMode::NoWrite)?;
+    let stored_def = s
         .storage()
-        .get_table(&db, &tname)?
+        .get_table(&db, &stored)?
         .ok_or_else(|| Error::no_such_table(&db, &tname))?;
+    let t = match &temp {
+        Some(_) => std::sync::Arc::new(crate::catalog::temporary::visible_def(&stored_def, &tname)),
+        None => stored_def.clone(),
+    };
     if t.options.view.is_some() {
         return Err(Error::new(
             codes::ER_WRONG_OBJECT,
@@ -1096,11 +1109,23 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, a: &AlterStmt) -> Result<Output>
         if !s.db_exists(&target.0)? {
             return Err(Error::bad_db(&target.0));
         }
-        s.mdl_lock(&target.0, &target.1, MdlMode::Exclusive)?;
-        if s.storage().get_table(&target.0, &target.1)?.is_some() {
-            return Err(Error::table_exists(&target.1));
+        if temp.is_some() {
+            // a temporary table is renamed among the session's temporary tables
+            if s.temp.lookup(&target.0, &target.1).is_some() {
+                return Err(Error::table_exists(&target.1));
+            }
+        } else {
+            s.mdl_lock(&target.0, &target.1, MdlMode::Exclusive)?;
+            if s.storage().get_table(&target.0, &target.1)?.is_some() {
+                return Err(Error::table_exists(&target.1));
+            }
         }
     }
+    // where the table is stored afterwards (a temporary table keeps its internal name)
+    let stored_target = match &temp {
+        Some(internal) => (target.0.clone(), internal.clone()),
+        None => target.clone(),
+    };
     // partition management runs alone; PARTITION BY / REMOVE PARTITIONING apply after the
     // other operations, through a rebuild
     let mut part_clause = None;
@@ -1113,12 +1138,27 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, a: &AlterStmt) -> Result<Output>
                         return Err(Error::parse("PARTITION"));
                     }
                     // the no-write lock taken above; publishing upgrades it
-                    return crate::catalog::partition::alter(s, &t, other);
+                    return crate::catalog::partition::alter(s, &stored_def, other);
                 }
             }
         }
     }
     let mut p = plan(s, &t, &a.ops)?;
+    p.def.name = target.1.clone();
+    if crate::ddl::check::alter(&t, &mut p.def, &a.ops, &*s)? {
+        checks_need_copy(&mut p)?;
+    }
+    p.def.name = t.name.clone();
+    if temp.is_none() {
+        let own = if target.0 == db { tname.as_str() } else { "" };
+        crate::ddl::check::check_unique_names(s.storage(), &target.0, own, &p.def.checks)?;
+    }
+    if temp.is_some() && part_clause.is_some() {
+        return Err(Error::new(
+            codes::ER_PARTITION_NO_TEMPORARY,
+            "Cannot create temporary table with partitions",
+        ));
+    }
     match part_clause {
         Some(PartOp::PartitionBy(spec)) => {
             let norm = p.def.clone().normalized();
@@ -1191,20 +1231,45 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, a: &AlterStmt) -> Result<Output>
             ));
         }
     }
-    if p.rebuild.is_some() {
-        return rebuild(s, &t, p, &target);
+    let out = if p.rebuild.is_some() {
+        rebuild(s, &stored_def, p, &stored_target, &target.1)?
+    } else {
+        let mut def = p.def;
+        def.db = stored_target.0.clone();
+        def.name = stored_target.1.clone();
+        s.mdl_lock(&db, &stored, MdlMode::Exclusive)?;
+        let new = s
+            .storage()
+            .alter_table_online(&db, &stored, stored_def.version, def)?;
+        if let Some(v) = p.autoinc {
+            s.storage().set_autoinc(&new, v)?;
+        }
+        alter_ok(0, s.warnings.len())
+    };
+    if let (Some(internal), true) = (temp, renamed) {
+        s.temp.remove(&db, &tname);
+        s.temp.insert(&target.0, &target.1, internal);
     }
-    let mut def = p.def;
-    def.db = target.0.clone();
-    def.name = target.1.clone();
-    s.mdl_lock(&db, &tname, MdlMode::Exclusive)?;
-    let new = s
-        .storage()
-        .alter_table_online(&db, &tname, t.version, def)?;
-    if let Some(v) = p.autoinc {
-        s.storage().set_autoinc(&new, v)?;
+    Ok(out)
+}
+
+/// A CHECK constraint to validate against the existing rows makes the ALTER a copy, as in
+/// MySQL (ALGORITHM=INPLACE / INSTANT: 1845).
+fn checks_need_copy(p: &mut Plan) -> Result<()> {
+    for (alg, name) in [
+        (Algorithm::Inplace, "ALGORITHM=INPLACE"),
+        (Algorithm::Instant, "ALGORITHM=INSTANT"),
+    ] {
+        if p.algorithm == alg {
+            return Err(Error::new(
+                codes::ER_ALTER_OPERATION_NOT_SUPPORTED,
+                format!("{name} is not supported for this operation. Try ALGORITHM=COPY."),
+            ));
+        }
     }
-    Ok(alter_ok(0, s.warnings.len()))
+    p.rebuild
+        .get_or_insert_with(|| "a CHECK constraint is checked against the rows".into());
+    Ok(())
 }
 
 /// The OK of ALTER TABLE, with MySQL's info line.
@@ -1217,11 +1282,13 @@ fn alter_ok(records: u64, warnings: usize) -> Output {
 }
 
 /// The rebuild path: copy into a temporary table, then swap it in (see the module docs).
+/// `old` and `target` are storage names; `shown` is the table's name in messages.
 fn rebuild<E: KvEngine>(
     s: &mut Session<E>,
     old: &TableDef,
     p: Plan,
     target: &(String, String),
+    shown: &str,
 ) -> Result<Output> {
     let st = s.storage().clone();
     let nanos = std::time::SystemTime::now()
@@ -1250,7 +1317,7 @@ fn rebuild<E: KvEngine>(
         None => old.options.auto_increment,
     };
     let tmp = st.create_table(def)?;
-    let copied = copy_rows(s, old, &tmp, &p, &target.1);
+    let copied = copy_rows(s, old, &tmp, &p, shown);
     let n = match copied {
         Ok(n) => n,
         Err(e) => {
@@ -1294,6 +1361,8 @@ fn copy_rows<E: KvEngine>(
     let ai = tmp.autoinc_column();
     let mut shown = tmp.clone();
     shown.name = display_name.to_string();
+    // every copied row meets the new definition's enforced CHECK constraints (3819)
+    let checks = crate::dml::check::RowChecks::bind(&*s, &shown)?;
     s.with_ctx(&[], false, |s, ctx| {
         let mut w = st.begin(TxnOptions::default());
         let mut pending = 0usize;
@@ -1372,6 +1441,7 @@ fn copy_rows<E: KvEngine>(
                     st.autoinc_observe(tmp, v)?;
                 }
             }
+            checks.passes(&new, false, ctx)?;
             let leaf = crate::catalog::partition::leaf_for(s, tmp, &new, ctx)?;
             match w.insert(leaf.as_deref().unwrap_or(tmp), &new)? {
                 InsertOutcome::Inserted(_) => {}

@@ -32,8 +32,13 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, names: &[TableName]) -> Result<O
                 Value::Str(msg),
             ]);
         };
-        s.mdl_lock(&db, name, crate::runtime::mdl::MdlMode::SharedRead)?;
-        let Some(t) = s.storage().get_table(&db, name)? else {
+        // (the session's TEMPORARY table of that name first)
+        s.mdl_lock(
+            &db,
+            s.table_key(&db, name),
+            crate::runtime::mdl::MdlMode::SharedRead,
+        )?;
+        let Some(t) = s.table_def(&db, name)? else {
             push("Error", format!("Table '{db}.{name}' doesn't exist"));
             push("status", "Operation failed".into());
             continue;

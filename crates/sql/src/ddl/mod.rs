@@ -1,10 +1,11 @@
 //! **ddl**, statements that change definitions: CREATE / DROP of databases, tables and
 //! indexes, TRUNCATE ([`table`]), ALTER TABLE and RENAME TABLE ([`alter`]), views ([`view`])
-//! and CHECK TABLE ([`checktable`]).
+//! and CHECK TABLE ([`checktable`]); CHECK constraints' definitions ([`check`]).
 //!
 //! May use: every query stage and [`crate::dml`] (ALTER TABLE copies rows).
 
 pub mod alter;
+pub mod check;
 pub mod checktable;
 pub mod table;
 pub mod view;

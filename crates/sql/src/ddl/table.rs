@@ -118,26 +118,11 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
             if_exists,
             names,
             table,
+            temporary,
             ..
         } => match object_type {
             ast::ObjectType::View => crate::ddl::view::drop(s, names, *if_exists),
-            ast::ObjectType::Table => {
-                let mut missing = Vec::new();
-                let mut targets = Vec::new();
-                let qualified = qualify_all(s, names)?;
-                s.mdl_lock_all(&qualified, MdlMode::Exclusive)?;
-                for (db, t) in qualified {
-                    if s.storage()
-                        .get_table(&db, &t)?
-                        .is_some_and(|d| d.options.view.is_none())
-                    {
-                        targets.push((db, t));
-                    } else {
-                        missing.push(format!("{db}.{t}"));
-                    }
-                }
-                drop_found(s, targets, missing, *if_exists)
-            }
+            ast::ObjectType::Table => drop_tables(s, names, *if_exists, *temporary),
             ast::ObjectType::Database | ast::ObjectType::Schema => {
                 let name = obj_parts(&names[0]).join(".");
                 if crate::runtime::schemas::is_system_db(&name) {
@@ -186,6 +171,8 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
         Statement::Truncate(tr) => {
             for t in &tr.table_names {
                 let (db, name) = qualify(s, &t.name)?;
+                // (a TEMPORARY table of the session first)
+                let name = s.table_key(&db, &name).to_string();
                 s.mdl_lock(&db, &name, MdlMode::Exclusive)?;
                 if s.storage().get_table(&db, &name)?.is_none() {
                     return Err(Error::no_such_table(&db, &name));
@@ -517,6 +504,52 @@ fn fsp(args: &[u32], col: &str) -> Result<u8> {
     Ok(f as u8)
 }
 
+/// DROP [TEMPORARY] TABLE: each name is the session's TEMPORARY table of that name if it has
+/// one, else (without TEMPORARY) the base table; all must exist (1051) unless IF EXISTS.
+fn drop_tables<E: KvEngine>(
+    s: &mut Session<E>,
+    names: &[ast::ObjectName],
+    if_exists: bool,
+    temporary: bool,
+) -> Result<Output> {
+    let mut missing = Vec::new();
+    let mut temps = Vec::new();
+    let mut bases = Vec::new();
+    for (db, t) in qualify_all(s, names)? {
+        if s.temp.lookup(&db, &t).is_some() {
+            temps.push((db, t));
+        } else if temporary {
+            missing.push(format!("{db}.{t}"));
+        } else {
+            bases.push((db, t));
+        }
+    }
+    s.mdl_lock_all(&bases, MdlMode::Exclusive)?;
+    let mut targets = Vec::new();
+    for (db, t) in bases {
+        if s.storage()
+            .get_table(&db, &t)?
+            .is_some_and(|d| d.options.view.is_none())
+        {
+            targets.push((db, t));
+        } else {
+            missing.push(format!("{db}.{t}"));
+        }
+    }
+    if !missing.is_empty() && !if_exists {
+        return Err(Error::new(
+            codes::ER_BAD_TABLE_ERROR,
+            format!("Unknown table '{}'", missing.join(",")),
+        ));
+    }
+    for (db, t) in temps {
+        if let Some(internal) = s.temp.remove(&db, &t) {
+            s.storage().drop_table(&db, &internal)?;
+        }
+    }
+    drop_found(s, targets, missing, if_exists)
+}
+
 /// Drops `targets` (tables or views); `missing` names are error 1051 unless IF EXISTS, in
 /// which case each becomes a note.
 pub(crate) fn drop_found<E: KvEngine>(
@@ -543,18 +576,19 @@ pub(crate) fn drop_found<E: KvEngine>(
     Ok(Output::ok(0))
 }
 
-/// CREATE TABLE new LIKE old: the same columns, indexes and options, no rows.
+/// CREATE [TEMPORARY] TABLE new LIKE old: the same columns, indexes, CHECK constraints (under
+/// generated names, as MySQL gives them) and options, no rows. `old` may be a TEMPORARY table.
 fn create_table_like<E: KvEngine>(
     s: &mut Session<E>,
     db: &str,
     name: &str,
     src: &ast::ObjectName,
+    temporary: bool,
 ) -> Result<Output> {
     let (sdb, sname) = qualify(s, src)?;
-    s.mdl_lock(&sdb, &sname, MdlMode::SharedRead)?;
+    s.mdl_lock(&sdb, s.table_key(&sdb, &sname), MdlMode::SharedRead)?;
     let t = s
-        .storage()
-        .get_table(&sdb, &sname)?
+        .table_def(&sdb, &sname)?
         .ok_or_else(|| Error::no_such_table(&sdb, &sname))?;
     if t.options.view.is_some() || t.id == 0 {
         return Err(Error::new(
@@ -574,7 +608,11 @@ fn create_table_like<E: KvEngine>(
     for idx in def.indexes.iter_mut() {
         idx.id = 0;
     }
-    s.storage().create_table(def)?;
+    def.checks = crate::ddl::check::renamed_for_like(&def.checks, name)?;
+    if !temporary {
+        crate::ddl::check::check_unique_names(s.storage(), db, name, &def.checks)?;
+    }
+    store_new_table(s, def, temporary)?;
     Ok(Output::ok(0))
 }
 
@@ -599,7 +637,7 @@ fn create_table_select<E: KvEngine>(
     }
     let mut new_cols = Vec::new();
     let existing = if explicit {
-        s.storage().get_table(db, name)?
+        s.table_def(db, name)?
     } else {
         None
     };
@@ -633,12 +671,15 @@ fn create_table_select<E: KvEngine>(
     match existing {
         Some(t) => {
             let mut def = (*t).clone();
+            def.name = s.table_key(db, name).to_string();
             def.columns.extend(new_cols);
             s.storage().alter_table(def)?;
         }
         None => {
-            s.storage().create_table(TableDef {
+            let def = TableDef {
                 foreign_keys: Vec::new(),
+                checks: Vec::new(),
+                temporary: false,
                 partitioning: None,
                 leaf: None,
                 part_select: None,
@@ -650,7 +691,8 @@ fn create_table_select<E: KvEngine>(
                 hidden_pk: true,
                 version: 1,
                 options: TableOptions::default(),
-            })?;
+            };
+            store_new_table(s, def, ct.temporary)?;
         }
     }
     let cols: Vec<String> = planned
@@ -679,7 +721,7 @@ fn create_table_select<E: KvEngine>(
     match result {
         Ok(out) => Ok(out),
         Err(e) => {
-            let _ = s.storage().drop_table(db, name);
+            drop_new_table(s, db, name);
             Err(e)
         }
     }
@@ -709,14 +751,27 @@ pub(crate) fn create_table_with<E: KvEngine>(
             ),
         ));
     }
-    s.mdl_lock(&db, &name, MdlMode::Exclusive)?;
-    if s.storage().get_table(&db, &name)?.is_some() {
-        return note_if(s, ct.if_not_exists, Error::table_exists(&name), 0);
+    if ct.temporary {
+        // a temporary table may shadow a base table, not another temporary one
+        if part.is_some() {
+            return Err(Error::new(
+                codes::ER_PARTITION_NO_TEMPORARY,
+                "Cannot create temporary table with partitions",
+            ));
+        }
+        if s.temp.lookup(&db, &name).is_some() {
+            return note_if(s, ct.if_not_exists, Error::table_exists(&name), 0);
+        }
+    } else {
+        s.mdl_lock(&db, &name, MdlMode::Exclusive)?;
+        if s.storage().get_table(&db, &name)?.is_some() {
+            return note_if(s, ct.if_not_exists, Error::table_exists(&name), 0);
+        }
     }
     if let Some(like) = &ct.like {
         let (ast::CreateTableLikeKind::Parenthesized(l) | ast::CreateTableLikeKind::Plain(l)) =
             like;
-        return create_table_like(s, &db, &name, &l.name);
+        return create_table_like(s, &db, &name, &l.name, ct.temporary);
     }
     if let Some(q) = &ct.query {
         return create_table_select(s, ct, &db, &name, q);
@@ -888,7 +943,7 @@ pub(crate) fn create_table_with<E: KvEngine>(
                 foreign_keys.push(def);
             }
             TableConstraint::Check(_) => {
-                // Accepted and ignored, as MyRocks does (documented).
+                // built below, with the column constraints, in statement order
             }
             other => return Err(Error::not_supported(format!("{other}"))),
         }
@@ -1007,6 +1062,8 @@ pub(crate) fn create_table_with<E: KvEngine>(
     }
     let mut def = TableDef {
         foreign_keys,
+        checks: Vec::new(),
+        temporary: false,
         partitioning: None,
         part_select: None,
         leaf: None,
@@ -1020,6 +1077,10 @@ pub(crate) fn create_table_with<E: KvEngine>(
         options: opts,
     }
     .normalized();
+    def.checks = crate::ddl::check::build(&def, crate::ddl::check::create_specs(ct), s, false)?;
+    if !ct.temporary {
+        crate::ddl::check::check_unique_names(s.storage(), &db, &name, &def.checks)?;
+    }
     if let Some(spec) = part {
         if ct.query.is_some() || ct.like.is_some() {
             return Err(Error::not_supported(
@@ -1030,8 +1091,47 @@ pub(crate) fn create_table_with<E: KvEngine>(
             s, &def, spec,
         )?));
     }
-    s.storage().create_table(def)?;
+    store_new_table(s, def, ct.temporary)?;
     Ok(Output::ok(0))
+}
+
+/// Creates the table `def` (named `def.db`.`def.name`): a base table, or with `temporary` this
+/// session's TEMPORARY table of that name, stored under an internal name
+/// ([`crate::catalog::temporary`]).
+///
+/// # Errors
+/// The storage's (1049, 1050).
+pub(crate) fn store_new_table<E: KvEngine>(
+    s: &mut Session<E>,
+    mut def: TableDef,
+    temporary: bool,
+) -> Result<()> {
+    def.temporary = temporary;
+    if !temporary {
+        s.storage().create_table(def)?;
+        return Ok(());
+    }
+    let (db, name) = (def.db.clone(), std::mem::take(&mut def.name));
+    let mut internal = s.temp.next_internal(s.conn_id);
+    // (a table of an earlier session with this connection id that could not be dropped)
+    while s.storage().get_table(&db, &internal)?.is_some() {
+        internal = s.temp.next_internal(s.conn_id);
+    }
+    def.name = internal.clone();
+    s.storage().create_table(def)?;
+    s.temp.insert(&db, &name, internal);
+    Ok(())
+}
+
+/// Drops the table a failed CREATE TABLE … SELECT created (its TEMPORARY table first).
+fn drop_new_table<E: KvEngine>(s: &mut Session<E>, db: &str, name: &str) {
+    let r = match s.temp.remove(db, name) {
+        Some(internal) => s.storage().drop_table(db, &internal),
+        None => s.storage().drop_table(db, name),
+    };
+    if let Err(e) = r {
+        tracing::warn!(db, table = name, error = %e.msg, "cannot drop the table of a failed CREATE TABLE … SELECT");
+    }
 }
 
 /// A FOREIGN KEY clause of table `db.table` (whose columns are `columns`) as a catalog

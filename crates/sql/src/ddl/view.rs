@@ -105,6 +105,31 @@ fn qualify_tables(q: &mut ast::Query, db: &str) {
     });
 }
 
+/// 1352 when a view's query (its table names qualified) names a TEMPORARY table of the
+/// session, as MySQL refuses.
+fn refuse_temporary<E: KvEngine>(s: &Session<E>, q: &ast::Query) -> Result<()> {
+    if s.temp.is_empty() {
+        return Ok(());
+    }
+    let mut found = None;
+    let _ = ast::visit_relations(q, |n| {
+        if let [d, t] = crate::parse::obj_parts(n).as_slice() {
+            if s.temp.lookup(d, t).is_some() {
+                found = Some(t.clone());
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    });
+    match found {
+        Some(t) => Err(Error::new(
+            codes::ER_VIEW_SELECT_TMPTABLE,
+            format!("View's SELECT refers to a temporary table '{t}'"),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// The column type recorded for a view column (or a CREATE TABLE ... AS SELECT column).
 pub fn column_type(t: &ExprType) -> DataType {
     match *t {
@@ -181,6 +206,7 @@ pub fn create<E: KvEngine>(s: &mut Session<E>, cv: &ast::CreateView) -> Result<O
     }
     let mut q = (*cv.query).clone();
     qualify_tables(&mut q, &db);
+    refuse_temporary(s, &q)?;
     let select = q.to_string();
     let column_names: Vec<String> = cv.columns.iter().map(|c| c.name.value.clone()).collect();
     let planned = {
@@ -271,6 +297,8 @@ pub fn create<E: KvEngine>(s: &mut Session<E>, cv: &ast::CreateView) -> Result<O
     }
     let def = TableDef {
         foreign_keys: Vec::new(),
+        checks: Vec::new(),
+        temporary: false,
         partitioning: None,
         leaf: None,
         part_select: None,
@@ -548,6 +576,10 @@ pub fn target_view<E: KvEngine>(
     name: &ast::ObjectName,
 ) -> Result<Option<TableDef>> {
     let (db, t) = crate::ddl::table::qualify(s, name)?;
+    if s.temp.lookup(&db, &t).is_some() {
+        // the session's temporary table of that name shadows a view
+        return Ok(None);
+    }
     s.mdl_lock(&db, &t, s.shared_mdl)?;
     Ok(s.storage()
         .get_table(&db, &t)?

@@ -8,6 +8,7 @@ use sqlparser::ast::{self, Statement};
 use sqlparser::tokenizer::Token;
 
 use crate::parse::acl::AclStmt;
+use crate::parse::binlog::BinlogStmt;
 use crate::parse::maintenance::MaintOp;
 use crate::parse::parser::{Parsed, Stmt};
 use crate::runtime::status::{Com, Counters, Ctr};
@@ -33,6 +34,12 @@ pub(crate) fn kinds(p: &Parsed) -> &'static [Com] {
         Stmt::Acl(a) => one(acl_kind(a)),
         Stmt::SetList(_) => &[Com::SetOption],
         Stmt::LoadData(_) => &[Com::Load],
+        Stmt::Binlog(b) => one(match b {
+            BinlogStmt::Flush => Com::Flush,
+            BinlogStmt::PurgeTo(_) => Com::Purge,
+            BinlogStmt::PurgeBefore(_) => Com::PurgeBeforeDate,
+            BinlogStmt::Reset => Com::Reset,
+        }),
     }
 }
 

@@ -7,6 +7,8 @@
 //!
 //! With both logs off a statement costs two clock reads, the relaxed loads of the log flags
 //! and a comparison (`Slow_queries` counts slow statements with the log off too, as in MySQL).
+//! The same clock feeds performance_schema's statement events (`dispatch::perfschema`) when
+//! `performance_schema` is on: nothing is measured twice.
 
 use std::borrow::Cow;
 use std::sync::atomic::Ordering;
@@ -20,9 +22,9 @@ use crate::parse::parser::{Parsed, Stmt};
 use crate::runtime::querylog::{self, SlowEntry};
 use crate::session::session::*;
 
-/// What the slow log needs to know of a statement besides its result.
+/// What the slow log and performance_schema need to know of a statement besides its result.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct StmtKind {
+pub(crate) struct StmtKind<'a> {
     /// An administrative statement (ALTER TABLE, CREATE / DROP INDEX, ANALYZE, CHECK,
     /// OPTIMIZE, REPAIR TABLE): logged only with `log_slow_admin_statements`.
     admin: bool,
@@ -31,11 +33,13 @@ pub(crate) struct StmtKind {
     /// A protocol command, not a statement (COM_STMT_PREPARE): logged as
     /// `# administrator command: <name>`, with `log_slow_admin_statements` only.
     command: bool,
+    /// The statement (its event name is derived from it only when performance_schema is on).
+    parsed: Option<&'a Parsed>,
 }
 
-impl StmtKind {
+impl<'a> StmtKind<'a> {
     /// The kind of a parsed statement.
-    pub(crate) fn of(p: &Parsed) -> StmtKind {
+    pub(crate) fn of(p: &'a Parsed) -> StmtKind<'a> {
         let (admin, status) = match &p.stmt {
             Stmt::AlterTable(_) | Stmt::Maintenance(_) => (true, false),
             Stmt::Show(_) => (false, true),
@@ -54,27 +58,38 @@ impl StmtKind {
             admin,
             status,
             command: false,
+            parsed: Some(p),
         }
     }
 
     /// A protocol command (COM_STMT_PREPARE).
-    pub(crate) fn command() -> StmtKind {
+    pub(crate) fn command() -> StmtKind<'a> {
         StmtKind {
             admin: true,
             status: false,
             command: true,
+            parsed: None,
         }
+    }
+
+    /// The statement, if this is one.
+    pub(crate) fn parsed(&self) -> Option<&'a Parsed> {
+        self.parsed
     }
 }
 
 /// Taken when a statement starts ([`Session::stmt_clock`]), read when it ends.
 pub(crate) struct StmtClock {
-    start: Instant,
+    pub(crate) start: Instant,
     /// The session's Handler_read_* counters at the start, when rows examined or index use
-    /// can matter (a log on, or `min_examined_row_limit` set).
-    reads: Option<[u64; 6]>,
-    /// The thread's lock-wait total at the start (slow log on).
-    lock_us: u64,
+    /// can matter (a log on, `min_examined_row_limit` set, or performance_schema on).
+    pub(crate) reads: Option<[u64; 6]>,
+    /// The thread's lock-wait total at the start (slow log or performance_schema on).
+    pub(crate) lock_us: u64,
+    /// `Select_scan`, `Select_range` at the start (performance_schema on).
+    pub(crate) selects: [u64; 2],
+    /// The prepared statement being executed (COM_STMT_EXECUTE), if any.
+    pub(crate) prepared: Option<u32>,
 }
 
 fn reads(h: &HandlerReads) -> [u64; 6] {
@@ -139,31 +154,49 @@ impl<E: KvEngine> Session<E> {
 
     /// Starts timing a statement.
     pub(crate) fn stmt_clock(&self) -> StmtClock {
+        self.enter_lock_owner();
         let logs = &self.inst.querylog;
         let slow_on = logs.slow_on();
-        let track = slow_on || logs.not_using_indexes() || self.hot().min_examined_row_limit > 0;
+        let perf = self.inst.globals.perf().enabled();
+        let track =
+            perf || slow_on || logs.not_using_indexes() || self.hot().min_examined_row_limit > 0;
         StmtClock {
             start: Instant::now(),
             reads: track.then(|| reads(&self.handler)),
-            lock_us: if slow_on {
+            lock_us: if slow_on || perf {
                 common::wait::lock_wait_micros()
             } else {
                 0
             },
+            selects: if perf {
+                [
+                    self.counters.get(Ctr::SelectScan),
+                    self.counters.get(Ctr::SelectRange),
+                ]
+            } else {
+                [0; 2]
+            },
+            prepared: self.executing,
         }
     }
 
-    /// Ends a statement started with [`Session::stmt_clock`]: counts it in `Slow_queries`
-    /// and writes it to the slow log when MySQL would. `text` makes the statement's text,
-    /// only when it is written.
+    /// Ends a statement started with [`Session::stmt_clock`]: records it in performance_schema
+    /// (when on), counts it in `Slow_queries` and writes it to the slow log when MySQL would.
+    /// `text` makes the statement's text, only when it is needed.
     pub(crate) fn stmt_end<'t>(
         &self,
         clock: StmtClock,
         r: &Result<Output>,
-        kind: StmtKind,
+        kind: StmtKind<'_>,
         text: impl FnOnce() -> Cow<'t, str>,
     ) {
         let elapsed = clock.start.elapsed();
+        self.note_transaction(elapsed);
+        let mut text = Some(text);
+        let mut made = None;
+        if self.inst.globals.perf().enabled() && !kind.command && !self.log_quiet {
+            made = self.ps_statement_end(&clock, elapsed, r, kind, &mut text);
+        }
         let logs = &self.inst.querylog;
         let hot = self.hot();
         let slow = elapsed.as_micros() > u128::from(hot.long_query_us);
@@ -205,7 +238,11 @@ impl<E: KvEngine> Session<E> {
         };
         let lock_us = common::wait::lock_wait_micros().saturating_sub(clock.lock_us);
         let (host, ip) = querylog::host_and_ip(&self.host);
-        let text = text();
+        let text = match (made, text) {
+            (Some(t), _) => t,
+            (None, Some(f)) => f(),
+            (None, None) => Cow::Borrowed(""),
+        };
         logs.slow(&SlowEntry {
             id: self.conn_id,
             user: &self.user,

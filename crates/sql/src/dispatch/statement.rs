@@ -41,6 +41,14 @@ fn classify(s: &Statement) -> Class {
     match s {
         Statement::Query(_) => Class::Read,
         Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_) => Class::Dml,
+        // CREATE / DROP TEMPORARY TABLE do not commit: they run inside the transaction (the
+        // rows of CREATE TEMPORARY TABLE … SELECT are part of it)
+        Statement::CreateTable(ct) if ct.temporary => Class::Dml,
+        Statement::Drop {
+            temporary: true,
+            object_type: ast::ObjectType::Table,
+            ..
+        } => Class::Dml,
         Statement::CreateDatabase { .. }
         | Statement::CreateSchema { .. }
         | Statement::CreateTable(_)
@@ -139,12 +147,27 @@ impl<E: KvEngine> Session<E> {
             }
             r => r,
         };
+        if class == Class::Ddl && r.is_ok() {
+            self.log_ddl(p);
+        }
         if deadline.as_ref().is_some_and(|d| d.fired()) {
             // this statement's own timeout: it must not interrupt the next statement of the
             // command (the flag is otherwise cleared only when a command starts)
             self.killed.store(false, Ordering::SeqCst);
         }
         drop(deadline);
+        if class == Class::Ddl && self.txn.is_some() {
+            // a DDL statement commits at its end too (the rows CREATE TABLE … SELECT wrote)
+            match &r {
+                Ok(_) => {
+                    if let Err(e) = self.commit() {
+                        self.rollback();
+                        return Err(e);
+                    }
+                }
+                Err(_) => self.rollback(),
+            }
+        }
         if self.txn.is_none() {
             // outside a transaction, metadata locks last for the statement
             self.mdl_release();
@@ -192,6 +215,29 @@ impl<E: KvEngine> Session<E> {
             };
         }
         r
+    }
+
+    /// Writes a DDL statement that has run to the binary log (as the client sent it), unless
+    /// it only touched a TEMPORARY table (not logged in row format, as MySQL) or the session
+    /// turned logging off (`sql_log_bin = 0`). The statement has committed: a failure to log
+    /// is reported in the error log, not to the client.
+    fn log_ddl(&mut self, p: &Parsed) {
+        let temporary = matches!(
+            &p.stmt,
+            Stmt::Ast(Statement::CreateTable(ct)) if ct.temporary
+        ) || matches!(
+            &p.stmt,
+            Stmt::Ast(Statement::Drop { temporary: true, .. })
+        );
+        if temporary || self.var_int("sql_log_bin", 1) == 0 {
+            return;
+        }
+        let log = self.inst.binlog.read().clone();
+        if let Some(log) = log {
+            if let Err(e) = log.log_ddl(self.conn_id, self.db.as_deref(), &p.sql) {
+                tracing::error!(error = %e.msg, "binary log: DDL not logged");
+            }
+        }
     }
 
     /// Counts the statement (`Com_*`, and what [`com::after_statement`] derives) and runs
@@ -303,6 +349,7 @@ impl<E: KvEngine> Session<E> {
                 };
             }
             Stmt::AlterTable(a) => return crate::ddl::alter::execute(self, a),
+            Stmt::Binlog(b) => return crate::show::binlog::execute(self, b),
             Stmt::Maintenance(m) => {
                 return match m.op {
                     crate::parse::maintenance::MaintOp::Check => {

@@ -481,6 +481,7 @@ pub fn execute<E: KvEngine>(
     };
     let mut bound_set = bind_set(s)?;
     let mut filler = RowFiller::new(s, &t, strict)?;
+    let checks = crate::dml::check::RowChecks::bind(&*s, &t)?;
     // open the source last: a LOCAL request goes out only for a statement that can run
     let mut local_reader;
     let mut server_file;
@@ -610,6 +611,10 @@ pub fn execute<E: KvEngine>(
                 }
             }
             let full = filler.fill(s, &t, row, row_no, ctx)?;
+            if !checks.passes(&full, ignore, ctx)? {
+                skipped += 1;
+                continue;
+            }
             let mut attempts = 0;
             loop {
                 attempts += 1;

@@ -1,9 +1,11 @@
 //! **dml**, statements that change rows, built on the query stages: single-table INSERT /
 //! REPLACE / UPDATE / DELETE ([`single`]), multi-table UPDATE and DELETE ([`multi`]),
-//! LOAD DATA ([`load`]) and EXPLAIN of single-table changes ([`explain`]).
+//! LOAD DATA ([`load`]), EXPLAIN of single-table changes ([`explain`]) and the CHECK
+//! constraints every written row must meet ([`check`]).
 //!
 //! May use: every query stage (runtime … exec).
 
+pub mod check;
 pub mod explain;
 pub mod load;
 pub mod multi;

@@ -169,7 +169,12 @@ pub fn update<E: KvEngine>(
         let e = Binder::new(&p.scope, &*s, "field list").bind(&a.value)?;
         assigns.push((ti, col - p.from[fi].offset, e));
     }
-    let strict = s.strict();
+    let ignore = matches!(u.or, Some(ast::SqliteOnConflict::Ignore));
+    let strict = s.strict() && !ignore;
+    let checks = targets
+        .iter()
+        .map(|t| crate::dml::check::RowChecks::bind(&*s, &t.def))
+        .collect::<Result<Vec<_>>>()?;
     let (matched, changed) = s.with_ctx(params, false, |s, ctx| {
         let rows = joined_rows(s, &p, ctx)?;
         let mut matched = 0u64;
@@ -203,6 +208,9 @@ pub fn update<E: KvEngine>(
                     env[off + *ci] = v;
                 }
                 if crate::dml::single::rows_equal(&old, &new) {
+                    continue;
+                }
+                if !checks[ti].passes(&new, ignore, ctx)? {
                     continue;
                 }
                 match crate::catalog::partition::update(s, &t.def, &h, &old, &new, ctx)? {

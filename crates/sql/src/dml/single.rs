@@ -588,6 +588,7 @@ fn run_insert<E: KvEngine>(
     let single_row = nrows == 1 && !is_select;
     let autoinc_col = t.columns.iter().position(|c| c.auto_increment);
     let mut filler = RowFiller::new(s, t, strict)?;
+    let checks = crate::dml::check::RowChecks::bind(&*s, t)?;
     let mut skipped = 0usize;
     let (affected, first_id, dups, explicit_id) = s.with_ctx(params, strict_div, |s, ctx| {
         let mut affected = 0u64;
@@ -609,7 +610,9 @@ fn run_insert<E: KvEngine>(
                 }
             }
             let full = filler.fill(s, t, row, row_no, ctx)?;
-            if !view_check_passes(s, view_check, &full, ignore, ctx)? {
+            if !view_check_passes(s, view_check, &full, ignore, ctx)?
+                || !checks.passes(&full, ignore, ctx)?
+            {
                 // skipped rows don't count as records (as MySQL)
                 skipped += 1;
                 continue;
@@ -648,7 +651,9 @@ fn run_insert<E: KvEngine>(
                                 env_row[*ci] = v;
                             }
                             apply_on_update(t, &existing, &mut new, assigns, ctx)?;
-                            if !view_check_passes(s, view_check, &new, ignore, ctx)? {
+                            if !view_check_passes(s, view_check, &new, ignore, ctx)?
+                                || !checks.passes(&new, ignore, ctx)?
+                            {
                                 break;
                             }
                             if rows_equal(&existing, &new) {
@@ -1015,6 +1020,7 @@ fn run_update<E: KvEngine>(
     let strict = s.strict() && !ignore;
     let strict_div = strict && s.mode("ERROR_FOR_DIVISION_BY_ZERO");
     let found_rows = s.client_found_rows;
+    let checks = crate::dml::check::RowChecks::bind(&*s, t)?;
     let (matched, changed) = s.with_ctx(params, strict_div, |s, ctx| {
         ctx.strict_cmp = strict;
         let mut rows = fetch_where(s, t, hints, filter.as_ref(), ctx)?;
@@ -1033,7 +1039,9 @@ fn run_update<E: KvEngine>(
             if rows_equal(&old, &new) {
                 continue;
             }
-            if !view_check_passes(s, view_check, &new, ignore, ctx)? {
+            if !view_check_passes(s, view_check, &new, ignore, ctx)?
+                || !checks.passes(&new, ignore, ctx)?
+            {
                 // a row skipped by IGNORE doesn't count as matched (as MySQL)
                 matched -= 1;
                 continue;

@@ -165,9 +165,19 @@ pub enum AlterOp {
     DropIndex(String),
     /// `DROP PRIMARY KEY`.
     DropPrimaryKey,
-    /// `DROP CONSTRAINT name`: drops the index or FOREIGN KEY of that name if there is one
-    /// (CHECK constraints are not kept, see [`AlterOp::Ignored`]).
+    /// `DROP CONSTRAINT name`: drops the CHECK constraint, index or FOREIGN KEY of that name.
     DropConstraint(String),
+    /// `ADD [CONSTRAINT [name]] CHECK (…) [[NOT] ENFORCED]`.
+    AddCheck(ast::CheckConstraint),
+    /// `DROP CHECK name`.
+    DropCheck(String),
+    /// `ALTER {CHECK | CONSTRAINT} name [NOT] ENFORCED`.
+    AlterCheck {
+        /// Constraint name.
+        name: String,
+        /// ENFORCED (true) or NOT ENFORCED.
+        enforced: bool,
+    },
     /// `RENAME {INDEX|KEY} a TO b`.
     RenameIndex {
         /// Current name.
@@ -205,7 +215,7 @@ pub enum AlterOp {
     AddForeignKey(ast::ForeignKeyConstraint),
     /// `DROP FOREIGN KEY name`.
     DropForeignKey(String),
-    /// Accepted and ignored, as CREATE TABLE does: ADD/DROP CHECK, `ALTER INDEX i VISIBLE`.
+    /// Accepted and ignored: `ALTER INDEX i VISIBLE`.
     Ignored,
     /// Valid MySQL that Strata does not implement (fails with 1235 when executed).
     Unsupported(String),
@@ -220,6 +230,18 @@ fn word_up(t: &Token) -> Option<String> {
 
 fn ident_text(n: &ast::Ident) -> String {
     n.value.clone()
+}
+
+/// A column option, a CHECK keeping its `CONSTRAINT name` (sqlparser keeps the name beside
+/// the option).
+pub fn named_option(o: ast::ColumnOptionDef) -> ColumnOption {
+    match (o.option, o.name) {
+        (ColumnOption::Check(mut c), Some(name)) if c.name.is_none() => {
+            c.name = Some(name);
+            ColumnOption::Check(c)
+        }
+        (option, _) => option,
+    }
 }
 
 /// Parses `ALTER TABLE name op[, op …]` from the statement's tokens (`text` for messages).
@@ -285,7 +307,7 @@ fn parse_op(p: &mut Parser<'_>, ops: &mut Vec<AlterOp>) -> std::result::Result<b
                 spec: ColumnSpecAst {
                     name: ident_text(&cd.name),
                     data_type: cd.data_type,
-                    options: cd.options.into_iter().map(|o| o.option).collect(),
+                    options: cd.options.into_iter().map(named_option).collect(),
                 },
                 position: None,
             });
@@ -307,8 +329,21 @@ fn parse_op(p: &mut Parser<'_>, ops: &mut Vec<AlterOp>) -> std::result::Result<b
     if w0 == "DROP" && w1 == "CHECK" {
         p.next_token();
         p.next_token();
-        p.parse_identifier()?;
-        ops.push(AlterOp::Ignored);
+        let name = p.parse_identifier()?;
+        ops.push(AlterOp::DropCheck(ident_text(&name)));
+        return Ok(false);
+    }
+    // ALTER {CHECK | CONSTRAINT} name [NOT] ENFORCED
+    if w0 == "ALTER" && (w1 == "CHECK" || w1 == "CONSTRAINT") {
+        p.next_token();
+        p.next_token();
+        let name = p.parse_identifier()?;
+        let enforced = !p.parse_keyword(Keyword::NOT);
+        p.expect_keyword_is(Keyword::ENFORCED)?;
+        ops.push(AlterOp::AlterCheck {
+            name: ident_text(&name),
+            enforced,
+        });
         return Ok(false);
     }
     // RENAME {INDEX|KEY} a TO b; RENAME new_name
@@ -451,7 +486,8 @@ pub fn from_ast(op: ast::AlterTableOperation, ops: &mut Vec<AlterOp>) -> Result<
             Some(ix) => ops.push(AlterOp::AddIndex(ix)),
             None => match constraint {
                 TableConstraint::ForeignKey(fk) => ops.push(AlterOp::AddForeignKey(fk)),
-                _ => ops.push(AlterOp::Ignored),
+                TableConstraint::Check(c) => ops.push(AlterOp::AddCheck(c)),
+                other => return Err(Error::not_supported(format!("ALTER TABLE ADD {other}"))),
             },
         },
         A::AddColumn {
@@ -462,7 +498,7 @@ pub fn from_ast(op: ast::AlterTableOperation, ops: &mut Vec<AlterOp>) -> Result<
             spec: spec(
                 &column_def.name,
                 column_def.data_type,
-                column_def.options.into_iter().map(|o| o.option).collect(),
+                column_def.options.into_iter().map(named_option).collect(),
             ),
             position: column_position,
         }),
@@ -591,6 +627,9 @@ mod tests {
             "ALTER TABLE t ROW_FORMAT=DYNAMIC",
             "ALTER TABLE t",
             "ALTER TABLE t ADD CONSTRAINT c CHECK (a > 0), DROP CHECK c, DROP FOREIGN KEY f",
+            "ALTER TABLE t ADD CHECK (a > 0) NOT ENFORCED, ALTER CHECK c ENFORCED",
+            "ALTER TABLE t ALTER CONSTRAINT c NOT ENFORCED, DROP CONSTRAINT d",
+            "ALTER TABLE t ADD COLUMN b INT CONSTRAINT b_pos CHECK (b > 0)",
             "ALTER TABLE t ALTER INDEX i VISIBLE",
         ] {
             let p = crate::parse::parser::parse(sql).unwrap_or_else(|e| panic!("{sql}: {}", e.msg));
@@ -606,6 +645,21 @@ mod tests {
         };
         assert_eq!(a.ops.len(), 3);
         assert!(matches!(&a.ops[2], AlterOp::RenameIndex { old, new } if old == "a" && new == "b"));
+        let p = crate::parse::parser::parse(
+            "ALTER TABLE t ADD CONSTRAINT c CHECK (a > 0) NOT ENFORCED, ALTER CHECK c ENFORCED, \
+             ADD b INT CONSTRAINT b_pos CHECK (b > 0)",
+        )
+        .unwrap();
+        let crate::parse::parser::Stmt::AlterTable(a) = &p[0].stmt else {
+            panic!()
+        };
+        assert!(matches!(&a.ops[0], AlterOp::AddCheck(c)
+            if c.name.as_ref().map(|n| n.value.as_str()) == Some("c") && c.enforced == Some(false)));
+        assert!(matches!(&a.ops[1], AlterOp::AlterCheck { name, enforced: true } if name == "c"));
+        assert!(
+            matches!(&a.ops[2], AlterOp::AddColumn { spec, .. } if matches!(
+            &spec.options[0], ColumnOption::Check(c) if c.name.as_ref().map(|n| n.value.as_str()) == Some("b_pos")))
+        );
         for bad in [
             "ALTER TABLE t ADD",
             "ALTER TABLE t ADD c INT,",

@@ -2,9 +2,10 @@
 //! ([`parser`], [`dialect`] rewrites) and the statement syntax sqlparser lacks: ALTER TABLE
 //! ([`alter`]), the partitioning clause and partition operations ([`partition`]), the account
 //! statements and the static privileges they name ([`acl`]), table maintenance statements
-//! ([`maintenance`]) and LOAD DATA ([`load`]); the literal templates of repeated statement
+//! ([`maintenance`]), the binary log's FLUSH / PURGE / RESET ([`binlog`]) and LOAD DATA
+//! ([`load`]); the literal templates of repeated statement
 //! texts ([`stmt_cache`]) and the fast path for bulk INSERT rows of one shape
-//! ([`literal_rows`]).
+//! ([`literal_rows`]); and back: expressions printed as MySQL prints a stored one ([`print`]).
 //!
 //! May use: [`crate::runtime`]. The syntax trees made here are executed by later stages
 //! (`crate::ddl::alter`, `crate::catalog::partition`, `crate::acl::stmt`, …); nothing here
@@ -12,13 +13,28 @@
 
 pub mod acl;
 pub mod alter;
+pub mod binlog;
 pub mod dialect;
 pub mod literal_rows;
 pub mod load;
 pub mod maintenance;
 pub mod parser;
 pub mod partition;
+pub mod print;
 pub mod stmt_cache;
+
+/// Parses an expression kept as text in a definition (a CHECK constraint's condition); `what`
+/// names it in the internal error a text that no longer parses gives.
+///
+/// # Errors
+/// An internal error: the stored text is corrupt.
+pub fn stored_expr(text: &str, what: &str) -> common::Result<sqlparser::ast::Expr> {
+    let dialect = dialect::StrataDialect::default();
+    sqlparser::parser::Parser::new(&dialect)
+        .try_with_sql(text)
+        .and_then(|mut p| p.parse_expr())
+        .map_err(|e| common::Error::internal(format!("stored {what} '{text}' does not parse: {e}")))
+}
 
 /// The parts of a dotted object name, backquotes removed.
 pub fn obj_parts(n: &sqlparser::ast::ObjectName) -> Vec<String> {

@@ -63,6 +63,8 @@ pub enum Stmt {
     SetList(Vec<Statement>),
     /// `LOAD DATA [LOCAL] INFILE …` ([`crate::parse::load`]).
     LoadData(Box<crate::parse::load::LoadStmt>),
+    /// FLUSH BINARY LOGS, PURGE BINARY LOGS, RESET BINARY LOGS AND GTIDS.
+    Binlog(crate::parse::binlog::BinlogStmt),
 }
 
 /// Where PREPARE takes its statement text from.
@@ -1014,6 +1016,8 @@ pub(crate) fn parse_tokenized(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parse
             p?
         } else if let Some(m) = crate::parse::maintenance::parse(&plain) {
             Stmt::Maintenance(m?)
+        } else if let Some(b) = crate::parse::binlog::parse(&plain) {
+            Stmt::Binlog(b?)
         } else if let Some(l) = crate::parse::load::parse(&plain) {
             Stmt::LoadData(Box::new(l?))
         } else if is_alter_table {

@@ -33,4 +33,10 @@ pub trait ServerInfo: Send + Sync {
     /// Extra status variables, (name, value); a name the SQL layer also reports replaces its
     /// value.
     fn status(&self) -> Vec<(String, String)>;
+    /// The rows of `SHOW ENGINE <engine> STATUS` (upper-case `engine`) for an engine the server
+    /// owns (`ROCKSDB`: RocksDB's own statistics text), as (Type, Name, Status); None when it
+    /// has none.
+    fn engine_status(&self, _engine: &str) -> Option<Vec<(String, String, String)>> {
+        None
+    }
 }

@@ -290,10 +290,16 @@ pub const ALWAYS_ZERO: &[&str] = &[
 /// One session's counters ([`Com`] and [`Ctr`]). Written only by the owning session (no
 /// atomic read-modify-write, no contended cache line); SHOW GLOBAL STATUS adds up the live
 /// sessions' and the closed ones' (see `Instance::counters_closed`).
+///
+/// It also carries the session's performance_schema statement events ([`Counters::ps`]): they
+/// are per thread, shared with the process list like the counters, and neither added up nor
+/// reset by FLUSH STATUS.
 #[derive(Debug)]
 pub struct Counters {
     com: [AtomicU64; Com::COUNT],
     ctr: [AtomicU64; Ctr::COUNT],
+    /// The thread's statement events (performance_schema) and open-transaction facts.
+    pub ps: crate::runtime::perfschema::ThreadStatements,
 }
 
 impl Default for Counters {
@@ -301,6 +307,7 @@ impl Default for Counters {
         Counters {
             com: std::array::from_fn(|_| AtomicU64::new(0)),
             ctr: std::array::from_fn(|_| AtomicU64::new(0)),
+            ps: Default::default(),
         }
     }
 }

@@ -82,7 +82,9 @@ pub static VARS: &[VarDef] = vars! {
     "back_log" ReadOnly Int "4096";
     "basedir" ReadOnly Str "/";
     "big_tables" Both Bool "0";
+    "binlog_checksum" ReadOnly Str "CRC32";
     "binlog_format" Both Str "ROW";
+    "binlog_row_image" ReadOnly Str "FULL";
     "block_encryption_mode" Both Str "aes-128-ecb";
     "bulk_insert_buffer_size" Both Int "8388608";
     "character_set_client" Both Charset "utf8mb4";
@@ -105,12 +107,16 @@ pub static VARS: &[VarDef] = vars! {
     "default_week_format" Both Int "0";
     "cte_max_recursion_depth" Both Int "1000";
     "div_precision_increment" Both Int "4";
+    "enforce_gtid_consistency" ReadOnly Str "ON";
     "explain_format" Both ExplainFormat "TRADITIONAL";
     "explicit_defaults_for_timestamp" Both Bool "1";
     "foreign_key_checks" Both Bool "1";
     "general_log" Global Bool "0";
     "general_log_file" Global Str "";
     "group_concat_max_len" Both Int "1024";
+    "gtid_executed" ReadOnly Str "";
+    "gtid_mode" ReadOnly Str "ON";
+    "gtid_purged" ReadOnly Str "";
     "have_ssl" ReadOnly Str "DISABLED";
     "have_openssl" ReadOnly Str "DISABLED";
     "hostname" ReadOnly Str "localhost";
@@ -128,6 +134,8 @@ pub static VARS: &[VarDef] = vars! {
     "local_infile" Global Bool "0";
     "lock_wait_timeout" Both Int "31536000";
     "log_bin" ReadOnly Bool "0";
+    "log_bin_basename" ReadOnly Str "";
+    "log_bin_index" ReadOnly Str "";
     "log_output" Global LogOutput "FILE";
     "log_queries_not_using_indexes" Global Bool "0";
     "log_slow_admin_statements" Global Bool "0";
@@ -135,7 +143,9 @@ pub static VARS: &[VarDef] = vars! {
     "lower_case_file_system" ReadOnly Bool "0";
     "lower_case_table_names" ReadOnly Int "0";
     "max_allowed_packet" Both Int "67108864";
+    "max_binlog_size" ReadOnly Int "1073741824";
     "max_connections" Global Int "151";
+    "max_digest_length" ReadOnly Int "1024";
     "max_execution_time" Both Int "0";
     "max_heap_table_size" Both Int "16777216";
     "max_session_mem_used" Both Int "1073741824";
@@ -149,7 +159,12 @@ pub static VARS: &[VarDef] = vars! {
     "net_write_timeout" Both Int "60";
     "optimizer_switch" Both Str "index_merge=on,index_merge_union=on,index_merge_sort_union=on,index_merge_intersection=on,engine_condition_pushdown=on,index_condition_pushdown=on,mrr=on,mrr_cost_based=on,block_nested_loop=on,batched_key_access=off,materialization=on,semijoin=on,loosescan=on,firstmatch=on,duplicateweedout=on,subquery_materialization_cost_based=on,use_index_extensions=on,condition_fanout_filter=on,derived_merge=on,use_invisible_indexes=off,skip_scan=on,hash_join=on,subquery_to_derived=off,prefer_ordering_index=on,hypergraph_optimizer=off,derived_condition_pushdown=on";
     "old_passwords" Both Int "0";
-    "performance_schema" ReadOnly Bool "0";
+    "performance_schema" ReadOnly Bool "1";
+    "performance_schema_digests_size" ReadOnly Int "10000";
+    "performance_schema_events_statements_history_long_size" ReadOnly Int "10000";
+    "performance_schema_events_statements_history_size" ReadOnly Int "10";
+    "performance_schema_max_digest_length" ReadOnly Int "1024";
+    "performance_schema_max_sql_text_length" ReadOnly Int "1024";
     "port" ReadOnly Int "3306";
     "protocol_version" ReadOnly Int "10";
     "pseudo_thread_id" Session Int "0";
@@ -160,7 +175,8 @@ pub static VARS: &[VarDef] = vars! {
     "rocksdb_block_cache_size" ReadOnly Int "268435456";
     "rocksdb_write_buffer_size" ReadOnly Int "8388608";
     "secure_file_priv" ReadOnly Str "";
-    "server_id" Global Int "1";
+    "server_id" ReadOnly Int "1";
+    "server_uuid" ReadOnly Str "";
     "session_track_gtids" Both Str "OFF";
     "session_track_schema" Both Bool "1";
     "session_track_state_change" Both Bool "0";
@@ -179,6 +195,7 @@ pub static VARS: &[VarDef] = vars! {
     "sql_auto_is_null" Both Bool "0";
     "sql_big_selects" Both Bool "1";
     "sql_log_bin" Session Bool "1";
+    "sync_binlog" ReadOnly Int "1";
     "sql_log_off" Both Bool "0";
     "sql_mode" Both SqlMode DEFAULT_SQL_MODE;
     "sql_notes" Both Bool "1";
@@ -248,6 +265,8 @@ pub struct GlobalVars {
     /// Bumped by every change (cached statement plans depend on variable values). Changed
     /// only under the write lock, so a snapshot's generation and values agree.
     generation: Generation,
+    /// performance_schema's state, sized by its read-only variables at startup.
+    perf: crate::runtime::perfschema::PerfSchema,
 }
 
 /// The generation counter on a cache line of its own: every session reads it for every
@@ -289,10 +308,27 @@ impl GlobalVars {
             let v = normalise(def, &Value::Str(val.clone()))?;
             values.insert(def.name, v);
         }
+        let num = |name: &str| match values.get(name) {
+            Some(Value::Int(n)) => usize::try_from(*n).unwrap_or(0),
+            Some(Value::UInt(n)) => usize::try_from(*n).unwrap_or(usize::MAX),
+            _ => 0,
+        };
+        let perf = crate::runtime::perfschema::PerfSchema::new(
+            num("performance_schema") != 0,
+            num("performance_schema_digests_size"),
+            num("max_digest_length").min(num("performance_schema_max_digest_length")),
+        );
         Ok(GlobalVars {
             values: RwLock::new(Arc::new(values)),
             generation: Default::default(),
+            perf,
         })
+    }
+
+    /// performance_schema's state (statement digests and events).
+    #[inline]
+    pub fn perf(&self) -> &crate::runtime::perfschema::PerfSchema {
+        &self.perf
     }
 
     /// The global value of a variable.
@@ -668,6 +704,30 @@ mod tests {
         );
         assert!(normalise_sql_mode("BOGUS", "sql_mode").is_err());
         assert_eq!(normalise_sql_mode("", "sql_mode").unwrap(), "");
+    }
+
+    #[test]
+    fn performance_schema_is_on_unless_turned_off_at_startup() {
+        let g = GlobalVars::new(&[]).unwrap();
+        assert!(g.perf().enabled());
+        assert_eq!(g.perf().max_digest_length(), 1024);
+        assert_eq!(
+            g.get("performance_schema_digests_size"),
+            Some(Value::Int(10000))
+        );
+        let g = GlobalVars::new(&[
+            ("performance_schema".into(), "OFF".into()),
+            ("performance_schema_max_digest_length".into(), "100".into()),
+        ])
+        .unwrap();
+        assert!(!g.perf().enabled());
+        assert_eq!(g.perf().max_digest_length(), 100);
+        assert_eq!(
+            g.set("performance_schema", &Value::Int(1))
+                .unwrap_err()
+                .num(),
+            1238
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@ use std::time::Instant;
 use common::{codes, Collation, ColumnMeta, Error, Result, Value, Warning};
 use parking_lot::Mutex;
 use sqlparser::ast::{self};
+use storage::catalog::TableDef;
 use storage::engine::KvEngine;
 use storage::txn::{Isolation, Txn, TxnOptions, WaitCtx};
 use storage::Storage;
@@ -244,6 +245,8 @@ pub struct Instance<E: KvEngine> {
     pub acl: crate::acl::accounts::Acl,
     /// The slow and general query logs (opened by the server at startup).
     pub querylog: crate::runtime::querylog::QueryLogs,
+    /// The binary log (opened by the server at startup unless `--skip-log-bin`).
+    pub binlog: parking_lot::RwLock<Option<Arc<replication::Binlog<E>>>>,
 }
 
 impl<E: KvEngine> Instance<E> {
@@ -252,6 +255,10 @@ impl<E: KvEngine> Instance<E> {
         // tables a rebuilding ALTER TABLE was copying into when the server stopped
         if let Err(e) = crate::ddl::alter::drop_leftover_tables(&storage) {
             tracing::warn!(error = %e.msg, "cannot drop tables left behind by an interrupted ALTER TABLE");
+        }
+        // temporary tables of sessions that were open when the server stopped
+        if let Err(e) = crate::catalog::temporary::drop_leftover_tables(&storage) {
+            tracing::warn!(error = %e.msg, "cannot drop temporary tables left behind");
         }
         let acl = crate::acl::accounts::Acl::default();
         if let Err(e) = acl.load(&storage) {
@@ -272,6 +279,7 @@ impl<E: KvEngine> Instance<E> {
             server_info: parking_lot::RwLock::new(None),
             mdl: Default::default(),
             querylog: Default::default(),
+            binlog: parking_lot::RwLock::new(None),
         })
     }
 
@@ -501,6 +509,8 @@ pub struct Session<E: KvEngine> {
     pub counters: Arc<Counters>,
     /// The running command is the server's own (COM_FIELD_LIST's query): no query-log entries.
     pub(crate) log_quiet: bool,
+    /// This session's TEMPORARY tables (see [`crate::catalog::temporary`]).
+    pub(crate) temp: crate::catalog::temporary::TempTables,
 }
 
 /// Session status flags (protocol SERVER_STATUS_*).
@@ -518,6 +528,8 @@ impl<E: KvEngine> Drop for Session<E> {
         if let Some(t) = self.txn.take() {
             t.rollback();
         }
+        // a session's temporary tables end with it (disconnect, KILL, COM_CHANGE_USER)
+        self.temp.drop_all(&self.inst.storage);
         self.inst.processes.lock().remove(&self.conn_id);
         self.inst.handler_closed.add(&self.handler);
         self.inst.counters_closed.absorb(&self.counters);
@@ -595,6 +607,7 @@ impl<E: KvEngine> Session<E> {
             handler: handler.clone(),
             counters,
             log_quiet: false,
+            temp: Default::default(),
         };
         if let Some(d) = db {
             s.use_db(d)?;
@@ -610,7 +623,29 @@ impl<E: KvEngine> Session<E> {
 
     /// Session value of a system variable (session override or global).
     pub fn var(&self, name: &str) -> Option<Value> {
+        if let Some(v) = self.live_global(name) {
+            return Some(v);
+        }
         self.with_var(name, |v| v.cloned())
+    }
+
+    /// The variables whose value is the server's state of the moment rather than a stored
+    /// setting: `gtid_executed`, `gtid_purged` (from the binary log; empty without one).
+    pub fn live_global(&self, name: &str) -> Option<Value> {
+        type Of<E> = fn(&replication::Binlog<E>) -> replication::GtidSet;
+        let set: Of<E> = match name {
+            "gtid_executed" => |b| b.gtid_executed(),
+            "gtid_purged" => |b| b.gtid_purged(),
+            _ => return None,
+        };
+        let text = self
+            .inst
+            .binlog
+            .read()
+            .as_ref()
+            .map(|b| set(b).to_string())
+            .unwrap_or_default();
+        Some(Value::Str(text))
     }
 
     /// Runs `f` on the global value of `def`: from the session's snapshot while it is
@@ -802,6 +837,24 @@ impl<E: KvEngine> Session<E> {
         Ok(())
     }
 
+    /// The storage name of table `db`.`name` for this session: the internal name of its
+    /// TEMPORARY table of that name (which shadows a base table), else `name`.
+    pub(crate) fn table_key<'a>(&'a self, db: &str, name: &'a str) -> &'a str {
+        self.temp.lookup(db, name).unwrap_or(name)
+    }
+
+    /// The definition of table (or view) `db`.`name` as this session sees it: its TEMPORARY
+    /// table of that name first (under the user's name), else the dictionary's.
+    pub(crate) fn table_def(&self, db: &str, name: &str) -> Result<Option<Arc<TableDef>>> {
+        match self.temp.lookup(db, name) {
+            Some(internal) => Ok(self
+                .storage()
+                .get_table(db, internal)?
+                .map(|t| self.temp.visible(db, name, t))),
+            None => self.storage().get_table(db, name),
+        }
+    }
+
     pub(crate) fn db_exists(&self, db: &str) -> Result<bool> {
         if crate::runtime::schemas::is_system_db(db) {
             return Ok(true);
@@ -809,9 +862,11 @@ impl<E: KvEngine> Session<E> {
         Ok(self.storage().get_database(db)?.is_some())
     }
 
-    /// COM_RESET_CONNECTION: roll back, drop variables and prepared statements.
+    /// COM_RESET_CONNECTION: roll back, drop variables, prepared statements and temporary
+    /// tables.
     pub fn reset(&mut self) -> Result<()> {
         self.rollback();
+        self.temp.drop_all(&self.inst.storage);
         self.explicit_txn = false;
         self.vars.clear();
         self.vars_gen += 1;
@@ -950,7 +1005,14 @@ impl<E: KvEngine> Session<E> {
                     observer: Some(thread_waits()),
                 },
             };
-            self.txn = Some(self.inst.storage.begin(opts));
+            let mut txn = self.inst.storage.begin(opts);
+            if self.inst.binlog.read().is_some() && self.var_int("sql_log_bin", 1) != 0 {
+                txn.set_logging(Some(storage::txn::LogCtx {
+                    thread_id: self.conn_id,
+                    db: self.db.clone(),
+                }));
+            }
+            self.txn = Some(txn);
         }
         self.txn.as_mut().expect("just created")
     }

@@ -227,8 +227,8 @@ fn table_of<E: KvEngine>(
     if let Some(t) = system_table(sess, &db, name)? {
         return Ok(t);
     }
-    sess.storage()
-        .get_table(&db, name)?
+    // (the session's TEMPORARY table of that name first)
+    sess.table_def(&db, name)?
         .ok_or_else(|| Error::no_such_table(&db, name))
 }
 
@@ -578,20 +578,13 @@ fn show_inner<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Ou
         }
         "ENGINE" => {
             let engine = t.name()?.to_ascii_uppercase();
-            let locks = sess.storage().locks().stats();
-            let text = format!(
-                "Strata storage engine (RocksDB)\ncached table definitions: {}\nrow locks: {:?}\n",
-                sess.storage().table_cache_len(),
-                locks
-            );
-            Ok(Output::Rows {
-                columns: vec![
-                    str_meta("Type", 10),
-                    str_meta("Name", 10),
-                    str_meta("Status", 4096),
-                ],
-                rows: vec![vec![s(engine), s(""), s(text)]],
-            })
+            let what = t.peek_word().unwrap_or_default();
+            engine_rows(sess, &engine, &what)
+        }
+        // SHOW INNODB STATUS (a client that dropped the /*!40100 ENGINE*/ comment)
+        "INNODB" => {
+            let what = t.peek_word().unwrap_or_default();
+            engine_rows(sess, "INNODB", &what)
         }
         "GRANTS" => {
             let (u, h, lines) = crate::acl::accounts::show_grants(sess, &t.rest())?;
@@ -633,8 +626,9 @@ fn show_inner<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Ou
                 rows,
             })
         }
-        "MASTER" | "BINARY" | "SLAVE" | "REPLICA" | "BINLOG" => {
-            // No binary log yet: an empty result, as a server with log_bin=OFF returns.
+        "MASTER" | "BINARY" | "BINLOG" => crate::show::binlog::show(sess, &kw, &tokens[t.i..]),
+        "SLAVE" | "REPLICA" => {
+            // Not a replica: an empty result, as MySQL's on a server that replicates nothing.
             Ok(Output::Rows {
                 columns: vec![str_meta("File", 64), int_meta("Position")],
                 rows: vec![],
@@ -979,10 +973,10 @@ fn variable_rows<E: KvEngine>(sess: &Session<E>, global: bool) -> Vec<Vec<Value>
         .all()
         .into_iter()
         .map(|(name, v)| {
-            let v = if global {
-                v
-            } else {
-                sess.var(name).unwrap_or(v)
+            let v = match sess.live_global(name) {
+                Some(live) => live,
+                None if global => v,
+                None => sess.var(name).unwrap_or(v),
             };
             let bool_kind = crate::runtime::sysvars::lookup(name)
                 .is_some_and(|d| d.kind == crate::runtime::sysvars::Kind::Bool);
@@ -1178,6 +1172,104 @@ fn processlist_rows<E: KvEngine>(
         })
         .collect();
     (cols, rows)
+}
+
+/// The sessions the performance_schema tables and SHOW ENGINE INNODB STATUS show (all of them
+/// with the PROCESS privilege, else the user's own), in id order.
+fn thread_views<E: KvEngine>(sess: &Session<E>) -> Vec<crate::runtime::perfschema::ThreadView> {
+    let all_threads = sess.privs().global() & crate::parse::acl::privs::PROCESS != 0;
+    let procs = sess.inst.processes.lock();
+    let mut v: Vec<_> = procs
+        .iter()
+        .filter(|(_, p)| all_threads || p.user == sess.user)
+        .map(|(id, p)| {
+            let now = p.now.lock().clone();
+            let waiting = p.wait_state.load(std::sync::atomic::Ordering::Relaxed);
+            let state = match common::wait::WaitType::from_u8(waiting) {
+                _ if now.command == "Sleep" => "",
+                Some(w) => w.state(),
+                None => "executing",
+            };
+            crate::runtime::perfschema::ThreadView {
+                id: u64::from(*id),
+                user: p.user.clone(),
+                host: p.host.clone(),
+                db: now.db,
+                command: now.command,
+                since: now.since,
+                info: now.info,
+                state,
+                query_id: p.counters.get(crate::session::session::Ctr::Questions),
+                stmts: p.counters.clone(),
+            }
+        })
+        .collect();
+    v.sort_by_key(|t| t.id);
+    v
+}
+
+/// SHOW ENGINE `engine` {STATUS | MUTEX}: InnoDB's monitor (`show::engine_status`), RocksDB's
+/// statistics from the server, no mutex rows.
+fn engine_rows<E: KvEngine>(sess: &mut Session<E>, engine: &str, what: &str) -> Result<Output> {
+    let columns = vec![
+        str_meta("Type", 10),
+        str_meta("Name", 10),
+        str_meta("Status", 4096),
+    ];
+    if what == "MUTEX" {
+        return Ok(Output::Rows {
+            columns,
+            rows: vec![],
+        });
+    }
+    let info = server_info(sess);
+    let rows = match engine {
+        "INNODB" | "INNOBASE" => {
+            let threads = thread_views(sess);
+            let all = sess.inst.global_counters();
+            let read: u64 = global_handler_reads(sess).iter().map(|(_, n)| n).sum();
+            use crate::session::session::Ctr;
+            let server_status = info.as_ref().map(|i| i.status()).unwrap_or_default();
+            let cx = crate::show::engine_status::MonitorInput {
+                threads: &threads,
+                perf: sess.inst.globals.perf(),
+                server_status: &server_status,
+                rows: [
+                    all.get(Ctr::HandlerWrite),
+                    all.get(Ctr::HandlerUpdate),
+                    all.get(Ctr::HandlerDelete),
+                    read,
+                ],
+                uptime: sess.inst.uptime_secs(),
+            };
+            let text = crate::show::engine_status::innodb_status(sess.storage(), &cx)?;
+            vec![vec![s("InnoDB"), s(""), s(text)]]
+        }
+        "ROCKSDB" => match info.as_ref().and_then(|i| i.engine_status("ROCKSDB")) {
+            Some(r) => r
+                .into_iter()
+                .map(|(a, b, c)| vec![s(a), s(b), s(c)])
+                .collect(),
+            None => vec![vec![
+                s("STATISTICS"),
+                s("rocksdb"),
+                s(format!("row locks: {:?}\n", sess.storage().locks().stats())),
+            ]],
+        },
+        other => {
+            // ER_UNKNOWN_STORAGE_ENGINE (not in common's table yet)
+            const UNKNOWN_ENGINE: common::codes::ErrorCode = common::codes::ErrorCode {
+                num: 1286,
+                sqlstate: "42000",
+                name: "ER_UNKNOWN_STORAGE_ENGINE",
+            };
+            return Err(Error::new(
+                UNKNOWN_ENGINE,
+                format!("Unknown storage engine '{other}'"),
+            ));
+        }
+    };
+    Ok(Output::Rows { columns, rows })
 }
 
 fn table_status_rows<E: KvEngine>(
@@ -1399,8 +1491,10 @@ pub fn show_create_table(t: &TableDef, next_autoinc: Option<u64>) -> String {
         }
         lines.push(l);
     }
+    lines.extend(crate::show::constraints::create_lines(t));
     let mut out = format!(
-        "CREATE TABLE {} (\n{}\n) ENGINE={}",
+        "CREATE {}TABLE {} (\n{}\n) ENGINE={}",
+        if t.temporary { "TEMPORARY " } else { "" },
         quote_ident(&t.name),
         lines.join(",\n"),
         t.options.engine
@@ -1798,6 +1892,7 @@ fn is_columns(table: &str) -> Option<Vec<ColumnDef>> {
 
 const IS_TABLES: &[&str] = &[
     "CHARACTER_SETS",
+    "CHECK_CONSTRAINTS",
     "COLLATION_CHARACTER_SET_APPLICABILITY",
     "COLLATIONS",
     "COLUMNS",
@@ -1809,6 +1904,7 @@ const IS_TABLES: &[&str] = &[
     "INNODB_CMPMEM",
     "INNODB_CMPMEM_RESET",
     "INNODB_CMP_RESET",
+    "INNODB_TEMP_TABLE_INFO",
     "KEY_COLUMN_USAGE",
     "PARTITIONS",
     "PLUGINS",
@@ -1838,12 +1934,19 @@ fn system_table_names<E: KvEngine>(sess: &Session<E>, db: &str) -> Vec<String> {
             .map(|s| s.to_string())
             .collect()
     } else if db.eq_ignore_ascii_case("performance_schema") {
-        vec![
+        let mut v: Vec<String> = vec![
             "global_variables".into(),
             "session_variables".into(),
             "global_status".into(),
             "session_status".into(),
-        ]
+        ];
+        v.extend(
+            crate::show::perfschema::TABLES
+                .iter()
+                .map(|t| t.to_string()),
+        );
+        v.sort();
+        v
     } else {
         vec![]
     }
@@ -1872,14 +1975,18 @@ pub fn system_table<E: KvEngine>(
                 upper.as_str(),
                 "GLOBAL_VARIABLES" | "SESSION_VARIABLES" | "GLOBAL_STATUS" | "SESSION_STATUS"
             ));
-    let provided = db
-        .eq_ignore_ascii_case("information_schema")
-        .then(|| server_info_columns(sess, &upper))
-        .flatten();
+    let provided = if db.eq_ignore_ascii_case("information_schema") {
+        server_info_columns(sess, &upper)
+    } else if db.eq_ignore_ascii_case("performance_schema") {
+        crate::show::perfschema::columns(name)
+    } else {
+        None
+    };
     if !known && provided.is_none() {
         return Err(Error::no_such_table(db, name));
     }
     let columns = is_columns(&upper)
+        .or_else(|| crate::show::constraints::is_columns(&upper))
         .or(provided)
         .ok_or_else(|| Error::no_such_table(db, name))?;
     Ok(Some(system_view(&db.to_ascii_lowercase(), upper, columns)))
@@ -1902,6 +2009,15 @@ pub fn system_rows<E: KvEngine>(
             &sess.inst.acl,
             &t.name,
         )));
+    }
+    if t.db == "performance_schema" && crate::show::perfschema::is_table(&t.name) {
+        let threads = thread_views(sess);
+        let cx = crate::show::perfschema::Context {
+            perf: sess.inst.globals.perf(),
+            threads: &threads,
+            tz: sess.tz_offset_secs(),
+        };
+        return Ok(Some(crate::show::perfschema::rows(&t.name, &cx)));
     }
     let def = || s("def");
     let mut rows = Vec::new();
@@ -2201,8 +2317,17 @@ pub fn system_rows<E: KvEngine>(
                 }
             }
         }
+        "CHECK_CONSTRAINTS" => {
+            rows = crate::show::constraints::check_constraint_rows(&all_tables(sess)?);
+        }
+        "INNODB_TEMP_TABLE_INFO" => {
+            rows = crate::show::constraints::temp_table_info_rows(sess.storage())?;
+        }
         "KEY_COLUMN_USAGE" | "TABLE_CONSTRAINTS" => {
             for tb in all_tables(sess)? {
+                if t.name == "TABLE_CONSTRAINTS" {
+                    rows.extend(crate::show::constraints::table_constraint_rows(&tb));
+                }
                 for fk in &tb.foreign_keys {
                     if t.name == "TABLE_CONSTRAINTS" {
                         rows.push(vec![
@@ -2357,6 +2482,8 @@ pub fn system_rows<E: KvEngine>(
 fn system_view(db: &str, name: String, columns: Vec<ColumnDef>) -> Arc<TableDef> {
     Arc::new(TableDef {
         foreign_keys: Vec::new(),
+        checks: Vec::new(),
+        temporary: false,
         partitioning: None,
         leaf: None,
         part_select: None,

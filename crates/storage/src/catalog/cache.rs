@@ -122,6 +122,8 @@ mod tests {
     fn def(name: &str) -> Arc<TableDef> {
         Arc::new(TableDef {
             foreign_keys: Vec::new(),
+            checks: Vec::new(),
+            temporary: false,
             partitioning: None,
             leaf: None,
             part_select: None,

@@ -408,6 +408,7 @@ impl<E: KvEngine> Storage<E> {
             return Err(Error::table_exists(new_name));
         }
         def.db = new_db.to_string();
+        def.rename_generated_checks(name, new_name);
         def.name = new_name.to_string();
         let mut b = WriteBatch::new();
         b.delete(Cf::Dict, keys::table(db, name));
@@ -689,6 +690,7 @@ impl<E: KvEngine> Storage<E> {
                 return Err(Error::table_exists(to));
             }
             def.db = new_db.clone();
+            def.rename_generated_checks(from, to);
             def.name = to.clone();
             overlay.retain(|(k, _)| *k != src && *k != dst);
             overlay.push((src, None));

@@ -178,6 +178,32 @@ pub struct ForeignKeyDef {
     pub on_update: String,
 }
 
+/// A CHECK constraint of a table (MySQL 8.0.16+).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckDef {
+    /// Constraint name (given, or MySQL's generated `<table>_chk_<n>`); unique within the
+    /// database for base tables.
+    pub name: String,
+    /// The condition as SQL text that parses back to the same expression (sqlparser's
+    /// rendering of the parsed condition, not MySQL's display form).
+    pub expr: String,
+    /// False for `NOT ENFORCED`: kept and shown, not checked.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub enforced: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 /// Index statistics of a table as ANALYZE TABLE gathered them, kept in the dictionary so the
 /// planner and SHOW INDEX see them after a restart.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -216,6 +242,13 @@ pub struct TableDef {
     /// not enforced).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub foreign_keys: Vec<ForeignKeyDef>,
+    /// CHECK constraints, in the order MySQL lists them (by name).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<CheckDef>,
+    /// A session's TEMPORARY table (stored under an internal name, see the SQL layer's
+    /// `catalog::temporary`); dropped at startup if one is left behind.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub temporary: bool,
     /// Set on a leaf view ([`TableDef::leaf_def`]): which leaf its index ids address.
     #[serde(skip)]
     pub leaf: Option<u32>,
@@ -253,6 +286,28 @@ impl TableDef {
     pub fn visible_indexes(&self) -> impl Iterator<Item = (usize, &IndexDef)> {
         let skip = usize::from(self.hidden_pk);
         self.indexes.iter().enumerate().skip(skip)
+    }
+
+    /// The CHECK constraint named `name` (names compare case-insensitively, as MySQL's).
+    pub fn check_no(&self, name: &str) -> Option<usize> {
+        self.checks
+            .iter()
+            .position(|c| c.name.eq_ignore_ascii_case(name))
+    }
+
+    /// Renames the generated CHECK constraint names (`<old>_chk_<n>`) after the table's new
+    /// name, as MySQL does when a table is renamed; given names stay.
+    pub fn rename_generated_checks(&mut self, old: &str, new: &str) {
+        let prefix = format!("{old}_chk_");
+        for c in &mut self.checks {
+            let generated = c
+                .name
+                .strip_prefix(&prefix)
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+            if generated {
+                c.name = format!("{new}_chk_{}", &c.name[prefix.len()..]);
+            }
+        }
     }
 
     /// The AUTO_INCREMENT column, if any.
@@ -360,6 +415,8 @@ pub(crate) mod tests {
     fn normalisation_adds_hidden_pk() {
         let t = TableDef {
             foreign_keys: Vec::new(),
+            checks: Vec::new(),
+            temporary: false,
             id: 0,
             db: "d".into(),
             name: "t".into(),
@@ -392,6 +449,22 @@ pub(crate) mod tests {
         assert_eq!(back, t);
         // no foreign keys: nothing stored, so definitions written before they existed still load
         assert!(!json.contains("foreign_keys"));
+        // likewise without CHECK constraints or the temporary flag
+        assert!(!json.contains("checks") && !json.contains("temporary"));
+        let mut with_check = t.clone();
+        with_check.checks.push(CheckDef {
+            name: "t_chk_1".into(),
+            expr: "a > 0".into(),
+            enforced: false,
+        });
+        let json = serde_json::to_string(&with_check).unwrap();
+        assert_eq!(serde_json::from_str::<TableDef>(&json).unwrap(), with_check);
+        with_check.checks[0].enforced = true;
+        with_check.rename_generated_checks("t", "u");
+        assert_eq!(with_check.checks[0].name, "u_chk_1");
+        assert!(!serde_json::to_string(&with_check)
+            .unwrap()
+            .contains("enforced"));
         let mut with_fk = t.clone();
         with_fk.foreign_keys.push(ForeignKeyDef {
             name: "t_ibfk_1".into(),

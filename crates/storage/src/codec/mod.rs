@@ -147,7 +147,7 @@ pub(crate) fn to_bytes(v: &Value) -> std::borrow::Cow<'_, [u8]> {
 }
 
 /// The 1-based index of an ENUM member (0 = the empty error value).
-pub(crate) fn enum_index(values: &[String], coll: Collation, v: &Value) -> Option<u64> {
+pub fn enum_index(values: &[String], coll: Collation, v: &Value) -> Option<u64> {
     match v {
         Value::Int(_) | Value::UInt(_) => to_u64(v),
         _ => {
@@ -164,7 +164,7 @@ pub(crate) fn enum_index(values: &[String], coll: Collation, v: &Value) -> Optio
 }
 
 /// The member string of ENUM index `i`.
-pub(crate) fn enum_name(values: &[String], i: u64) -> String {
+pub fn enum_name(values: &[String], i: u64) -> String {
     if i == 0 {
         return String::new();
     }
@@ -172,7 +172,7 @@ pub(crate) fn enum_name(values: &[String], i: u64) -> String {
 }
 
 /// The bitmask of a SET value.
-pub(crate) fn set_mask(values: &[String], coll: Collation, v: &Value) -> Option<u64> {
+pub fn set_mask(values: &[String], coll: Collation, v: &Value) -> Option<u64> {
     match v {
         Value::Int(_) | Value::UInt(_) => to_u64(v),
         _ => {
@@ -190,7 +190,7 @@ pub(crate) fn set_mask(values: &[String], coll: Collation, v: &Value) -> Option<
 }
 
 /// The string form of a SET bitmask.
-pub(crate) fn set_name(values: &[String], mask: u64) -> String {
+pub fn set_name(values: &[String], mask: u64) -> String {
     values
         .iter()
         .enumerate()

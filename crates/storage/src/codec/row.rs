@@ -487,6 +487,8 @@ mod tests {
     fn table(cols: Vec<ColumnDef>) -> TableDef {
         TableDef {
             foreign_keys: Vec::new(),
+            checks: Vec::new(),
+            temporary: false,
             partitioning: None,
             leaf: None,
             part_select: None,

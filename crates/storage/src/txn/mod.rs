@@ -7,13 +7,14 @@
 //! savepoint or a scan iterator keeps an O(1) copy of it: rolling back a statement restores that
 //! copy, and an open scan sees the buffer as it was when the scan started.
 
+pub mod changes;
 pub mod iter;
 pub mod lock;
 pub mod table;
 
 use std::sync::Arc;
 
-use common::{codes, Error, Result};
+use common::{codes, Error, Result, Value};
 use imbl::OrdMap;
 use parking_lot::Mutex;
 
@@ -50,6 +51,8 @@ pub(crate) type WriteMap = OrdMap<Vec<u8>, Option<Vec<u8>>>;
 pub(crate) struct WriteSet {
     pub(crate) data: WriteMap,
     pub(crate) dict: WriteMap,
+    /// Row changes for the commit log (only while the transaction logs).
+    pub(crate) changes: changes::ChangeList,
 }
 
 impl WriteSet {
@@ -93,6 +96,19 @@ pub struct Txn<E: KvEngine> {
     stmt: Option<WriteSet>,
     savepoints: Vec<(String, WriteSet)>,
     done: bool,
+    /// Set while the transaction's row changes go to the commit log.
+    logging: Option<LogCtx>,
+    /// Shared copies of the table definitions changes were recorded for (by table id).
+    pub(crate) logged_defs: std::collections::HashMap<u64, Arc<crate::catalog::TableDef>>,
+}
+
+/// Who a logged transaction belongs to (see [`Txn::set_logging`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LogCtx {
+    /// The connection id.
+    pub thread_id: u32,
+    /// The current database.
+    pub db: Option<String>,
 }
 
 impl<E: KvEngine> Txn<E> {
@@ -108,7 +124,43 @@ impl<E: KvEngine> Txn<E> {
             stmt: None,
             savepoints: Vec::new(),
             done: false,
+            logging: None,
+            logged_defs: Default::default(),
         }
+    }
+
+    /// Turns recording of row changes for the storage's commit log on (`Some`) or off. Changes
+    /// made while off are not logged. Without an installed commit log nothing is recorded.
+    pub fn set_logging(&mut self, ctx: Option<LogCtx>) {
+        self.logging = ctx.filter(|_| self.st.commit_log().is_some());
+    }
+
+    /// True while row changes are recorded.
+    pub fn logging(&self) -> bool {
+        self.logging.is_some()
+    }
+
+    /// Records a row change when logging.
+    pub(crate) fn log_change(
+        &mut self,
+        t: &crate::catalog::TableDef,
+        before: Option<&[Value]>,
+        after: Option<&[Value]>,
+    ) {
+        // TEMPORARY tables are not logged in row format, as MySQL
+        if self.logging.is_none() || t.temporary {
+            return;
+        }
+        let table = self
+            .logged_defs
+            .entry(t.id)
+            .or_insert_with(|| Arc::new(t.clone()))
+            .clone();
+        self.writes.changes.push_back(changes::RowChange {
+            table,
+            before: before.map(Arc::from),
+            after: after.map(Arc::from),
+        });
     }
 
     /// The transaction id (lock owner).
@@ -290,7 +342,21 @@ impl<E: KvEngine> Txn<E> {
                     }
                 }
             }
-            self.st.engine().write(&b, false)
+            match (&self.logging, self.st.commit_log()) {
+                (Some(ctx), Some(log)) if !self.writes.changes.is_empty() => {
+                    let changes: Vec<changes::RowChange> =
+                        self.writes.changes.iter().cloned().collect();
+                    let engine = self.st.engine();
+                    let mut write = |records: changes::LogRecords| {
+                        for (k, v) in records {
+                            b.put(Cf::Dict, k, v);
+                        }
+                        engine.write(&b, false)
+                    };
+                    log.commit(ctx.thread_id, ctx.db.as_deref(), &changes, &mut write)
+                }
+                _ => self.st.engine().write(&b, false),
+            }
         };
         self.finish();
         res?;

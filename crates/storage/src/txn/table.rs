@@ -334,6 +334,7 @@ impl<E: KvEngine> Txn<E> {
         for k in keys {
             self.kv_put(Cf::Data, k, Vec::new());
         }
+        self.log_change(t, None, Some(row));
         Ok(InsertOutcome::Inserted(h))
     }
 
@@ -396,6 +397,7 @@ impl<E: KvEngine> Txn<E> {
                 None => self.kv_delete(Cf::Data, k),
             }
         }
+        self.log_change(t, Some(old), Some(new));
         Ok(UpdateOutcome::Updated(new_h))
     }
 
@@ -420,6 +422,7 @@ impl<E: KvEngine> Txn<E> {
         for k in keys {
             self.kv_delete(Cf::Data, k);
         }
+        self.log_change(t, Some(old), None);
         Ok(())
     }
 }

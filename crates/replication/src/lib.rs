@@ -1,0 +1,16 @@
+//! Replication for Strata: the binary log a running server keeps ([`Binlog`]), built on the
+//! `binlog` crate's MySQL 8.4 event format and the storage's commit hook
+//! ([`storage::txn::changes::CommitLog`]).
+//!
+//! Owns: turning committed row changes and DDL statements into GTID transactions in binlog
+//! files, atomically with the data ([`service`]); the conversion of Strata's table definitions
+//! and values to binlog column types and row images ([`convert`]); the server's persistent
+//! `server_uuid` ([`server_uuid`]). Depends on `common`, `storage` and `binlog`, never on the
+//! SQL layer or the protocol (they use this crate).
+
+pub mod convert;
+pub mod server_uuid;
+pub mod service;
+
+pub use binlog::{GtidSet, Uuid};
+pub use service::{Binlog, BinlogOptions};

@@ -1,0 +1,496 @@
+//! The binary log of a running server: [`Binlog`] turns each committed transaction's row
+//! changes (and each DDL statement) into MySQL 8.4 events with a GTID and appends them to the
+//! binlog files, in commit order.
+//!
+//! **Atomic with the data.** A transaction's encoded events are written as a record
+//! (`B/<gno>`) into the dictionary column family in the same atomic batch as its rows, under
+//! the log's ordering lock; then they are appended to the current binlog file. The record is
+//! the durable copy until the file has been fsynced (every [`BinlogOptions::sync_every`]
+//! transactions and at rotation); then the records up to that point are deleted, so a
+//! commit's only fsync is the engine's log, shared by group commit as with the log off. At
+//! startup,
+//! [`Binlog::open`] appends every record the files lack (a crash between the batch and the
+//! file, or before the file's fsync), so after a crash at any point no committed transaction
+//! is missing from the binlog and no binlogged transaction is missing from the data. DDL is
+//! logged right after its statement commits (its record written with an fsync), which is not
+//! atomic with the dictionary change: a crash between the two loses the DDL's event.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Weak};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use binlog::event::{GtidEvent, QueryEvent, StatusVars, TableMapEvent};
+use binlog::{BinlogConfig, BinlogFileInfo, BinlogFiles, GtidSet, Transaction, TransactionBuilder};
+use binlog::{RowMetadata, Uuid};
+use common::{Error, Result};
+use parking_lot::Mutex;
+use storage::engine::{Cf, KvEngine, WriteBatch};
+use storage::txn::changes::{CommitLog, LogRecords, RowChange, WriteWith};
+use storage::Storage;
+
+use crate::convert;
+
+/// Key prefix of the dictionary records holding transactions not yet fsynced in a file.
+const RECORD_PREFIX: &[u8] = b"B/";
+
+fn record_key(gno: u64) -> Vec<u8> {
+    let mut k = RECORD_PREFIX.to_vec();
+    k.extend_from_slice(&gno.to_be_bytes());
+    k
+}
+
+/// How the binary log is set up (from the server's options).
+#[derive(Debug, Clone)]
+pub struct BinlogOptions {
+    /// Directory of the files (the data directory by default).
+    pub dir: PathBuf,
+    /// File name stem (`log_bin_basename`'s last part): `binlog`.
+    pub basename: String,
+    /// `server_id`.
+    pub server_id: u32,
+    /// `server_uuid`: the source of this server's GTIDs.
+    pub server_uuid: Uuid,
+    /// `max_binlog_size`.
+    pub max_size: u64,
+    /// `gtid_mode=ON`: transactions get `server_uuid:N`; OFF: anonymous.
+    pub gtid_mode: bool,
+    /// The version written in FORMAT_DESCRIPTION events.
+    pub server_version: String,
+    /// Fsync the file (and drop the dictionary records it then holds) every N transactions;
+    /// also at rotation. Not a durability setting: a transaction is durable with its record.
+    pub sync_every: u64,
+}
+
+struct Inner {
+    files: BinlogFiles,
+    /// GTIDs logged (the files' and those appended since).
+    executed: GtidSet,
+    next_gno: u64,
+    /// The logical clock within the current file.
+    seq: i64,
+    next_xid: u64,
+    /// Transactions appended since the last fsync of the file.
+    unsynced: u64,
+    /// Committed transactions waiting for an earlier GNO's commit before they go to the file
+    /// (`None`: that GNO's commit failed; it is skipped).
+    ready: std::collections::BTreeMap<u64, Option<Transaction>>,
+    /// The next GNO to append to the file.
+    next_append: u64,
+    /// The greatest GNO appended whose record may still be in the dictionary.
+    recorded_upto: u64,
+    /// A file write failed: records keep being written (a restart appends them), files not.
+    broken: Option<String>,
+}
+
+/// The binary log (see the module docs). Installed into the storage as its
+/// [`CommitLog`].
+pub struct Binlog<E: KvEngine> {
+    opts: BinlogOptions,
+    storage: Weak<Storage<E>>,
+    inner: Mutex<Inner>,
+}
+
+fn now() -> (u32, u64) {
+    let d = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    (d.as_secs() as u32, d.as_micros() as u64)
+}
+
+fn io(e: binlog::BinlogError) -> Error {
+    Error::storage(format!("binary log: {e}"))
+}
+
+impl<E: KvEngine> Binlog<E> {
+    /// Opens (or creates) the binlog files, appends the transactions the files lack from the
+    /// dictionary records, fsyncs, deletes the records, and installs the log into `storage`.
+    ///
+    /// # Errors
+    /// I/O errors of the files or the engine.
+    pub fn open(storage: &Arc<Storage<E>>, opts: BinlogOptions) -> Result<Arc<Self>> {
+        let mut cfg = BinlogConfig::new(&opts.dir, opts.server_id);
+        cfg.basename = opts.basename.clone();
+        cfg.max_size = opts.max_size;
+        cfg.server_version = opts.server_version.clone();
+        let (mut files, report) = BinlogFiles::open(cfg).map_err(io)?;
+        if !report.truncated.is_empty() {
+            tracing::warn!(truncated = ?report.truncated, "binary log: torn tail cut off");
+        }
+        let mut executed = report.gtid_executed.clone();
+        executed.union_with(files.gtid_purged());
+        // transactions committed in the data but not (durably) in the files
+        let mut recovered = 0u64;
+        let mut last = 0u64;
+        let records = records(storage)?;
+        for (gno, bytes) in &records {
+            last = last.max(*gno);
+            if executed.contains(&opts.server_uuid, *gno) {
+                continue;
+            }
+            let trx = Transaction {
+                bytes: bytes.clone(),
+                gtid: opts.gtid_mode.then_some((opts.server_uuid, *gno)),
+                ddl: false,
+            };
+            files.append(trx).map_err(io)?;
+            executed.add(opts.server_uuid, *gno);
+            recovered += 1;
+        }
+        files.sync().map_err(io)?;
+        if let Some((first, _)) = records.first() {
+            delete_records(storage, *first, last)?;
+        }
+        if recovered > 0 {
+            tracing::warn!(recovered, "binary log: transactions appended from the data");
+        }
+        let top = executed
+            .intervals(&opts.server_uuid)
+            .last()
+            .map_or(0, |(_, hi)| *hi);
+        let next_gno = top.max(last) + 1;
+        let log = Arc::new(Binlog {
+            storage: Arc::downgrade(storage),
+            inner: Mutex::new(Inner {
+                files,
+                executed,
+                next_gno,
+                seq: 0,
+                next_xid: 1,
+                unsynced: 0,
+                ready: Default::default(),
+                next_append: next_gno,
+                recorded_upto: 0,
+                broken: None,
+            }),
+            opts,
+        });
+        storage.set_commit_log(Some(log.clone() as Arc<dyn CommitLog>));
+        Ok(log)
+    }
+
+    /// The options the log runs with.
+    pub fn options(&self) -> &BinlogOptions {
+        &self.opts
+    }
+
+    fn storage(&self) -> Result<Arc<Storage<E>>> {
+        self.storage
+            .upgrade()
+            .ok_or_else(|| Error::internal("binary log: the storage is gone"))
+    }
+
+    fn meta(&self, ts: u32) -> binlog::EventMeta {
+        binlog::EventMeta {
+            timestamp: ts,
+            server_id: self.opts.server_id,
+            ..binlog::EventMeta::default()
+        }
+    }
+
+    /// The events of a row transaction, without its GTID.
+    fn encode_rows(
+        &self,
+        ts: u32,
+        thread_id: u32,
+        db: Option<&str>,
+        changes: &[RowChange],
+        xid: u64,
+    ) -> Result<binlog::PendingTransaction> {
+        let mut begin = QueryEvent::begin(thread_id, StatusVars::mysql_defaults());
+        begin.schema = db.unwrap_or_default().to_string();
+        let mut b = TransactionBuilder::new(self.meta(ts), begin).map_err(io)?;
+        let mut mapped: Vec<u64> = Vec::new();
+        for c in changes {
+            let t = &c.table;
+            let table_id = t.id & 0xFFFF_FFFF_FFFF;
+            if !mapped.contains(&table_id) {
+                let mut tm = TableMapEvent::new(table_id, &t.db, &t.name, convert::columns(t)?);
+                tm.primary_key = convert::primary_key(t);
+                tm.metadata = RowMetadata::Minimal;
+                b.table_map(&tm).map_err(io)?;
+                mapped.push(table_id);
+            }
+            match (&c.before, &c.after) {
+                (None, Some(a)) => b.write_row(table_id, &convert::row(t, a)?),
+                (Some(o), Some(n)) => {
+                    b.update_row(table_id, &convert::row(t, o)?, &convert::row(t, n)?)
+                }
+                (Some(o), None) => b.delete_row(table_id, &convert::row(t, o)?),
+                (None, None) => continue,
+            }
+            .map_err(io)?;
+        }
+        b.end_statement().map_err(io)?;
+        b.commit(xid).map_err(io)
+    }
+
+    /// Commits one transaction in the log's order: takes the next GTID (a short lock), seals
+    /// the events, hands the record to `write` (the data's batch, outside the lock, so the
+    /// engine's group commit still merges concurrent writers), then appends every transaction
+    /// whose turn has come to the file, in GTID order.
+    fn commit_ordered(
+        &self,
+        pending: binlog::PendingTransaction,
+        micros: u64,
+        write: &mut dyn FnMut(LogRecords) -> Result<()>,
+    ) -> Result<()> {
+        let (gno, seq) = {
+            let mut inner = self.inner.lock();
+            inner.next_gno += 1;
+            inner.seq += 1;
+            (inner.next_gno - 1, inner.seq)
+        };
+        let gtid = GtidEvent {
+            uuid: self.opts.server_uuid,
+            gno: if self.opts.gtid_mode { gno } else { 0 },
+            last_committed: seq - 1,
+            sequence_number: seq,
+            immediate_commit_timestamp: micros,
+            original_commit_timestamp: micros,
+            immediate_server_version: 80403,
+            original_server_version: 80403,
+            ..GtidEvent::default()
+        };
+        let r = pending
+            .seal(gtid)
+            .map_err(io)
+            .and_then(|trx| write(vec![(record_key(gno), trx.bytes.clone())]).map(|_| trx));
+        let mut inner = self.inner.lock();
+        let out = match r {
+            Ok(trx) => {
+                inner.executed.add(self.opts.server_uuid, gno);
+                inner.ready.insert(gno, Some(trx));
+                Ok(())
+            }
+            Err(e) => {
+                inner.ready.insert(gno, None);
+                Err(e)
+            }
+        };
+        self.drain(&mut inner)?;
+        out
+    }
+
+    /// Appends the ready transactions that are next in GTID order.
+    fn drain(&self, inner: &mut Inner) -> Result<()> {
+        loop {
+            let next = inner.next_append;
+            let Some(entry) = inner.ready.remove(&next) else {
+                return Ok(());
+            };
+            inner.next_append += 1;
+            let Some(trx) = entry else { continue };
+            if inner.broken.is_some() {
+                continue;
+            }
+            let file_before = inner.files.current_file().to_string();
+            if let Err(e) = inner.files.append(trx) {
+                // the data is committed and its record kept: a restart appends it
+                tracing::error!(error = %e, "binary log: cannot append; logging to files stopped");
+                inner.broken = Some(e.to_string());
+                continue;
+            }
+            inner.recorded_upto = next;
+            inner.unsynced += 1;
+            let rotated = inner.files.current_file() != file_before;
+            if rotated {
+                inner.seq = 0;
+            }
+            if rotated || (self.opts.sync_every > 0 && inner.unsynced >= self.opts.sync_every) {
+                self.sync_locked(inner)?;
+            }
+        }
+    }
+
+    /// Fsyncs the file and deletes the records it now holds.
+    fn sync_locked(&self, inner: &mut Inner) -> Result<()> {
+        if inner.broken.is_some() {
+            return Ok(());
+        }
+        inner.files.sync().map_err(io)?;
+        inner.unsynced = 0;
+        if inner.recorded_upto > 0 {
+            let st = self.storage()?;
+            delete_records(&st, 0, inner.recorded_upto)?;
+            inner.recorded_upto = 0;
+        }
+        Ok(())
+    }
+
+    /// Logs a DDL statement that has committed (`sql` as the client sent it, run with default
+    /// database `db`).
+    ///
+    /// # Errors
+    /// Encoding or engine errors (the statement itself has committed).
+    pub fn log_ddl(&self, thread_id: u32, db: Option<&str>, sql: &str) -> Result<()> {
+        let (ts, micros) = now();
+        let st = self.storage()?;
+        let xid = {
+            let mut inner = self.inner.lock();
+            inner.next_xid += 1;
+            inner.next_xid - 1
+        };
+        let mut status = StatusVars::mysql_defaults();
+        status.ddl_xid = Some(xid);
+        let q = QueryEvent::ddl(thread_id, db.unwrap_or_default(), sql, status);
+        let pending = TransactionBuilder::ddl(self.meta(ts), q).map_err(io)?;
+        let mut write = |records: LogRecords| {
+            let mut b = WriteBatch::new();
+            for (k, v) in records {
+                b.put(Cf::Dict, k, v);
+            }
+            st.engine().write(&b, true)
+        };
+        self.commit_ordered(pending, micros, &mut write)
+    }
+
+    /// FLUSH BINARY LOGS: closes the current file and starts the next.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn rotate(&self) -> Result<()> {
+        let mut inner = self.inner.lock();
+        inner.files.rotate().map_err(io)?;
+        inner.seq = 0;
+        self.sync_locked(&mut inner)
+    }
+
+    /// SHOW BINARY LOGS.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn list(&self) -> Result<Vec<BinlogFileInfo>> {
+        self.inner.lock().files.list().map_err(io)
+    }
+
+    /// The current file and position (SHOW BINARY LOG STATUS).
+    pub fn status(&self) -> (String, u64) {
+        let inner = self.inner.lock();
+        (
+            inner.files.current_file().to_string(),
+            inner.files.position(),
+        )
+    }
+
+    /// `gtid_executed`.
+    pub fn gtid_executed(&self) -> GtidSet {
+        self.inner.lock().executed.clone()
+    }
+
+    /// `gtid_purged`.
+    pub fn gtid_purged(&self) -> GtidSet {
+        self.inner.lock().files.gtid_purged().clone()
+    }
+
+    /// The path of binlog file `name` if it is one of the log's files.
+    pub fn path_of(&self, name: &str) -> Option<PathBuf> {
+        self.inner.lock().files.path_of(name)
+    }
+
+    /// The names of the log's files, oldest first.
+    pub fn file_names(&self) -> Vec<String> {
+        self.inner.lock().files.files().to_vec()
+    }
+
+    /// PURGE BINARY LOGS TO 'name': deletes the files before it.
+    ///
+    /// # Errors
+    /// 1373 for a file that is not in the index; I/O errors.
+    pub fn purge_to(&self, name: &str) -> Result<()> {
+        let mut inner = self.inner.lock();
+        if !inner.files.files().iter().any(|f| f == name) {
+            return Err(Error::new(
+                common::codes::ER_UNKNOWN_TARGET_BINLOG,
+                "Target log not found in binlog index",
+            ));
+        }
+        inner.files.purge_to(name).map_err(io).map(drop)
+    }
+
+    /// PURGE BINARY LOGS BEFORE time.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn purge_before(&self, time: SystemTime) -> Result<()> {
+        self.inner
+            .lock()
+            .files
+            .purge_before(time)
+            .map_err(io)
+            .map(drop)
+    }
+
+    /// RESET BINARY LOGS AND GTIDS: deletes every file and starts again at `binlog.000001`
+    /// with an empty `gtid_executed`.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn reset(&self) -> Result<()> {
+        let mut inner = self.inner.lock();
+        self.sync_locked(&mut inner)?;
+        inner.files.reset().map_err(io)?;
+        inner.executed = GtidSet::new();
+        inner.next_gno = 1;
+        inner.next_append = 1;
+        inner.ready.clear();
+        inner.seq = 0;
+        Ok(())
+    }
+
+    /// Fsyncs the file and removes the records (clean shutdown).
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn flush(&self) -> Result<()> {
+        let mut inner = self.inner.lock();
+        self.sync_locked(&mut inner)
+    }
+}
+
+impl<E: KvEngine> CommitLog for Binlog<E> {
+    fn commit(
+        &self,
+        thread_id: u32,
+        db: Option<&str>,
+        changes: &[RowChange],
+        write: &mut WriteWith<'_>,
+    ) -> Result<()> {
+        let (ts, micros) = now();
+        let xid = {
+            let mut inner = self.inner.lock();
+            inner.next_xid += 1;
+            inner.next_xid - 1
+        };
+        // encoding runs outside the lock; only the GTID, the write and the append are ordered
+        let pending = self.encode_rows(ts, thread_id, db, changes, xid)?;
+        self.commit_ordered(pending, micros, write)
+    }
+}
+
+/// The dictionary records, in GNO order.
+fn records<E: KvEngine>(st: &Storage<E>) -> Result<Vec<(u64, Vec<u8>)>> {
+    let mut end = RECORD_PREFIX.to_vec();
+    *end.last_mut().expect("prefix") += 1;
+    let mut it = st.engine().iter(Cf::Dict, RECORD_PREFIX, Some(&end), false);
+    let mut out = Vec::new();
+    while it.valid() {
+        let k = it.key();
+        if let Ok(b) = <[u8; 8]>::try_from(&k[RECORD_PREFIX.len()..]) {
+            out.push((u64::from_be_bytes(b), it.value().to_vec()));
+        }
+        it.next();
+    }
+    it.status()?;
+    Ok(out)
+}
+
+/// Deletes the records of GNOs `first..=last`.
+fn delete_records<E: KvEngine>(st: &Storage<E>, first: u64, last: u64) -> Result<()> {
+    let mut b = WriteBatch::new();
+    b.delete_range(
+        Cf::Dict,
+        record_key(first),
+        record_key(last.saturating_add(1)),
+    );
+    st.engine().write(&b, false)
+}

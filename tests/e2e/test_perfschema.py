@@ -115,10 +115,7 @@ def test_history_current_and_threads(srv):
 def test_truncate_resets_summary_and_history(srv):
     c = srv.connect(db="ps")
     query(c, "SELECT 1 FROM t")
-    try:
-        query(c, "TRUNCATE TABLE performance_schema.events_statements_summary_by_digest")
-    except pymysql.err.MySQLError as e:
-        pytest.xfail(f"TRUNCATE of a performance_schema table is not routed yet: {e}")
+    query(c, "TRUNCATE TABLE performance_schema.events_statements_summary_by_digest")
     n = query(c, "SELECT COUNT(*) FROM performance_schema.events_statements_summary_by_digest "
                  "WHERE DIGEST_TEXT = 'SELECT ? FROM `t`'")[0][0]
     assert n == 0

@@ -193,7 +193,7 @@ fn datetime_of(d: &common::time::DateTime) -> BDateTime {
 }
 
 /// Days from 1970-01-01 to a proleptic Gregorian date.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = if y >= 0 { y } else { y - 399 } / 400;
     let yoe = y - era * 400;

@@ -137,9 +137,6 @@ impl<E: KvEngine> Binlog<E> {
             recovered += 1;
         }
         files.sync().map_err(io)?;
-        if let Some((first, _)) = records.first() {
-            delete_records(storage, *first, last)?;
-        }
         if recovered > 0 {
             tracing::warn!(recovered, "binary log: transactions appended from the data");
         }
@@ -159,7 +156,9 @@ impl<E: KvEngine> Binlog<E> {
                 unsynced: 0,
                 ready: Default::default(),
                 next_append: next_gno,
-                recorded_upto: 0,
+                // the records found are in the synced files now: dropped at the next sync (no
+                // engine write while the server starts)
+                recorded_upto: last,
                 broken: None,
             }),
             opts,

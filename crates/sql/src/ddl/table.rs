@@ -171,6 +171,15 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
         Statement::Truncate(tr) => {
             for t in &tr.table_names {
                 let (db, name) = qualify(s, &t.name)?;
+                // performance_schema's statement tables: TRUNCATE resets them, as MySQL
+                if db.eq_ignore_ascii_case("performance_schema") {
+                    s.inst
+                        .globals
+                        .perf()
+                        .truncate(&name)
+                        .ok_or_else(|| Error::no_such_table(&db, &name))?;
+                    continue;
+                }
                 // (a TEMPORARY table of the session first)
                 let name = s.table_key(&db, &name).to_string();
                 s.mdl_lock(&db, &name, MdlMode::Exclusive)?;

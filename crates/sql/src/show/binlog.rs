@@ -61,14 +61,11 @@ pub fn execute<E: KvEngine>(sess: &mut Session<E>, stmt: &BinlogStmt) -> Result<
 
 /// A date-time of the session's time zone as seconds since the epoch.
 fn sess_local_to_epoch<E: KvEngine>(sess: &Session<E>, d: &common::time::DateTime) -> i64 {
-    let days = {
-        let (y, m) = (i64::from(d.year), i64::from(d.month));
-        let y = if m <= 2 { y - 1 } else { y };
-        let era = if y >= 0 { y } else { y - 399 } / 400;
-        let yoe = y - era * 400;
-        let doy = (153 * ((m + 9) % 12) + 2) / 5 + i64::from(d.day) - 1;
-        era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
-    };
+    let days = replication::convert::days_from_civil(
+        i64::from(d.year),
+        i64::from(d.month),
+        i64::from(d.day),
+    );
     days * 86_400 + i64::from(d.hour) * 3600 + i64::from(d.minute) * 60 + i64::from(d.second)
         - i64::from(sess.tz_offset_secs())
 }

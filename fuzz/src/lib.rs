@@ -204,6 +204,8 @@ pub fn codec_table() -> TableDef {
     };
     TableDef {
         foreign_keys: Vec::new(),
+        checks: Vec::new(),
+        temporary: false,
         id: 7,
         db: "f".into(),
         name: "t".into(),

@@ -428,6 +428,8 @@ impl Instance {
                     "1".into(),
                     "--max-connections".into(),
                     MAX_CONNECTIONS.to_string(),
+                    // as the MariaDB instances (10.11 has log_bin OFF by default): no binary log
+                    "--skip-log-bin".into(),
                 ];
                 if let Some(h) = engine.handling {
                     a.push("--thread-handling".into());

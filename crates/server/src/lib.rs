@@ -264,7 +264,10 @@ fn open_binlog(inst: &sql::Instance<RocksEngine>, cfg: &Config) -> Result<(), St
         Some(common::Value::Int(n)) => n.max(0) as u64,
         _ => 0,
     };
-    let gtid_mode = match g.get("gtid_mode").map(|v| v.to_string().to_ascii_uppercase()) {
+    let gtid_mode = match g
+        .get("gtid_mode")
+        .map(|v| v.to_string().to_ascii_uppercase())
+    {
         Some(m) if m == "ON" => true,
         Some(m) if m == "OFF" => false,
         other => {

@@ -104,16 +104,14 @@ pub(crate) fn bind_factor<E: KvEngine>(
         } => {
             let alias = alias.as_ref().map(|a| a.name.value.clone());
             // a CTE or a view has no indexes to name
-            let no_index_hints = |tname: &str| match index_hints
-                .iter()
-                .find_map(|h| h.index_names.first())
-            {
-                Some(n) => Err(Error::new(
-                    codes::ER_KEY_DOES_NOT_EXITS,
-                    format!("Key '{}' doesn't exist in table '{tname}'", n.value),
-                )),
-                None => Ok(()),
-            };
+            let no_index_hints =
+                |tname: &str| match index_hints.iter().find_map(|h| h.index_names.first()) {
+                    Some(n) => Err(Error::new(
+                        codes::ER_KEY_DOES_NOT_EXITS,
+                        format!("Key '{}' doesn't exist in table '{tname}'", n.value),
+                    )),
+                    None => Ok(()),
+                };
             // a CTE name (unqualified) shadows tables
             if name.0.len() == 1 {
                 let n = name.0[0].to_string().trim_matches('`').to_string();

@@ -227,7 +227,10 @@ impl<E: KvEngine> Session<E> {
             Stmt::Ast(Statement::CreateTable(ct)) if ct.temporary
         ) || matches!(
             &p.stmt,
-            Stmt::Ast(Statement::Drop { temporary: true, .. })
+            Stmt::Ast(Statement::Drop {
+                temporary: true,
+                ..
+            })
         );
         if temporary || self.var_int("sql_log_bin", 1) == 0 {
             return;

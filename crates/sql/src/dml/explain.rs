@@ -17,7 +17,12 @@ use crate::plan::physical::{AccessKind, TableRead};
 use crate::session::session::{Output, Session};
 
 /// What a change statement reads: its verb, table, index hints and WHERE.
-type Target = (&'static str, std::sync::Arc<TableDef>, IndexHints, Option<Expr>);
+type Target = (
+    &'static str,
+    std::sync::Arc<TableDef>,
+    IndexHints,
+    Option<Expr>,
+);
 
 /// EXPLAIN [FORMAT=…] of a change statement; `analyze` is EXPLAIN ANALYZE.
 pub fn explain<E: KvEngine>(
@@ -94,10 +99,7 @@ pub fn explain<E: KvEngine>(
 }
 
 /// The statement's kind, table and bound WHERE.
-fn target<E: KvEngine>(
-    s: &mut Session<E>,
-    stmt: &ast::Statement,
-) -> Result<Target> {
+fn target<E: KvEngine>(s: &mut Session<E>, stmt: &ast::Statement) -> Result<Target> {
     let multi = || Error::not_supported("EXPLAIN of a multi-table UPDATE or DELETE");
     match stmt {
         ast::Statement::Update(u) => {
@@ -164,7 +166,8 @@ fn read_row<E: KvEngine>(
     filter: Option<&Expr>,
 ) -> Vec<Value> {
     let stats = s.inst.stats.get(s.storage(), t);
-    let read: TableRead = crate::plan::physical::plan_table(t, filter, None, stats.as_deref(), hints);
+    let read: TableRead =
+        crate::plan::physical::plan_table(t, filter, None, stats.as_deref(), hints);
     // MySQL reads the rows a single-table UPDATE or DELETE changes through its range
     // optimizer alone: an index read shows as `range` (no const / ref), as here
     let ty = match read.kind {

@@ -42,6 +42,9 @@ def test_rows_and_ddl_are_logged_and_decodable():
         cur.execute("SELECT @@log_bin, @@gtid_mode, @@binlog_format, @@server_uuid, @@log_bin_basename")
         log_bin, mode, fmt, uuid, base = cur.fetchone()
         assert (log_bin, mode, fmt) == (1, "ON", "ROW")
+        cur.execute("SET SESSION binlog_format = 'ROW'")
+        assert err(cur, "SET SESSION binlog_format = 'STATEMENT'") == 1231
+        assert err(cur, "SET GLOBAL binlog_format = 'MIXED'") == 1231
         assert re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", uuid)
         assert base.endswith("/binlog")
         cur.execute("CREATE DATABASE bl")

@@ -467,6 +467,14 @@ pub fn normalise(def: &VarDef, value: &Value) -> Result<Value> {
     };
     let shown = text.clone().unwrap_or_else(|| "NULL".into());
     let bad = || Error::wrong_value_for_var(def.name, &shown);
+    // the binary log writes row events only: STATEMENT / MIXED would be accepted and ignored
+    if def.name == "binlog_format"
+        && !text
+            .as_deref()
+            .is_some_and(|t| t.eq_ignore_ascii_case("ROW"))
+    {
+        return Err(bad());
+    }
     Ok(match def.kind {
         Kind::Bool => {
             let t = text.ok_or_else(bad)?;

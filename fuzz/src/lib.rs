@@ -82,6 +82,7 @@ fn col(name: &str, ty: DataType, nullable: bool) -> ColumnDef {
         on_update: None,
         comment: String::new(),
         instant_default: None,
+        generated: None,
     }
 }
 

@@ -144,3 +144,29 @@ def test_write_buffer_size_option():
         p = run(["serve", "--port", str(free_port()), "--datadir", os.path.join(d, "data"),
                  "--write-buffer-size", "4K"])
     assert p.returncode != 0 and "write_buffer_size" in p.stderr, p.stderr
+
+
+def test_reports_mysql_8_4_identity(server):
+    """Strata reports MySQL 8.4 (clients such as Django 6.1 require it) in the handshake, in
+    VERSION() and @@version alike; 8.4's variables replace removed 8.0 ones; the build's identity
+    cannot be overridden at start (it was accepted and ignored)."""
+    c = server.connect()
+    assert c.get_server_info().startswith("8.4.")
+    cur = c.cursor()
+    cur.execute("SELECT VERSION(), @@version, @@authentication_policy")
+    v, var, policy = cur.fetchone()
+    assert v == var == c.get_server_info() and v.endswith("-Strata-" + v.split("-Strata-")[1])
+    assert policy == "*,,"
+    for gone in ["default_authentication_plugin", "have_ssl"]:
+        try:
+            cur.execute(f"SELECT @@{gone}")
+            raise AssertionError(f"{gone} still exists")
+        except Exception as e:  # noqa: BLE001 - pymysql raises OperationalError / InternalError
+            assert e.args[0] == 1193, e
+    # a versioned comment up to 8.4.7 is executed, a later one is not
+    cur.execute("SELECT 1 /*!80407 + 1 */ /*!80408 + 100 */")
+    assert cur.fetchone() == (2,)
+    with tempfile.TemporaryDirectory() as d:
+        p = run(["serve", "--port", str(free_port()), "--datadir", os.path.join(d, "data"),
+                 "--set", "version=9.9.9"])
+    assert p.returncode != 0 and "version" in p.stderr and "read only" in p.stderr, p.stderr

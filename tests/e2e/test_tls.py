@@ -61,7 +61,7 @@ def test_generated_certificates_and_status(srv):
     mode = os.stat(os.path.join(srv.datadir, "server-key.pem")).st_mode
     assert mode & (stat.S_IRWXG | stat.S_IRWXO) == 0, "server key readable by others"
     plain = srv.connect()
-    assert var(plain, "have_ssl") == "YES"
+    assert var(plain, "tls_version") == "TLSv1.2,TLSv1.3"
     assert var(plain, "ssl_ca").endswith("ca.pem")
     assert var(plain, "ssl_cert").endswith("server-cert.pem")
     assert status(plain, "Ssl_cipher") == ""
@@ -187,7 +187,7 @@ def test_given_certificates_and_skip_ssl(tmp_path):
     off = Server(extra=["--skip-ssl"]).start()
     try:
         c = off.connect()
-        assert var(c, "have_ssl") == "DISABLED"
+        assert var(c, "tls_version") == ""
         # a client that insists on TLS gets a refusal, the server stays up
         p = subprocess.run(["mariadb", "-h127.0.0.1", f"-P{off.port}", "-uroot", "--ssl",
                             f"--ssl-ca={certs}/ca.pem", "--ssl-verify-server-cert", "-e", "SELECT 1"],

@@ -12,6 +12,7 @@
 //! * [`gtid`] — GTID set arithmetic (GTID_SUBSET, GTID_SUBTRACT).
 //! * [`temporal`] — calendar arithmetic and temporal literal parsing shared by the above.
 //! * [`json`] — JSON text validation and MySQL's canonical JSON rendering.
+//! * [`weight`] — WEIGHT_STRING: binary sort keys of values.
 //! * [`jsonfn`] — the JSON functions (JSON_EXTRACT, JSON_SET, JSON_SEARCH...) and JSON paths.
 //!
 //! Nothing here touches storage, sessions or the parser: the SQL layer evaluates expressions and
@@ -30,6 +31,7 @@ pub mod scalar;
 pub mod store;
 pub mod temporal;
 pub mod types;
+pub mod weight;
 
 pub use arith::{binary_op, date_add, negate, ArithCtx, ArithOp, IntervalUnit};
 pub use compare::{compare, eq_null_safe, hash_key, sort_cmp};

@@ -199,6 +199,7 @@ const CALL_NAMES: &[&str] = &[
     "IS_IPV4_MAPPED",
     "MASTER_POS_WAIT",
     "SOURCE_POS_WAIT",
+    "WEIGHT_STRING",
 ];
 
 /// True when `name` (upper case) is a built-in function [`call`] / [`call_in`] evaluate, so
@@ -670,6 +671,7 @@ fn call_scalar(name: &str, args: &[Value], ctx: &mut FnCtx, w: &mut Vec<Warning>
             };
             Ok(Value::Int(r as i64))
         }
+        "WEIGHT_STRING" => Ok(crate::weight::weight_string(a(0), &weight_arg(args, coll))),
         "MASTER_POS_WAIT" | "SOURCE_POS_WAIT" => {
             // Strata has no replication: as on a MySQL server that is not a replica, NULL.
             need((2..=4).contains(&n))?;
@@ -689,6 +691,34 @@ fn call_scalar(name: &str, args: &[Value], ctx: &mut FnCtx, w: &mut Vec<Warning>
             }
             call_strict(name, args, ctx, w)
         }
+    }
+}
+
+/// WEIGHT_STRING's typing, which the binder appends to its argument as literals
+/// (`[expr, collation name, integer width, 'CHAR' | 'BINARY' | '', n]`); a call without them
+/// (a bare `WEIGHT_STRING(expr)` evaluated outside the binder) uses the connection collation.
+fn weight_arg(args: &[Value], coll: Collation) -> crate::weight::WeightArg {
+    use crate::weight::{WeightArg, WeightAs};
+    let text = |i: usize| match args.get(i) {
+        Some(Value::Str(s)) => s.as_str(),
+        _ => "",
+    };
+    let num = |i: usize| match args.get(i) {
+        Some(Value::Int(n)) => *n as usize,
+        Some(Value::UInt(n)) => *n as usize,
+        _ => 0,
+    };
+    WeightArg {
+        collation: Collation::from_name(text(1)).unwrap_or(coll),
+        int_bytes: match num(2) {
+            n @ 1..=8 => n as u8,
+            _ => 8,
+        },
+        as_: match text(3) {
+            "CHAR" => Some(WeightAs::Char(num(4))),
+            "BINARY" => Some(WeightAs::Binary(num(4))),
+            _ => None,
+        },
     }
 }
 

@@ -417,6 +417,9 @@ pub fn return_type(name: &str, args: &[ExprType]) -> ExprType {
         "REGEXP_SUBSTR" => string_like(&args[..args.len().min(1)], a0.str_len()),
         "ELT" => merge_types(&args[1.min(args.len())..]).max_str(),
         "HEX" => str_t(a0.str_len().saturating_mul(2).max(16)),
+        "WEIGHT_STRING" => Bytes {
+            max_len: a0.str_len().saturating_mul(4).max(8),
+        },
         "UNHEX" | "UUID_TO_BIN" | "RANDOM_BYTES" => Bytes {
             max_len: if name == "UUID_TO_BIN" {
                 16

@@ -179,6 +179,63 @@ impl Default for Tuning {
     }
 }
 
+/// COM_REGISTER_SLAVE: what a replica reports about itself (SHOW REPLICAS).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplicaRegistration {
+    /// The replica's `server_id`.
+    pub server_id: u32,
+    /// Its `report_host`.
+    pub host: String,
+    /// Its `report_user`.
+    pub user: String,
+    /// Its `report_password`.
+    pub password: String,
+    /// Its `report_port`.
+    pub port: u16,
+    /// The source's `server_id` as the replica knows it (0: unknown).
+    pub source_id: u32,
+}
+
+/// COM_BINLOG_DUMP / COM_BINLOG_DUMP_GTID as the replica sent it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BinlogDumpRequest {
+    /// The replica's `server_id` (0: `mysqlbinlog`, which never waits).
+    pub server_id: u32,
+    /// BINLOG_DUMP_* flags (`0x1` NON_BLOCK, `0x4` THROUGH_GTID).
+    pub flags: u16,
+    /// The file to start in (empty: chosen by the source).
+    pub file: String,
+    /// The position in that file.
+    pub pos: u64,
+    /// COM_BINLOG_DUMP_GTID: the replica's GTID set in MySQL's binary encoding.
+    pub gtid_set: Option<Vec<u8>>,
+}
+
+/// One step of a binary log dump.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DumpStep {
+    /// An event (header, body, checksum): sent as an OK-prefixed packet.
+    Event(Vec<u8>),
+    /// Nothing within the wait: the connection checks its client and asks again.
+    Idle,
+    /// A non-blocking dump reached the end: an EOF packet ends it.
+    End,
+    /// The dump was stopped (a newer dump of the same replica): the connection closes.
+    Stopped,
+}
+
+/// A running binary log dump, driven by the connection on a thread of its own.
+pub trait BinlogStream: Send {
+    /// The next step, waiting at most about `wait` when there is nothing to send.
+    ///
+    /// # Errors
+    /// An error to send to the replica as ERR (1236 …); the dump ends.
+    fn next(&mut self, wait: Duration) -> common::Result<DumpStep>;
+    /// True if events are ready without waiting (the connection flushes the socket only when
+    /// none are).
+    fn has_pending(&self) -> bool;
+}
+
 /// The server behind the protocol: accounts, sessions and server-wide answers.
 pub trait Backend: Send + Sync + 'static {
     /// The per-connection session type.
@@ -262,6 +319,18 @@ pub trait Session: Send {
     fn timeouts(&self) -> Timeouts {
         Timeouts::default()
     }
+    /// COM_REGISTER_SLAVE. Default: refused as an unknown command.
+    fn register_replica(&mut self, r: ReplicaRegistration) -> common::Result<()> {
+        let _ = r;
+        Err(unknown_command())
+    }
+    /// COM_BINLOG_DUMP / COM_BINLOG_DUMP_GTID: checks the request and returns the dump,
+    /// which the connection then runs on a thread of its own until the replica goes (the
+    /// connection closes after it, as MySQL's does). Default: an unknown command.
+    fn binlog_dump(&mut self, req: BinlogDumpRequest) -> common::Result<Box<dyn BinlogStream>> {
+        let _ = req;
+        Err(unknown_command())
+    }
     /// Where the server's temporary files go (`tmpdir`): a cursor's result is materialised
     /// there, as MySQL puts its on-disk temporary tables there. Default: `None`, the system's
     /// temporary directory.
@@ -314,6 +383,11 @@ pub trait Session: Send {
             },
         }
     }
+}
+
+/// 1047 `Unknown command`.
+fn unknown_command() -> common::Error {
+    common::Error::new(common::codes::ER_UNKNOWN_COM_ERROR, "Unknown command")
 }
 
 fn hex_upper(b: &[u8]) -> String {

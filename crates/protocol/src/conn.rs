@@ -53,6 +53,10 @@ pub mod com {
     pub const PING: u8 = 0x0E;
     /// COM_CHANGE_USER
     pub const CHANGE_USER: u8 = 0x11;
+    /// COM_BINLOG_DUMP
+    pub const BINLOG_DUMP: u8 = 0x12;
+    /// COM_REGISTER_SLAVE
+    pub const REGISTER_SLAVE: u8 = 0x15;
     /// COM_STMT_PREPARE
     pub const STMT_PREPARE: u8 = 0x16;
     /// COM_STMT_EXECUTE
@@ -67,9 +71,13 @@ pub mod com {
     pub const SET_OPTION: u8 = 0x1B;
     /// COM_STMT_FETCH
     pub const STMT_FETCH: u8 = 0x1C;
+    /// COM_BINLOG_DUMP_GTID
+    pub const BINLOG_DUMP_GTID: u8 = 0x1E;
     /// COM_RESET_CONNECTION
     pub const RESET_CONNECTION: u8 = 0x1F;
 }
+
+mod dump;
 
 /// The COM_STMT_EXECUTE flag asking for a read-only cursor. MySQL opens a cursor only for this
 /// bit (`sql_prepare.cc` `mysqld_stmt_execute`: `execute_flags & CURSOR_TYPE_READ_ONLY`);
@@ -366,6 +374,9 @@ pub enum Flow {
     Continue,
     /// Close the connection (after flushing what was written).
     Close,
+    /// The command started a job that runs until the client goes (a binlog dump): flush,
+    /// call [`Connection::run_detached`] on a thread that may block that long, then close.
+    Detach,
 }
 
 /// A prepared statement as the connection tracks it.
@@ -410,6 +421,8 @@ pub struct Connection<B: Backend, S: Transport> {
     /// The socket's read timeout is the short wait of [`Connection::await_command`] rather
     /// than net_read_timeout (which the packet reader then enforces itself).
     short_reads: bool,
+    /// A binlog dump a command started, run by [`Connection::run_detached`].
+    dump: Option<Box<dyn crate::backend::BinlogStream>>,
 }
 
 impl<B: Backend, S: Transport> Connection<B, S> {
@@ -438,6 +451,7 @@ impl<B: Backend, S: Transport> Connection<B, S> {
             admin_only: None,
             applied: None,
             short_reads: false,
+            dump: None,
         }
     }
 
@@ -581,6 +595,10 @@ impl<B: Backend, S: Transport> Connection<B, S> {
             match (flow, flushed) {
                 (Ok(Flow::Continue), Ok(())) => {}
                 (Ok(Flow::Close), _) => break,
+                (Ok(Flow::Detach), Ok(())) => {
+                    self.run_detached();
+                    break;
+                }
                 (Err(e), _) | (_, Err(e)) => {
                     tracing::debug!(conn = self.conn_id, "connection error: {e}");
                     break;
@@ -1068,6 +1086,9 @@ impl<B: Backend, S: Transport> Connection<B, S> {
                 self.reply_unit(r)?;
             }
             com::CHANGE_USER => return self.com_change_user(body),
+            com::REGISTER_SLAVE => self.com_register_slave(body)?,
+            com::BINLOG_DUMP => return self.com_binlog_dump(body, false),
+            com::BINLOG_DUMP_GTID => return self.com_binlog_dump(body, true),
             com::RESET_CONNECTION => {
                 self.close_all_statements();
                 let r = self.session_mut()?.reset();
@@ -1607,7 +1628,7 @@ mod tests {
         let (a, b) = UnixStream::pair().unwrap();
         a.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
         let shared = Arc::new(Shared {
-            server_version: "8.0.36-Strata".into(),
+            server_version: "8.4.7-Strata".into(),
             max_allowed_packet: 1 << 16,
             auth_cache: AuthCache::new(),
             rsa: RsaKeys::new(std::env::temp_dir().join("strata-unused-keys")),

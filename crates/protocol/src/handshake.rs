@@ -293,7 +293,7 @@ mod tests {
     fn handshake_layout() {
         let s = *b"ABCDEFGHIJKLMNOPQRST";
         let p = initial_handshake(
-            "8.0.36-Strata",
+            "8.4.7-Strata",
             7,
             &s,
             2,
@@ -302,7 +302,7 @@ mod tests {
         );
         let mut r = Reader::new(&p);
         assert_eq!(r.u8(), Ok(10));
-        assert_eq!(r.nul_bytes(), Ok(&b"8.0.36-Strata"[..]));
+        assert_eq!(r.nul_bytes(), Ok(&b"8.4.7-Strata"[..]));
         assert_eq!(r.u32(), Ok(7));
         assert_eq!(r.bytes(8), Ok(&b"ABCDEFGH"[..]));
         assert_eq!(r.u8(), Ok(0));

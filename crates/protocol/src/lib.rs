@@ -9,7 +9,9 @@
 //! * [`backend`]: the contract the server implements — [`Backend`] and [`Session`].
 //! * [`response`] and [`binary`]: OK/ERR/EOF, column definitions, text and binary rows,
 //!   COM_STMT_EXECUTE parameter decoding.
-//! * [`conn`]: one connection — handshake, authentication, the command dispatcher.
+//! * [`conn`]: one connection — handshake, authentication, the command dispatcher; the
+//!   replication commands (COM_REGISTER_SLAVE, COM_BINLOG_DUMP / _GTID, whose dump then runs
+//!   on a thread of its own, see [`conn::Flow::Detach`]).
 //! * [`cursor`]: server-side cursors — COM_STMT_EXECUTE with `CURSOR_TYPE_READ_ONLY`
 //!   materialises the result into an unnamed temporary file of encoded binary rows, which
 //!   COM_STMT_FETCH sends on in chunks (memory independent of the result's size).

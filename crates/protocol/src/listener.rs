@@ -69,7 +69,7 @@ pub struct ListenerConfig {
     /// Connections allowed at once; one more is admitted for an administrator
     /// ([`Backend::is_admin`]); further ones get ERR 1040.
     pub max_connections: usize,
-    /// Version string of the handshake, e.g. `8.0.36-Strata`.
+    /// Version string of the handshake, e.g. `8.4.7-Strata`.
     pub server_version: String,
     /// Directory of `private_key.pem` / `public_key.pem` (created on first need).
     pub key_dir: PathBuf,
@@ -92,7 +92,7 @@ impl Default for ListenerConfig {
             port: 0,
             socket: None,
             max_connections: 151,
-            server_version: "8.0.36-Strata".into(),
+            server_version: "8.4.7-Strata".into(),
             key_dir: std::env::temp_dir(),
             max_allowed_packet: 64 << 20,
             back_log: DEFAULT_BACK_LOG,

@@ -824,6 +824,10 @@ impl<B: Backend> Group<B> {
                 let ran = started.elapsed().saturating_sub(waited() - waited_before);
                 task.long = ran >= self.params.stall();
                 let flushed = task.conn.flush();
+                if let (Ok(Flow::Detach), Ok(())) = (&flow, &flushed) {
+                    detach(task);
+                    return lowered;
+                }
                 if !matches!((flow, flushed), (Ok(Flow::Continue), Ok(()))) {
                     return lowered;
                 }
@@ -1183,6 +1187,19 @@ mod priority {
     /// CAP_SYS_NICE or a large enough RLIMIT_NICE).
     pub(super) fn restore() -> bool {
         setpriority_process(Some(rustix::thread::gettid()), 0).is_ok()
+    }
+}
+
+/// Moves a connection whose command runs until the client goes (a binlog dump,
+/// [`Flow::Detach`]) to a thread of its own, so it never holds a worker of its group; the
+/// connection closes when the thread ends (the task is dropped there).
+fn detach<B: Backend>(mut task: Box<Task<B>>) {
+    let id = task.conn.conn_id();
+    let spawned = std::thread::Builder::new()
+        .name(format!("strata-dump-{id}"))
+        .spawn(move || task.conn.run_detached());
+    if let Err(e) = spawned {
+        tracing::error!(conn = id, "cannot start a binlog dump thread: {e}");
     }
 }
 

@@ -16,6 +16,7 @@
 //! atomic with the dictionary change: a crash between the two loses the DDL's event.
 
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -23,7 +24,7 @@ use binlog::event::{GtidEvent, QueryEvent, StatusVars, TableMapEvent};
 use binlog::{BinlogConfig, BinlogFileInfo, BinlogFiles, GtidSet, Transaction, TransactionBuilder};
 use binlog::{RowMetadata, Uuid};
 use common::{Error, Result};
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex};
 use storage::engine::{Cf, KvEngine, WriteBatch};
 use storage::txn::changes::{CommitLog, LogRecords, RowChange, WriteWith};
 use storage::Storage;
@@ -88,6 +89,12 @@ pub struct Binlog<E: KvEngine> {
     opts: BinlogOptions,
     storage: Weak<Storage<E>>,
     inner: Mutex<Inner>,
+    /// Signalled (under `inner`'s lock) whenever the files change: transactions appended, a
+    /// rotation, a purge or a reset. Dump threads wait on it ([`Binlog::wait_for_change`]).
+    changed: Condvar,
+    /// `binlog_row_metadata=FULL`: TABLE_MAP events carry column names, ENUM/SET strings,
+    /// the primary key and visibility.
+    full_metadata: std::sync::atomic::AtomicBool,
 }
 
 fn now() -> (u32, u64) {
@@ -161,10 +168,17 @@ impl<E: KvEngine> Binlog<E> {
                 recorded_upto: last,
                 broken: None,
             }),
+            changed: Condvar::new(),
+            full_metadata: Default::default(),
             opts,
         });
         storage.set_commit_log(Some(log.clone() as Arc<dyn CommitLog>));
         Ok(log)
+    }
+
+    /// `binlog_row_metadata`: FULL (`true`) or MINIMAL, for the transactions encoded from now.
+    pub fn set_full_row_metadata(&self, full: bool) {
+        self.full_metadata.store(full, Ordering::Relaxed);
     }
 
     /// The options the log runs with.
@@ -205,7 +219,11 @@ impl<E: KvEngine> Binlog<E> {
             if !mapped.contains(&table_id) {
                 let mut tm = TableMapEvent::new(table_id, &t.db, &t.name, convert::columns(t)?);
                 tm.primary_key = convert::primary_key(t);
-                tm.metadata = RowMetadata::Minimal;
+                tm.metadata = if self.full_metadata.load(Ordering::Relaxed) {
+                    RowMetadata::Full
+                } else {
+                    RowMetadata::Minimal
+                };
                 b.table_map(&tm).map_err(io)?;
                 mapped.push(table_id);
             }
@@ -272,6 +290,15 @@ impl<E: KvEngine> Binlog<E> {
 
     /// Appends the ready transactions that are next in GTID order.
     fn drain(&self, inner: &mut Inner) -> Result<()> {
+        let before = inner.files.position();
+        let r = self.drain_ready(inner);
+        if inner.files.position() != before {
+            self.changed.notify_all();
+        }
+        r
+    }
+
+    fn drain_ready(&self, inner: &mut Inner) -> Result<()> {
         loop {
             let next = inner.next_append;
             let Some(entry) = inner.ready.remove(&next) else {
@@ -349,7 +376,9 @@ impl<E: KvEngine> Binlog<E> {
     /// I/O errors.
     pub fn rotate(&self) -> Result<()> {
         let mut inner = self.inner.lock();
-        inner.files.rotate().map_err(io)?;
+        let r = inner.files.rotate().map_err(io);
+        self.changed.notify_all();
+        r?;
         inner.seq = 0;
         self.sync_locked(&mut inner)
     }
@@ -369,6 +398,17 @@ impl<E: KvEngine> Binlog<E> {
             inner.files.current_file().to_string(),
             inner.files.position(),
         )
+    }
+
+    /// Waits until the files change (a transaction appended, a rotation, a purge, a reset)
+    /// or `timeout` passes, unless the current file is already not `file` or longer than
+    /// `pos`. True when something changed (or had already changed).
+    pub fn wait_for_change(&self, file: &str, pos: u64, timeout: std::time::Duration) -> bool {
+        let mut inner = self.inner.lock();
+        if inner.files.current_file() != file || inner.files.position() > pos {
+            return true;
+        }
+        !self.changed.wait_for(&mut inner, timeout).timed_out()
     }
 
     /// `gtid_executed`.
@@ -403,7 +443,9 @@ impl<E: KvEngine> Binlog<E> {
                 "Target log not found in binlog index",
             ));
         }
-        inner.files.purge_to(name).map_err(io).map(drop)
+        let r = inner.files.purge_to(name).map_err(io).map(drop);
+        self.changed.notify_all();
+        r
     }
 
     /// PURGE BINARY LOGS BEFORE time.
@@ -411,12 +453,10 @@ impl<E: KvEngine> Binlog<E> {
     /// # Errors
     /// I/O errors.
     pub fn purge_before(&self, time: SystemTime) -> Result<()> {
-        self.inner
-            .lock()
-            .files
-            .purge_before(time)
-            .map_err(io)
-            .map(drop)
+        let mut inner = self.inner.lock();
+        let r = inner.files.purge_before(time).map_err(io).map(drop);
+        self.changed.notify_all();
+        r
     }
 
     /// RESET BINARY LOGS AND GTIDS: deletes every file and starts again at `binlog.000001`
@@ -433,6 +473,7 @@ impl<E: KvEngine> Binlog<E> {
         inner.next_append = 1;
         inner.ready.clear();
         inner.seq = 0;
+        self.changed.notify_all();
         Ok(())
     }
 

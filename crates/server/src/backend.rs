@@ -80,6 +80,10 @@ pub struct Session<E: KvEngine> {
 
 impl<E: KvEngine> Drop for Session<E> {
     fn drop(&mut self) {
+        self.inner
+            .inst
+            .replicas
+            .connection_ended(self.inner.conn_id);
         self.inner.log_quit();
         if !self.quit {
             let st = &self.inner.inst.status;
@@ -308,6 +312,17 @@ impl<E: KvEngine> protocol::Session for Session<E> {
 
     fn high_priority(&self) -> bool {
         self.inner.high_priority()
+    }
+
+    fn register_replica(&mut self, r: protocol::ReplicaRegistration) -> Result<()> {
+        crate::source::register(&self.inner, r)
+    }
+
+    fn binlog_dump(
+        &mut self,
+        req: protocol::BinlogDumpRequest,
+    ) -> Result<Box<dyn protocol::BinlogStream>> {
+        crate::source::dump(&self.inner, req)
     }
 
     fn timeouts(&self) -> Timeouts {

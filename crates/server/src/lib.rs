@@ -8,6 +8,7 @@
 pub mod backend;
 pub mod config;
 pub mod poolinfo;
+pub mod source;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -162,9 +163,6 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
             let p = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
             common::Value::Str(p.display().to_string())
         };
-        for v in ["have_ssl", "have_openssl"] {
-            globals.set_internal(v, common::Value::Str("YES".into()));
-        }
         globals.set_internal("ssl_cert", path(&t.cert_path));
         globals.set_internal("ssl_key", path(&t.key_path));
         if let Some(ca) = &t.ca_path {
@@ -284,12 +282,15 @@ fn open_binlog(inst: &sql::Instance<RocksEngine>, cfg: &Config) -> Result<(), St
         server_uuid: uuid,
         max_size: int("max_binlog_size").clamp(4096, 1 << 30),
         gtid_mode,
-        server_version: "8.4.3-strata".into(),
+        server_version: "8.4.7-strata".into(),
         // the file's fsync only bounds how many records wait in the dictionary
         sync_every: 1000,
     };
     let log = replication::Binlog::open(&inst.storage, opts)
         .map_err(|e| format!("cannot open the binary log: {}", e.msg))?;
+    log.set_full_row_metadata(
+        g.get("binlog_row_metadata") == Some(common::Value::Str("FULL".into())),
+    );
     *inst.binlog.write() = Some(log);
     let base = datadir.join(basename).display().to_string();
     g.set_internal("log_bin", common::Value::Int(1));

@@ -15,18 +15,32 @@ use std::path::{Path, PathBuf};
 use crate::session::session::test_support::session;
 use crate::Output;
 
-/// The statements of a script: text up to a line ending with `;`, comments dropped.
+/// The statements of a script: text up to a line ending with `;`, comments dropped. A
+/// `DELIMITER x` line makes `x` the terminator, as in the mysql client (routine bodies).
 fn statements(script: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
+    let mut delim = ";".to_string();
     for line in script.lines() {
         if line.trim_start().starts_with("--") || (cur.is_empty() && line.trim().is_empty()) {
             continue;
         }
+        if let Some(d) = line
+            .trim()
+            .strip_prefix("DELIMITER ")
+            .filter(|_| cur.is_empty())
+        {
+            delim = d.trim().to_string();
+            continue;
+        }
         cur.push_str(line);
         cur.push('\n');
-        if line.trim_end().ends_with(';') {
-            let stmt = cur.trim().trim_end_matches(';').trim().to_string();
+        if line.trim_end().ends_with(delim.as_str()) {
+            let stmt = cur
+                .trim()
+                .trim_end_matches(delim.as_str())
+                .trim()
+                .to_string();
             out.push(stmt);
             cur.clear();
         }

@@ -11,9 +11,9 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 /// The stages, first to last. A file's stage is its folder under `src/`.
-const STAGES: [&str; 13] = [
+const STAGES: [&str; 14] = [
     "runtime", "parse", "ir", "catalog", "bind", "plan", "exec", "dml", "ddl", "acl", "show",
-    "session", "dispatch",
+    "session", "program", "dispatch",
 ];
 
 /// `file -> later stage` edges that exist today and are to be removed. Most are the

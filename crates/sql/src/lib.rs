@@ -16,6 +16,7 @@
 //! | [`acl`] | accounts, grants, the privilege check |
 //! | [`show`] | SHOW, DESCRIBE, INFORMATION_SCHEMA and the system schemas |
 //! | [`session`] | instance and session state, transactions, plans of prepared statements |
+//! | [`program`] | stored procedures and functions: DDL, CALL, the body interpreter |
 //! | [`dispatch`] | commands from the client, statement routing under the transaction rules, SET |
 //!
 //! The value semantics (conversions, comparisons, arithmetic, built-in functions) live in the
@@ -35,6 +36,7 @@ pub mod exec;
 pub mod ir;
 pub mod parse;
 pub mod plan;
+pub mod program;
 pub mod runtime;
 pub mod session;
 pub mod show;

@@ -490,6 +490,29 @@ impl<E: KvEngine> Storage<E> {
         self.one_tree_stats(t)
     }
 
+    /// The approximate bytes of each index of `t` (in `t.indexes` order; summed over the
+    /// leaves of a partitioned table), from the engine's approximate sizes.
+    pub fn index_sizes(&self, t: &TableDef) -> Vec<u64> {
+        let one = |t: &TableDef| -> Vec<u64> {
+            t.indexes
+                .iter()
+                .map(|i| {
+                    let (lo, hi) = key::index_range(i.id);
+                    self.engine.approximate_size(Cf::Data, &lo, &hi)
+                })
+                .collect()
+        };
+        match (&t.partitioning, t.leaf) {
+            (Some(p), None) => (0..p.leaf_count()).fold(vec![0; t.indexes.len()], |mut acc, l| {
+                for (a, b) in acc.iter_mut().zip(one(&t.leaf_def(l))) {
+                    *a += b;
+                }
+                acc
+            }),
+            _ => one(t),
+        }
+    }
+
     fn one_tree_stats(&self, t: &TableDef) -> Result<(u64, u64, u64)> {
         let Some(pk) = t.indexes.first() else {
             return Ok((0, 0, 0));

@@ -185,6 +185,7 @@ pub fn column(name: &str, ty: DataType, nullable: bool) -> ColumnDef {
         on_update: None,
         comment: String::new(),
         instant_default: None,
+        generated: None,
     }
 }
 

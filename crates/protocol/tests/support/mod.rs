@@ -415,7 +415,7 @@ impl TestServer {
             port: 0,
             socket: Some(socket.clone()),
             max_connections,
-            server_version: "8.0.36-Strata".into(),
+            server_version: "8.4.7-Strata".into(),
             key_dir: key_dir(),
             max_allowed_packet: 1 << 20,
             thread_handling: mode,

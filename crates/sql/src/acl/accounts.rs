@@ -664,6 +664,7 @@ fn col(name: &str, ty: DataType) -> ColumnDef {
         on_update: None,
         comment: String::new(),
         instant_default: None,
+        generated: None,
     }
 }
 

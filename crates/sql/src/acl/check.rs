@@ -460,6 +460,18 @@ pub fn needs<E: KvEngine>(sess: &Session<E>, s: &Stmt) -> Result<Vec<Need>> {
             }
             out.extend(table_need(sess, &l.table, p, Cols::Any));
         }
+        // stored routines: CREATE ROUTINE / ALTER ROUTINE / EXECUTE at the database level
+        Stmt::Routine(r) => {
+            use crate::parse::routine::RoutineStmt as R;
+            let (db, want) = match r {
+                R::Create(c) => (&c.db, privs::CREATE_ROUTINE),
+                R::Alter { db, .. } | R::Drop { db, .. } => (db, privs::ALTER_ROUTINE),
+                R::Call { db, .. } => (db, privs::EXECUTE),
+            };
+            if let Some(db) = db.clone().or_else(|| sess.db.clone()) {
+                out.push(Need::Db { db, privs: want });
+            }
+        }
     }
     Ok(out)
 }

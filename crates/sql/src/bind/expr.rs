@@ -139,6 +139,12 @@ pub trait BindEnv {
     fn collation(&self) -> Collation;
     /// Plans a subquery whose correlated references resolve in `outer`.
     fn subquery(&self, q: &ast::Query, outer: &Scope) -> Result<Arc<SubQuery>>;
+    /// Stored function `db`.`name`, compiled, if it exists.
+    fn stored_function(
+        &self,
+        db: &str,
+        name: &str,
+    ) -> Result<Option<Arc<crate::ir::routine::Routine>>>;
 }
 
 /// Binds sqlparser expressions within a scope.
@@ -468,7 +474,7 @@ impl Binder<'_> {
                     (Some(o), Some((w, _))) => self.cmp_collation(o, w),
                     _ => self.env.collation(),
                 };
-                Expr::Case(op, whens, els, c)
+                self.decimal_result(Expr::Case(op, whens, els, c))
             }
             E::Cast {
                 expr, data_type, ..
@@ -1024,6 +1030,30 @@ impl Binder<'_> {
     }
 
     /// Collation an aggregate compares its argument under (MIN/MAX, DISTINCT).
+    /// WEIGHT_STRING(expr [AS CHAR(n) | AS BINARY(n)]): the argument's collation and integer
+    /// width, known only here, are appended as literals for [`func::weight`].
+    fn weight_string(&self, mut bound: Vec<Expr>, as_: Option<(String, Value)>) -> Result<Expr> {
+        if bound.len() != 1 {
+            return Err(func::scalar::arg_count_error("WEIGHT_STRING"));
+        }
+        let arg = bound.pop();
+        let coll = self.arg_collation(&arg);
+        let int_bytes = match &arg {
+            Some(Expr::Col(i)) => match self.scope.cols[*i].ty {
+                Some(DataType::Int { bytes, .. }) => i64::from(bytes),
+                _ => 8,
+            },
+            _ => 8,
+        };
+        let (kind, len) = as_.unwrap_or((String::new(), Value::Int(0)));
+        let mut args = vec![arg.unwrap_or(Expr::Lit(Value::Null))];
+        args.push(Expr::Lit(Value::Str(coll.name().into())));
+        args.push(Expr::Lit(Value::Int(int_bytes)));
+        args.push(Expr::Lit(Value::Str(kind)));
+        args.push(Expr::Lit(len));
+        Ok(Expr::Func("WEIGHT_STRING".into(), args))
+    }
+
     fn arg_collation(&self, arg: &Option<Expr>) -> Collation {
         match arg {
             Some(Expr::Col(i)) => self.scope.cols[*i]
@@ -1541,6 +1571,14 @@ impl Binder<'_> {
                     None => Expr::Func(name.into(), bound),
                 }
             }
+            "WEIGHT_STRING" => self.weight_string(bound, None)?,
+            n if n == crate::parse::dialect::WEIGHT_STRING_AS => {
+                let (kind, len) = match bound.get(1..3) {
+                    Some([Expr::Lit(Value::Str(k)), Expr::Lit(n)]) => (k.clone(), n.clone()),
+                    _ => return Err(Error::internal("WEIGHT_STRING … AS without its type")),
+                };
+                self.weight_string(bound.into_iter().take(1).collect(), Some((kind, len)))?
+            }
             "NAME_CONST" => {
                 // Both arguments must be constants (a literal, possibly negated).
                 let is_lit = |e: &Expr| matches!(e, Expr::Lit(_) | Expr::Neg(_) if e.is_const());
@@ -1585,13 +1623,29 @@ impl Binder<'_> {
     /// any row is read, as in MySQL, not when (or if) a row reaches the call.
     fn builtin_call(&self, f: &ast::Function, name: String, bound: Vec<Expr>) -> Result<Expr> {
         if !func::scalar::is_builtin(&name) {
-            // `db.f(...)` names a stored function of `db`; Strata has none yet
+            // a stored function: `f(...)` of the current database, `db.f(...)` of `db`
             let parts: Vec<String> = f.name.0.iter().map(|p| p.to_string()).collect();
             let bare = parts.last().map_or(name.as_str(), |p| p.trim_matches('`'));
             let db = match parts.len() {
                 1 => self.env.database(),
                 _ => Some(parts[parts.len() - 2].trim_matches('`').to_string()),
             };
+            if let Some(db) = &db {
+                if let Some(r) = self.env.stored_function(db, bare)? {
+                    let want = r.def.params.len();
+                    if bound.len() != want {
+                        return Err(Error::new(
+                            codes::ER_SP_WRONG_NO_OF_ARGS,
+                            format!(
+                                "Incorrect number of arguments for FUNCTION {}; expected {want}, got {}",
+                                r.qualified(),
+                                bound.len()
+                            ),
+                        ));
+                    }
+                    return Ok(Expr::Func(Builtin::stored(r), bound));
+                }
+            }
             return Err(func::scalar::unknown_function_in(bare, db.as_deref()));
         }
         if let Some((lo, hi)) = func::scalar::arg_counts(&name) {
@@ -1599,7 +1653,27 @@ impl Binder<'_> {
                 return Err(func::scalar::arg_count_error(&name));
             }
         }
-        Ok(Expr::Func(name.into(), bound))
+        let control_flow = matches!(name.as_str(), "IF" | "IFNULL" | "COALESCE");
+        let e = Expr::Func(name.into(), bound);
+        Ok(if control_flow {
+            self.decimal_result(e)
+        } else {
+            e
+        })
+    }
+
+    /// IF / IFNULL / COALESCE / CASE whose result type is DECIMAL give their value as that
+    /// DECIMAL, as MySQL does: `IF(1 > 2, 1.50, 2)` is `2.00` and `COALESCE(SUM(price), 0)` over
+    /// no rows `0.00` (the chosen branch is cast to the merged precision and scale, which holds
+    /// every branch, so nothing is rounded away).
+    fn decimal_result(&self, e: Expr) -> Expr {
+        let aggs: &[AggCall] = self.aggs.as_deref().map_or(&[], |v| v.as_slice());
+        match expr_type(&e, self.scope, aggs, self.agg_base) {
+            ExprType::Decimal { precision, scale } => {
+                Expr::Cast(Box::new(e), CastTarget::Decimal(precision, scale))
+            }
+            _ => e,
+        }
     }
 }
 
@@ -1835,6 +1909,13 @@ pub fn expr_type(e: &Expr, scope: &Scope, aggs: &[AggCall], agg_base: usize) -> 
             t
         }
         Expr::Cast(_, target) => func::types::cast_type(target),
+        Expr::Func(name, _) if name.stored_routine().is_some() => name
+            .stored_routine()
+            .and_then(|r| r.returns.as_ref())
+            .map_or(
+                ExprType::Str { max_chars: 255 },
+                func::types::type_of_column,
+            ),
         Expr::Func(name, args) => {
             let ts: Vec<ExprType> = args
                 .iter()

@@ -603,6 +603,12 @@ pub fn plan_block<E: KvEngine>(
                     ast::SelectItem::ExprWithAlias { alias, .. } => alias.value.clone(),
                     _ => match e {
                         ast::Expr::Identifier(id) => id.value.clone(),
+                        // `@@global.x` is named as written, as MySQL names it
+                        ast::Expr::CompoundIdentifier(ids)
+                            if ids.first().is_some_and(|i| i.value.starts_with("@@")) =>
+                        {
+                            source_text(sql, e).unwrap_or_else(|| e.to_string())
+                        }
                         ast::Expr::CompoundIdentifier(ids) => {
                             ids.last().map(|i| i.value.clone()).unwrap_or_default()
                         }

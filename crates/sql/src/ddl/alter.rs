@@ -859,6 +859,9 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
     if algorithm == Algorithm::Copy {
         rebuild.get_or_insert("ALGORITHM=COPY".into());
     }
+    if crate::ddl::generated::needs_copy(old, &columns, &src) {
+        rebuild.get_or_insert("Need to rebuild the table to compute a generated column".into());
+    }
     // appended columns: freeze the value existing rows get, or rebuild
     if rebuild.is_none() {
         let appended: Vec<usize> = (0..columns.len()).filter(|&j| src[j].is_none()).collect();
@@ -910,6 +913,7 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
         version: old.version,
         options: opts,
     };
+    crate::ddl::generated::check_alter(old, &def, &*s)?;
     Ok(Plan {
         def,
         src,
@@ -1363,6 +1367,9 @@ fn copy_rows<E: KvEngine>(
     shown.name = display_name.to_string();
     // every copied row meets the new definition's enforced CHECK constraints (3819)
     let checks = crate::dml::check::RowChecks::bind(&*s, &shown)?;
+    // generated columns are computed for the new definition (a new or changed expression, or
+    // a changed type of a column it uses)
+    let generated = crate::dml::generated::RowGenerated::bind(&*s, &shown)?;
     s.with_ctx(&[], false, |s, ctx| {
         let mut w = st.begin(TxnOptions::default());
         let mut pending = 0usize;
@@ -1441,6 +1448,7 @@ fn copy_rows<E: KvEngine>(
                     st.autoinc_observe(tmp, v)?;
                 }
             }
+            generated.compute(&shown, &mut new, strict, n, ctx)?;
             checks.passes(&new, false, ctx)?;
             let leaf = crate::catalog::partition::leaf_for(s, tmp, &new, ctx)?;
             match w.insert(leaf.as_deref().unwrap_or(tmp), &new)? {

@@ -270,7 +270,7 @@ fn variables(name: &str) -> Error {
 }
 
 /// The name MySQL reports for a function a CHECK constraint may not call.
-fn disallowed_function(upper: &str, no_args: bool) -> Option<&'static str> {
+pub(crate) fn disallowed_function(upper: &str, no_args: bool) -> Option<&'static str> {
     Some(match upper {
         "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" => "now",
         "SYSDATE" => "sysdate",

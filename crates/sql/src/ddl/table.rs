@@ -675,6 +675,7 @@ fn create_table_select<E: KvEngine>(
             on_update: None,
             comment: String::new(),
             instant_default: None,
+            generated: None,
         });
     }
     match existing {
@@ -1086,6 +1087,7 @@ pub(crate) fn create_table_with<E: KvEngine>(
         options: opts,
     }
     .normalized();
+    crate::ddl::generated::validate(&def, s)?;
     def.checks = crate::ddl::check::build(&def, crate::ddl::check::create_specs(ct), s, false)?;
     if !ct.temporary {
         crate::ddl::check::check_unique_names(s.storage(), &db, &name, &def.checks)?;
@@ -1301,6 +1303,7 @@ pub(crate) fn column_spec<'a>(
         on_update: None,
         comment: String::new(),
         instant_default: None,
+        generated: None,
     };
     let mut primary_key = false;
     let mut unique = false;
@@ -1335,11 +1338,12 @@ pub(crate) fn column_spec<'a>(
             ColumnOption::CharacterSet(_) | ColumnOption::Collation(_) => {}
             ColumnOption::Check(_) => {}
             ColumnOption::Generated { .. } => {
-                return Err(Error::not_supported("generated columns"))
+                col.generated = crate::ddl::generated::declared(o)?;
             }
             other => return Err(Error::not_supported(format!("column option {other}"))),
         }
     }
+    crate::ddl::generated::check_options(&col)?;
     if col.auto_increment
         && !matches!(
             col.ty,

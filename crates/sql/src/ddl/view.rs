@@ -240,6 +240,7 @@ pub fn create<E: KvEngine>(s: &mut Session<E>, cv: &ast::CreateView) -> Result<O
             on_update: None,
             comment: String::new(),
             instant_default: None,
+            generated: None,
         });
     }
     let params = cv.params.as_ref();

@@ -40,6 +40,24 @@ pub(crate) fn kinds(p: &Parsed) -> &'static [Com] {
             BinlogStmt::PurgeBefore(_) => Com::PurgeBeforeDate,
             BinlogStmt::Reset => Com::Reset,
         }),
+        Stmt::Routine(r) => one(routine_kind(r)),
+    }
+}
+
+fn routine_kind(r: &crate::parse::routine::RoutineStmt) -> Com {
+    use crate::parse::routine::{RoutineKind as K, RoutineStmt as R};
+    match r {
+        R::Create(c) if c.kind == K::Procedure => Com::CreateProcedure,
+        R::Create(_) => Com::CreateFunction,
+        R::Alter {
+            kind: K::Procedure, ..
+        } => Com::AlterProcedure,
+        R::Alter { .. } => Com::AlterFunction,
+        R::Drop {
+            kind: K::Procedure, ..
+        } => Com::DropProcedure,
+        R::Drop { .. } => Com::DropFunction,
+        R::Call { .. } => Com::CallProcedure,
     }
 }
 

@@ -95,6 +95,7 @@ impl<E: KvEngine> Session<E> {
             let clock = self.stmt_clock();
             // a result is streamed only when it is the text's one statement: the results of
             // a multi-statement text are sent in order once all of them ran
+            self.programs.results.clear();
             let r = if single {
                 self.run_with_files(p, &[], files)
             } else {
@@ -102,6 +103,8 @@ impl<E: KvEngine> Session<E> {
             };
             self.stmt_end(clock, &r, StmtKind::of(p), || log_text(p, text));
             let failed = r.is_err();
+            // the result sets of a CALL come before its own OK (or error)
+            out.extend(self.programs.results.drain(..).map(Ok));
             out.push(r);
             if failed {
                 break;
@@ -208,7 +211,16 @@ impl<E: KvEngine> Session<E> {
             .fetch_add(1, Ordering::Relaxed);
         self.executing = Some(id);
         let clock = self.stmt_clock();
-        let r = self.run_with_files(&p.parsed, params, client);
+        self.programs.results.clear();
+        let mut r = self.run_with_files(&p.parsed, params, client);
+        if r.is_ok() && !self.programs.results.is_empty() {
+            // one reply per COM_STMT_EXECUTE here: a CALL's result sets cannot go with it
+            self.programs.results.clear();
+            r = Err(Error::new(
+                codes::ER_SP_BADSELECT,
+                "PROCEDURE can't return a result set in the given context",
+            ));
+        }
         self.stmt_end(clock, &r, StmtKind::of(&p.parsed), || {
             Cow::Owned(text.unwrap_or_default())
         });

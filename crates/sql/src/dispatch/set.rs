@@ -170,6 +170,12 @@ impl<E: KvEngine> Session<E> {
                 .querylog
                 .set_global(&self.inst.globals, def, &value);
         }
+        if global && def.name == "binlog_row_metadata" {
+            return self.set_binlog_row_metadata(def, value);
+        }
+        if global && matches!(def.name, "read_only" | "super_read_only") {
+            return self.set_read_only(def.name, &value);
+        }
         if value == Value::Str("DEFAULT".into()) {
             if global {
                 let d = crate::runtime::sysvars::VARS
@@ -221,6 +227,26 @@ impl<E: KvEngine> Session<E> {
             _ => {}
         }
         self.vars_mut().insert(def.name, v);
+        Ok(())
+    }
+
+    /// SET GLOBAL binlog_row_metadata: the variable, and the binary log's TABLE_MAP events
+    /// from the next transaction on (column names, ENUM/SET strings… with FULL).
+    fn set_binlog_row_metadata(
+        &mut self,
+        def: &crate::runtime::sysvars::VarDef,
+        value: Value,
+    ) -> Result<()> {
+        let value = if value == Value::Str("DEFAULT".into()) {
+            Value::Str(def.default.into())
+        } else {
+            value
+        };
+        self.inst.globals.set(def.name, &value)?;
+        let full = self.inst.globals.get(def.name) == Some(Value::Str("FULL".into()));
+        if let Some(log) = self.inst.binlog.read().as_ref() {
+            log.set_full_row_metadata(full);
+        }
         Ok(())
     }
 }

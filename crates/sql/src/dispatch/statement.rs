@@ -83,6 +83,12 @@ impl<E: KvEngine> Session<E> {
             return Err(Error::interrupted());
         }
         // (the KILL QUERY flag was cleared when the command started: see `query_with_files`)
+        if self.programs.hooks.is_none() {
+            self.programs.hooks = Some(crate::session::program::ProgramHooks {
+                call_function: crate::program::call::call_function::<E>,
+                run_statement: Self::run_in_program,
+            });
+        }
         self.stmt_now = None;
         if self.globals.generation() != self.inst.globals.generation() {
             self.globals = self.inst.globals.snapshot();
@@ -108,6 +114,8 @@ impl<E: KvEngine> Session<E> {
             Stmt::AlterTable(_) | Stmt::CreatePartitioned(..) => Class::Ddl,
             Stmt::Acl(_) => Class::ImplicitCommit,
             Stmt::LoadData(_) => Class::Dml,
+            Stmt::Routine(crate::parse::routine::RoutineStmt::Call { .. }) => Class::Other,
+            Stmt::Routine(_) => Class::Ddl,
             _ => Class::Other,
         };
         if class == Class::Ddl || class == Class::ImplicitCommit {
@@ -268,6 +276,7 @@ impl<E: KvEngine> Session<E> {
         files: &mut dyn common::client::Client,
     ) -> Result<Output> {
         crate::acl::check::check(self, p)?;
+        self.deny_if_read_only(p)?;
         let stmt = match &p.stmt {
             Stmt::LoadData(l) => {
                 return crate::dml::load::execute(self, l, files);
@@ -353,6 +362,7 @@ impl<E: KvEngine> Session<E> {
             }
             Stmt::AlterTable(a) => return crate::ddl::alter::execute(self, a),
             Stmt::Binlog(b) => return crate::show::binlog::execute(self, b),
+            Stmt::Routine(r) => return self.routine_stmt(r, params),
             Stmt::Maintenance(m) => {
                 return match m.op {
                     crate::parse::maintenance::MaintOp::Check => {
@@ -500,6 +510,44 @@ impl<E: KvEngine> Session<E> {
 }
 
 impl<E: KvEngine> Session<E> {
+    /// CREATE / ALTER / DROP PROCEDURE or FUNCTION, CALL.
+    fn routine_stmt(
+        &mut self,
+        r: &crate::parse::routine::RoutineStmt,
+        params: &[Value],
+    ) -> Result<Output> {
+        use crate::parse::routine::RoutineStmt as R;
+        match r {
+            R::Create(c) => crate::program::ddl::create(self, c),
+            R::Alter {
+                kind,
+                db,
+                name,
+                chars,
+            } => crate::program::ddl::alter(self, *kind, db, name, chars),
+            R::Drop {
+                kind,
+                if_exists,
+                db,
+                name,
+            } => crate::program::ddl::drop(self, *kind, *if_exists, db, name),
+            R::Call { db, name, args } => {
+                crate::program::call::call_statement(self, db, name, args, params)
+            }
+        }
+    }
+
+    /// Runs a statement of a routine's body (the program hook): inside a stored function
+    /// called by a statement with a transaction, as part of that statement; otherwise as a
+    /// statement of its own (a procedure's statements each autocommit, as in MySQL).
+    fn run_in_program(&mut self, p: &Parsed, params: &[Value]) -> Result<Output> {
+        if self.programs.in_function() && self.txn.is_some() {
+            self.dispatch(p, params, &mut common::client::NoClient)
+        } else {
+            self.run_with_files(p, params, &mut common::client::NoClient)
+        }
+    }
+
     /// FLUSH STATUS: the session's counters start again (the global sums keep them, as
     /// MySQL adds the session's values to the global ones), `Max_used_connections` becomes the
     /// connections open now and `Uptime_since_flush_status` starts again.

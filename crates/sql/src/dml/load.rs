@@ -480,7 +480,7 @@ pub fn execute<E: KvEngine>(
             .collect()
     };
     let mut bound_set = bind_set(s)?;
-    let mut filler = RowFiller::new(s, &t, strict)?;
+    let mut filler = RowFiller::new(s, &t, strict, ignore)?;
     let checks = crate::dml::check::RowChecks::bind(&*s, &t)?;
     // open the source last: a LOCAL request goes out only for a statement that can run
     let mut local_reader;

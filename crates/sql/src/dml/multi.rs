@@ -175,6 +175,10 @@ pub fn update<E: KvEngine>(
         .iter()
         .map(|t| crate::dml::check::RowChecks::bind(&*s, &t.def))
         .collect::<Result<Vec<_>>>()?;
+    let generated = targets
+        .iter()
+        .map(|t| crate::dml::generated::RowGenerated::bind(&*s, &t.def))
+        .collect::<Result<Vec<_>>>()?;
     let (matched, changed) = s.with_ctx(params, false, |s, ctx| {
         let rows = joined_rows(s, &p, ctx)?;
         let mut matched = 0u64;
@@ -197,7 +201,7 @@ pub fn update<E: KvEngine>(
                 env[off..off + old.len()].clone_from_slice(&old);
                 let mut new = old.clone();
                 for (ati, ci, e) in &assigns {
-                    if *ati != ti {
+                    if *ati != ti || !crate::dml::generated::may_assign(&t.def, *ci, ignore, ctx)? {
                         continue;
                     }
                     let v = crate::exec::query::eval(s, e, &env, ctx)?;
@@ -207,6 +211,7 @@ pub fn update<E: KvEngine>(
                     new[*ci] = v.clone();
                     env[off + *ci] = v;
                 }
+                generated[ti].compute(&t.def, &mut new, strict, matched, ctx)?;
                 if crate::dml::single::rows_equal(&old, &new) {
                     continue;
                 }

@@ -95,12 +95,24 @@ pub(crate) struct RowFiller {
     pub first_id: Option<u64>,
     /// The last explicit AUTO_INCREMENT value given.
     pub explicit_id: Option<u64>,
+    /// The table's generated columns, computed last.
+    generated: crate::dml::generated::RowGenerated,
+    /// INSERT IGNORE: a value given for a generated column is a warning, not an error.
+    ignore: bool,
 }
 
 impl RowFiller {
-    /// A filler for rows of `t` (`strict`: a missing value without default is an error).
-    pub fn new<E: KvEngine>(s: &Session<E>, t: &TableDef, strict: bool) -> Result<Self> {
+    /// A filler for rows of `t` (`strict`: a missing value without default is an error;
+    /// `ignore`: the statement's IGNORE).
+    pub fn new<E: KvEngine>(
+        s: &Session<E>,
+        t: &TableDef,
+        strict: bool,
+        ignore: bool,
+    ) -> Result<Self> {
         Ok(RowFiller {
+            generated: crate::dml::generated::RowGenerated::bind(s, t)?,
+            ignore,
             defaults: Defaults::new(t),
             strict,
             no_auto_on_zero: s.mode("NO_AUTO_VALUE_ON_ZERO"),
@@ -125,6 +137,13 @@ impl RowFiller {
         let mut full = Vec::with_capacity(t.columns.len());
         for (ci, v) in row.into_iter().enumerate() {
             let c = &t.columns[ci];
+            if c.generated.is_some() {
+                if v.is_some() {
+                    crate::dml::generated::may_assign(t, ci, self.ignore, ctx)?;
+                }
+                full.push(Value::Null); // computed below
+                continue;
+            }
             let v = match v {
                 Some(v) => v,
                 None => match defaults.get(s, t, ci)? {
@@ -156,7 +175,7 @@ impl RowFiller {
         }
         // TIMESTAMP NOT NULL given NULL → now
         for (ci, c) in t.columns.iter().enumerate() {
-            if full[ci].is_null() && !c.nullable && !c.auto_increment {
+            if full[ci].is_null() && !c.nullable && !c.auto_increment && c.generated.is_none() {
                 if let Some(d) = defaults.get(s, t, ci)? {
                     let dv = d.eval(&[], ctx)?;
                     full[ci] = func::store::store(dv, &c.ty, false, &c.name, row_no, ctx.warnings)?;
@@ -185,7 +204,19 @@ impl RowFiller {
                 }
             }
         }
+        self.generated.compute(t, &mut full, strict, row_no, ctx)?;
         Ok(full)
+    }
+
+    /// Recomputes the generated columns of `row` after it changed (ON DUPLICATE KEY UPDATE).
+    pub fn regenerate(
+        &self,
+        t: &TableDef,
+        row: &mut [Value],
+        row_no: u64,
+        ctx: &mut EvalCtx<'_>,
+    ) -> Result<()> {
+        self.generated.compute(t, row, self.strict, row_no, ctx)
     }
 }
 
@@ -587,7 +618,7 @@ fn run_insert<E: KvEngine>(
     let strict_div = strict && s.mode("ERROR_FOR_DIVISION_BY_ZERO");
     let single_row = nrows == 1 && !is_select;
     let autoinc_col = t.columns.iter().position(|c| c.auto_increment);
-    let mut filler = RowFiller::new(s, t, strict)?;
+    let mut filler = RowFiller::new(s, t, strict, ignore)?;
     let checks = crate::dml::check::RowChecks::bind(&*s, t)?;
     let mut skipped = 0usize;
     let (affected, first_id, dups, explicit_id) = s.with_ctx(params, strict_div, |s, ctx| {
@@ -645,12 +676,16 @@ fn run_insert<E: KvEngine>(
                             env_row.extend(full.iter().cloned());
                             let mut new = existing.clone();
                             for (ci, e) in assigns {
+                                if !crate::dml::generated::may_assign(t, *ci, ignore, ctx)? {
+                                    continue;
+                                }
                                 let v = e.eval(&env_row, ctx)?;
                                 let v = convert_col(t, *ci, v, strict, row_no, true, ctx)?;
                                 new[*ci] = v.clone();
                                 env_row[*ci] = v;
                             }
                             apply_on_update(t, &existing, &mut new, assigns, ctx)?;
+                            filler.regenerate(t, &mut new, row_no, ctx)?;
                             if !view_check_passes(s, view_check, &new, ignore, ctx)?
                                 || !checks.passes(&new, ignore, ctx)?
                             {
@@ -983,6 +1018,9 @@ pub(crate) fn bind_update<E: KvEngine>(s: &Session<E>, u: &ast::Update) -> Resul
             }
             _ => return Err(Error::not_supported("tuple assignment")),
         };
+        if t.columns[ci].generated.is_some() && is_default_kw(&a.value) {
+            continue; // SET g = DEFAULT: g is recomputed anyway
+        }
         let e = Binder::new(&scope, s, "field list").bind(&a.value)?;
         assigns.push((ci, e));
     }
@@ -1021,6 +1059,7 @@ fn run_update<E: KvEngine>(
     let strict_div = strict && s.mode("ERROR_FOR_DIVISION_BY_ZERO");
     let found_rows = s.client_found_rows;
     let checks = crate::dml::check::RowChecks::bind(&*s, t)?;
+    let generated = crate::dml::generated::RowGenerated::bind(&*s, t)?;
     let (matched, changed) = s.with_ctx(params, strict_div, |s, ctx| {
         ctx.strict_cmp = strict;
         let mut rows = fetch_where(s, t, hints, filter.as_ref(), ctx)?;
@@ -1031,11 +1070,15 @@ fn run_update<E: KvEngine>(
         for (ri, (h, old)) in rows.into_iter().enumerate() {
             let mut new = old.clone();
             for (ci, e) in assigns {
+                if !crate::dml::generated::may_assign(t, *ci, ignore, ctx)? {
+                    continue;
+                }
                 let v = crate::exec::query::eval(s, e, &new, ctx)?;
                 // single-table UPDATE: later assignments see earlier ones
                 new[*ci] = convert_col(t, *ci, v, strict, ri as u64 + 1, true, ctx)?;
             }
             apply_on_update(t, &old, &mut new, assigns, ctx)?;
+            generated.compute(t, &mut new, strict, ri as u64 + 1, ctx)?;
             if rows_equal(&old, &new) {
                 continue;
             }

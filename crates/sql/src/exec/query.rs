@@ -310,6 +310,17 @@ pub fn resolve<E: KvEngine>(
         if err.is_some() {
             return None;
         }
+        if let Expr::Func(f, args) = x {
+            if let (Some(r), Some(row)) = (f.stored_routine(), row) {
+                return match call_stored(s, r, args, row, ctx) {
+                    Ok(v) => Some(Expr::Lit(v)),
+                    Err(e) => {
+                        err = Some(e);
+                        None
+                    }
+                };
+            }
+        }
         if let Expr::RowSub(q, i) = x {
             if q.correlated && row.is_none() {
                 return None;
@@ -390,6 +401,28 @@ pub fn resolve<E: KvEngine>(
         Some(e) => Err(e),
         None => Ok(out),
     }
+}
+
+/// Calls stored function `r` on `args` evaluated for `row`, through the session's program
+/// hooks; the warnings its statements raise join the calling statement's.
+fn call_stored<E: KvEngine>(
+    s: &mut Session<E>,
+    r: &Arc<crate::ir::routine::Routine>,
+    args: &[Expr],
+    row: &[Value],
+    ctx: &mut EvalCtx<'_>,
+) -> Result<Value> {
+    let mut vals = Vec::with_capacity(args.len());
+    for a in args {
+        vals.push(eval(s, a, row, ctx)?);
+    }
+    let hooks = s
+        .programs
+        .hooks
+        .ok_or_else(|| Error::internal("stored programs are not wired to this session"))?;
+    let v = (hooks.call_function)(s, r, vals);
+    ctx.warnings.append(&mut s.warnings);
+    v
 }
 
 /// Evaluates `e` for `row`, running correlated subqueries for that row first.

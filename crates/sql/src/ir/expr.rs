@@ -334,6 +334,9 @@ enum How {
     UserLock,
     /// A function of the `func` crate.
     Func(func::scalar::Family),
+    /// A stored function: evaluated by the executor, per row, like a correlated subquery
+    /// (`crate::exec::query::resolve`).
+    Stored(Arc<crate::ir::routine::Routine>),
 }
 
 impl Builtin {
@@ -356,6 +359,22 @@ impl Builtin {
         Builtin {
             name: "COUNT_DISTINCT_KEY".into(),
             how: How::DistinctKey(colls),
+        }
+    }
+
+    /// A call of stored function `r` (its name is the qualified name).
+    pub fn stored(r: Arc<crate::ir::routine::Routine>) -> Builtin {
+        Builtin {
+            name: r.qualified(),
+            how: How::Stored(r),
+        }
+    }
+
+    /// The stored function this calls, if it calls one.
+    pub fn stored_routine(&self) -> Option<&Arc<crate::ir::routine::Routine>> {
+        match &self.how {
+            How::Stored(r) => Some(r),
+            _ => None,
         }
     }
 
@@ -535,6 +554,7 @@ impl Expr {
             | Expr::InSubquery(..)
             | Expr::RowSub(..)
             | Expr::Quantified(..) => false,
+            Expr::Func(name, _) if name.stored_routine().is_some() => false,
             Expr::Func(name, args) => {
                 !matches!(
                     name.as_str(),
@@ -722,7 +742,8 @@ impl Expr {
                     | Expr::InSubquery(..)
                     | Expr::Quantified(..)
                     | Expr::RowSub(..)
-            ) {
+            ) || matches!(e, Expr::Func(f, _) if f.stored_routine().is_some())
+            {
                 found = true
             }
         });
@@ -742,6 +763,8 @@ impl Expr {
             {
                 found = true
             }
+            // a stored function runs per row, as a correlated subquery does
+            Expr::Func(f, _) if f.stored_routine().is_some() => found = true,
             _ => {}
         });
         found
@@ -977,6 +1000,11 @@ impl Expr {
                         func::scalar::call_in(*family, f, &vals, &[], ctx.fnctx, ctx.warnings)?
                     }
                     How::Benchmark => unreachable!("handled above"),
+                    How::Stored(_) => {
+                        return Err(Error::internal(
+                            "stored function evaluated before it was resolved",
+                        ))
+                    }
                 }
             }
             Expr::DateAdd(d, n, unit, neg) => {

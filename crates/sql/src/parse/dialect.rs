@@ -36,6 +36,12 @@ impl Dialect for StrataDialect {
             | Token::NationalStringLiteral(_)
             | Token::HexStringLiteral(_)
             | Token::Placeholder(_) => Some(parser.parse_value().map(Expr::Value)),
+            Token::Word(ref w)
+                if w.value.eq_ignore_ascii_case("WEIGHT_STRING")
+                    && parser.peek_nth_token_ref(1).token == Token::LParen =>
+            {
+                parser.maybe_parse(weight_string_as).transpose()
+            }
             _ => None,
         }
     }
@@ -149,6 +155,52 @@ impl Dialect for StrataDialect {
     }
 }
 
+/// The function name [`weight_string_as`] gives `WEIGHT_STRING(expr AS CHAR(n))`: a quoted
+/// name no SQL text can call (double quotes make a string in MySQL's dialect).
+pub const WEIGHT_STRING_AS: &str = "\"WEIGHT_STRING AS\"";
+
+/// `WEIGHT_STRING(expr AS {CHAR | BINARY}(n))`, which sqlparser lacks, as the function
+/// [`WEIGHT_STRING_AS`] of `(expr, 'CHAR' | 'BINARY', n)`; fails (and the caller rewinds) on
+/// any other form, which sqlparser then parses as an ordinary call.
+fn weight_string_as(parser: &mut Parser) -> Result<Expr, ParserError> {
+    use sqlparser::ast::{
+        Function, FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident,
+        ObjectName, Value,
+    };
+    parser.next_token();
+    parser.expect_token(&Token::LParen)?;
+    let arg = parser.parse_expr()?;
+    parser.expect_keyword_is(Keyword::AS)?;
+    let kind = match parser.parse_one_of_keywords(&[Keyword::CHAR, Keyword::BINARY]) {
+        Some(Keyword::CHAR) => "CHAR",
+        Some(_) => "BINARY",
+        None => return parser.expected("CHAR or BINARY", parser.peek_token()),
+    };
+    parser.expect_token(&Token::LParen)?;
+    let n = parser.parse_literal_uint()?;
+    parser.expect_token(&Token::RParen)?;
+    parser.expect_token(&Token::RParen)?;
+    let unnamed = |e: Expr| FunctionArg::Unnamed(FunctionArgExpr::Expr(e));
+    Ok(Expr::Function(Function {
+        name: ObjectName::from(vec![Ident::with_quote('"', "WEIGHT_STRING AS")]),
+        uses_odbc_syntax: false,
+        parameters: FunctionArguments::None,
+        args: FunctionArguments::List(FunctionArgumentList {
+            duplicate_treatment: None,
+            args: vec![
+                unnamed(arg),
+                unnamed(Expr::Value(Value::SingleQuotedString(kind.into()).into())),
+                unnamed(Expr::Value(Value::Number(n.to_string(), false).into())),
+            ],
+            clauses: vec![],
+        }),
+        within_group: vec![],
+        filter: None,
+        null_treatment: None,
+        over: None,
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,6 +212,16 @@ mod tests {
             Err(e) => format!("error: {e}"),
         };
         (p(&MySqlDialect {}), p(&StrataDialect::default()))
+    }
+
+    #[test]
+    fn parses_weight_string_as() {
+        let (mysql, strata) =
+            both("SELECT WEIGHT_STRING(c AS CHAR(4)), WEIGHT_STRING('a' AS BINARY(2))");
+        assert!(mysql.starts_with("error"));
+        assert_eq!(strata.matches("WEIGHT_STRING AS").count(), 2, "{strata}");
+        let (mysql, strata) = both("SELECT WEIGHT_STRING(c), WEIGHT_STRING(c AS DECIMAL(4))");
+        assert_eq!(mysql, strata);
     }
 
     #[test]

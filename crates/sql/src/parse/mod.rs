@@ -6,6 +6,8 @@
 //! ([`load`]); the literal templates of repeated statement
 //! texts ([`stmt_cache`]) and the fast path for bulk INSERT rows of one shape
 //! ([`literal_rows`]); and back: expressions printed as MySQL prints a stored one ([`print`]).
+//! Stored routines: their statements and the splitting rule for bodies ([`routine`]), and the
+//! compound-statement language of bodies compiled to a [`compound::Program`] ([`compound`]).
 //!
 //! May use: [`crate::runtime`]. The syntax trees made here are executed by later stages
 //! (`crate::ddl::alter`, `crate::catalog::partition`, `crate::acl::stmt`, …); nothing here
@@ -14,6 +16,7 @@
 pub mod acl;
 pub mod alter;
 pub mod binlog;
+pub mod compound;
 pub mod dialect;
 pub mod literal_rows;
 pub mod load;
@@ -21,6 +24,7 @@ pub mod maintenance;
 pub mod parser;
 pub mod partition;
 pub mod print;
+pub mod routine;
 pub mod stmt_cache;
 
 /// Parses an expression kept as text in a definition (a CHECK constraint's condition); `what`

@@ -14,8 +14,8 @@ use sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace, Word};
 /// whose unit is a compound MySQL unit (see [`tokenize`]).
 pub const COMPOUND_INTERVAL: &str = "INTERVAL@UNIT";
 
-/// The MySQL version whose versioned comments we execute (8.0.36).
-pub const MYSQL_VERSION_ID: u32 = 80036;
+/// The MySQL version whose versioned comments we execute (8.4.7).
+pub const MYSQL_VERSION_ID: u32 = 80407;
 
 /// A statement: sqlparser's AST, or a SHOW statement kept as tokens for our own SHOW parser
 /// (sqlparser drops the literals of many MySQL SHOW forms).
@@ -65,6 +65,8 @@ pub enum Stmt {
     LoadData(Box<crate::parse::load::LoadStmt>),
     /// FLUSH BINARY LOGS, PURGE BINARY LOGS, RESET BINARY LOGS AND GTIDS.
     Binlog(crate::parse::binlog::BinlogStmt),
+    /// CREATE / ALTER / DROP PROCEDURE or FUNCTION, CALL ([`crate::parse::routine`]).
+    Routine(crate::parse::routine::RoutineStmt),
 }
 
 /// Where PREPARE takes its statement text from.
@@ -999,6 +1001,8 @@ pub(crate) fn parse_tokenized(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parse
             Stmt::CreatePartitioned(Box::new(parse_tokens(head, &head_text)?), Box::new(spec))
         } else if is_show {
             Stmt::Show(plain.into_iter().skip(1).collect())
+        } else if let Some(r) = routine_stmt(&plain, &toks, sql) {
+            Stmt::Routine(r?)
         } else if is_do {
             // DO e1, e2 == SELECT e1, e2 with the rows discarded
             let mut toks = toks;
@@ -1075,9 +1079,36 @@ pub(crate) fn parse_tokenized(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parse
     Ok(stmts)
 }
 
+/// The routine statement (CREATE / ALTER / DROP PROCEDURE or FUNCTION, CALL) in `toks`, if
+/// it is one; only statements starting with those words are looked at.
+fn routine_stmt(
+    plain: &[Token],
+    toks: &[TokenWithSpan],
+    sql: &str,
+) -> Option<Result<crate::parse::routine::RoutineStmt>> {
+    match plain.first() {
+        Some(Token::Word(w))
+            if w.quote_style.is_none()
+                && matches!(
+                    w.keyword,
+                    Keyword::CREATE | Keyword::DROP | Keyword::ALTER | Keyword::CALL
+                ) =>
+        {
+            crate::parse::routine::parse(toks, &strip_versioned(sql))
+        }
+        _ => None,
+    }
+}
+
 /// Splits a token list on its semicolons into statements (whitespace-only ones dropped), each
-/// with its placeholders renumbered `?1`, `?2`, … and their count.
+/// with its placeholders renumbered `?1`, `?2`, … and their count; a stored program's body
+/// stays whole ([`crate::parse::routine::join_compound`]).
 fn split_statements(tokens: Vec<TokenWithSpan>) -> Vec<(Vec<TokenWithSpan>, usize)> {
+    crate::parse::routine::join_compound(split_on_semicolons(tokens))
+}
+
+/// [`split_statements`] without the compound rule.
+fn split_on_semicolons(tokens: Vec<TokenWithSpan>) -> Vec<(Vec<TokenWithSpan>, usize)> {
     let mut out = Vec::new();
     let mut cur: Vec<TokenWithSpan> = Vec::new();
     let mut flush = |mut cur: Vec<TokenWithSpan>| {

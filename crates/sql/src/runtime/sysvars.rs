@@ -66,24 +66,35 @@ macro_rules! vars {
     };
 }
 
-/// The default sql_mode of MySQL 8.0.
+/// The default sql_mode of MySQL 8.4.
 pub const DEFAULT_SQL_MODE: &str =
     "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION";
 
 /// The server version string clients see.
-pub const SERVER_VERSION: &str = concat!("8.0.36-Strata-", env!("CARGO_PKG_VERSION"));
+pub const SERVER_VERSION: &str = concat!("8.4.7-Strata-", env!("CARGO_PKG_VERSION"));
+
+/// Variables that describe the server build: read-only at run time and not settable at startup.
+const IDENTITY: &[&str] = &[
+    "version",
+    "version_comment",
+    "version_compile_machine",
+    "version_compile_os",
+    "protocol_version",
+];
 
 /// Every variable Strata knows.
 pub static VARS: &[VarDef] = vars! {
     "auto_increment_increment" Both Int "1";
     "auto_increment_offset" Both Int "1";
     "autocommit" Both Bool "1";
+    "authentication_policy" ReadOnly Str "*,,";
     "automatic_sp_privileges" Global Bool "1";
     "back_log" ReadOnly Int "4096";
     "basedir" ReadOnly Str "/";
     "big_tables" Both Bool "0";
     "binlog_checksum" ReadOnly Str "CRC32";
     "binlog_format" Both Str "ROW";
+    "binlog_row_metadata" Global Str "MINIMAL";
     "binlog_row_image" ReadOnly Str "FULL";
     "block_encryption_mode" Both Str "aes-128-ecb";
     "bulk_insert_buffer_size" Both Int "8388608";
@@ -101,7 +112,6 @@ pub static VARS: &[VarDef] = vars! {
     "concurrent_insert" Global Str "AUTO";
     "connect_timeout" Global Int "10";
     "datadir" ReadOnly Str "";
-    "default_authentication_plugin" ReadOnly Str "caching_sha2_password";
     "default_storage_engine" Both Str "InnoDB";
     "default_tmp_storage_engine" Both Str "InnoDB";
     "default_week_format" Both Int "0";
@@ -117,14 +127,13 @@ pub static VARS: &[VarDef] = vars! {
     "gtid_executed" ReadOnly Str "";
     "gtid_mode" ReadOnly Str "ON";
     "gtid_purged" ReadOnly Str "";
-    "have_ssl" ReadOnly Str "DISABLED";
-    "have_openssl" ReadOnly Str "DISABLED";
     "hostname" ReadOnly Str "localhost";
     "identity" Session Int "0";
     "init_connect" Global Str "";
     "innodb_buffer_pool_size" ReadOnly Int "268435456";
     "innodb_flush_log_at_trx_commit" Global Int "1";
     "innodb_lock_wait_timeout" Both Int "50";
+    "innodb_page_size" ReadOnly Int "16384";
     "innodb_strict_mode" Both Bool "1";
     "interactive_timeout" Both Int "28800";
     "insert_id" Session Int "0";
@@ -134,8 +143,10 @@ pub static VARS: &[VarDef] = vars! {
     "local_infile" Global Bool "0";
     "lock_wait_timeout" Both Int "31536000";
     "log_bin" ReadOnly Bool "0";
+    "log_replica_updates" ReadOnly Bool "1";
     "log_bin_basename" ReadOnly Str "";
     "log_bin_index" ReadOnly Str "";
+    "log_bin_trust_function_creators" Global Bool "0";
     "log_output" Global LogOutput "FILE";
     "log_queries_not_using_indexes" Global Bool "0";
     "log_slow_admin_statements" Global Bool "0";
@@ -149,6 +160,7 @@ pub static VARS: &[VarDef] = vars! {
     "max_execution_time" Both Int "0";
     "max_heap_table_size" Both Int "16777216";
     "max_session_mem_used" Both Int "1073741824";
+    "max_sp_recursion_depth" Both Int "0";
     "max_join_size" Both Int "18446744073709551615";
     "max_sort_length" Both Int "1024";
     "max_user_connections" Both Int "0";
@@ -177,6 +189,7 @@ pub static VARS: &[VarDef] = vars! {
     "secure_file_priv" ReadOnly Str "";
     "server_id" ReadOnly Int "1";
     "server_uuid" ReadOnly Str "";
+    "super_read_only" Global Bool "0";
     "session_track_gtids" Both Str "OFF";
     "session_track_schema" Both Bool "1";
     "session_track_state_change" Both Bool "0";
@@ -305,6 +318,13 @@ impl GlobalVars {
         }
         for (k, val) in overrides {
             let def = lookup(k).ok_or_else(|| Error::unknown_sysvar(k))?;
+            if IDENTITY.contains(&def.name) {
+                // MySQL has no startup option for these: they describe the build.
+                return Err(Error::new(
+                    codes::ER_INCORRECT_GLOBAL_LOCAL_VAR,
+                    format!("Variable '{}' is a read only variable: it reports the server build and cannot be set", def.name),
+                ));
+            }
             let v = normalise(def, &Value::Str(val.clone()))?;
             values.insert(def.name, v);
         }
@@ -441,6 +461,7 @@ fn int_bounds(name: &str) -> Option<(u64, u64, u64)> {
     match name {
         // MySQL's maximum on 64-bit platforms
         "join_buffer_size" => Some((128, 18_446_744_073_709_547_520, 128)),
+        "max_sp_recursion_depth" => Some((0, 255, 1)),
         _ => None,
     }
 }
@@ -474,6 +495,13 @@ pub fn normalise(def: &VarDef, value: &Value) -> Result<Value> {
             .is_some_and(|t| t.eq_ignore_ascii_case("ROW"))
     {
         return Err(bad());
+    }
+    if def.name == "binlog_row_metadata" {
+        let t = text.as_deref().map(str::to_ascii_uppercase);
+        return match t.as_deref() {
+            Some(m @ ("MINIMAL" | "FULL")) => Ok(Value::Str(m.into())),
+            _ => Err(bad()),
+        };
     }
     Ok(match def.kind {
         Kind::Bool => {

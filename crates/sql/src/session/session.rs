@@ -247,6 +247,10 @@ pub struct Instance<E: KvEngine> {
     pub querylog: crate::runtime::querylog::QueryLogs,
     /// The binary log (opened by the server at startup unless `--skip-log-bin`).
     pub binlog: parking_lot::RwLock<Option<Arc<replication::Binlog<E>>>>,
+    /// Replicas registered with COM_REGISTER_SLAVE and the binlog dumps running.
+    pub replicas: replication::Replicas,
+    /// Stored routines compiled (see [`crate::session::program`]).
+    pub routines: crate::session::program::RoutineCache,
 }
 
 impl<E: KvEngine> Instance<E> {
@@ -280,6 +284,8 @@ impl<E: KvEngine> Instance<E> {
             mdl: Default::default(),
             querylog: Default::default(),
             binlog: parking_lot::RwLock::new(None),
+            replicas: Default::default(),
+            routines: Default::default(),
         })
     }
 
@@ -511,6 +517,8 @@ pub struct Session<E: KvEngine> {
     pub(crate) log_quiet: bool,
     /// This session's TEMPORARY tables (see [`crate::catalog::temporary`]).
     pub(crate) temp: crate::catalog::temporary::TempTables,
+    /// Stored programs: hooks, call stack, pending result sets.
+    pub programs: crate::session::program::ProgramState<E>,
 }
 
 /// Session status flags (protocol SERVER_STATUS_*).
@@ -608,6 +616,7 @@ impl<E: KvEngine> Session<E> {
             counters,
             log_quiet: false,
             temp: Default::default(),
+            programs: Default::default(),
         };
         if let Some(d) = db {
             s.use_db(d)?;
@@ -1249,6 +1258,14 @@ impl<E: KvEngine> BindEnv for Session<E> {
         outer: &crate::ir::scope::Scope,
     ) -> Result<Arc<crate::ir::query::SubQuery>> {
         crate::bind::query::plan_subquery(self, q, outer)
+    }
+    fn stored_function(
+        &self,
+        db: &str,
+        name: &str,
+    ) -> Result<Option<Arc<crate::ir::routine::Routine>>> {
+        self.note_plan_volatile();
+        self.routine(db, storage::catalog::routine::RoutineKind::Function, name)
     }
 }
 

@@ -2,7 +2,8 @@
 //! (SHOW MASTER STATUS), SHOW BINLOG EVENTS, and FLUSH BINARY LOGS / PURGE BINARY LOGS /
 //! RESET BINARY LOGS AND GTIDS, over the server's [`replication::Binlog`]. Without a binary
 //! log (`--skip-log-bin`) the SHOW statements return no rows and the others are 1381, as
-//! MySQL's.
+//! MySQL's. SHOW REPLICAS (SHOW SLAVE HOSTS): the replicas registered with the instance's
+//! [`replication::Replicas`].
 
 use common::{codes, ColumnMeta, Error, Result, Value};
 use func::types::ExprType;
@@ -214,4 +215,51 @@ fn events<E: KvEngine>(log: Option<&replication::Binlog<E>>, w: &[&str]) -> Resu
         ]);
     }
     Ok(Output::Rows { columns, rows })
+}
+
+/// SHOW REPLICAS (`old_names`: SHOW SLAVE HOSTS, with 8.0's column names): the replicas
+/// registered with COM_REGISTER_SLAVE whose connections are open. `rest` is what follows the
+/// statement's words (nothing is allowed).
+///
+/// # Errors
+/// 1227 without REPLICATION SLAVE, 1064 for trailing words.
+pub fn replicas<E: KvEngine>(sess: &Session<E>, old_names: bool, rest: &[Token]) -> Result<Output> {
+    if let Some(extra) = words(rest).first() {
+        return Err(Error::parse(extra));
+    }
+    crate::acl::accounts::require_global(
+        sess,
+        crate::acl::accounts::privs::REPL_SLAVE,
+        "REPLICATION SLAVE",
+    )?;
+    let names = if old_names {
+        ["Server_id", "Host", "Port", "Master_id", "Slave_UUID"]
+    } else {
+        ["Server_Id", "Host", "Port", "Source_Id", "Replica_UUID"]
+    };
+    let rows = sess
+        .inst
+        .replicas
+        .list()
+        .into_iter()
+        .map(|r| {
+            vec![
+                Value::UInt(u64::from(r.server_id)),
+                Value::Str(r.host),
+                Value::UInt(u64::from(r.port)),
+                Value::UInt(u64::from(r.source_id)),
+                Value::Str(r.uuid),
+            ]
+        })
+        .collect();
+    Ok(Output::Rows {
+        columns: vec![
+            int_meta(names[0]),
+            str_meta(names[1], 255),
+            int_meta(names[2]),
+            int_meta(names[3]),
+            str_meta(names[4], 36),
+        ],
+        rows,
+    })
 }

@@ -60,6 +60,7 @@ fn column(name: &str, ty: DataType) -> ColumnDef {
         on_update: None,
         comment: String::new(),
         instant_default: None,
+        generated: None,
     }
 }
 

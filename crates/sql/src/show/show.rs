@@ -336,6 +336,28 @@ fn show_inner<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Ou
                     columns: vec![str_meta("Table", 64), str_meta("Create Table", 1024)],
                     rows: vec![vec![s(name), s(ddl)]],
                 })
+            } else if t.eat("PROCEDURE") || t.eat("FUNCTION") {
+                let kind = match t.t.get(t.i - 1).and_then(word).as_deref() {
+                    Some("PROCEDURE") => storage::catalog::routine::RoutineKind::Procedure,
+                    _ => storage::catalog::routine::RoutineKind::Function,
+                };
+                let (db, name) = t.qualified()?;
+                let db = match db {
+                    Some(d) => d,
+                    None => sess.db.clone().ok_or_else(Error::no_db)?,
+                };
+                let def = sess
+                    .storage()
+                    .get_routine(&db, kind, &name)?
+                    .filter(|_| sess.privs().sees_db(&db))
+                    .ok_or_else(|| {
+                        Error::new(
+                            common::codes::ER_SP_DOES_NOT_EXIST,
+                            format!("{} {name} does not exist", kind.name()),
+                        )
+                    })?;
+                let (columns, rows) = crate::show::routines::show_create(&def);
+                Ok(Output::Rows { columns, rows })
             } else if t.eat("DATABASE") || t.eat("SCHEMA") {
                 let ine = t.eat("IF") && t.eat("NOT") && t.eat("EXISTS");
                 let name = t.name()?;
@@ -627,6 +649,8 @@ fn show_inner<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Ou
             })
         }
         "MASTER" | "BINARY" | "BINLOG" => crate::show::binlog::show(sess, &kw, &tokens[t.i..]),
+        "REPLICAS" => crate::show::binlog::replicas(sess, false, &tokens[t.i..]),
+        "SLAVE" if t.eat("HOSTS") => crate::show::binlog::replicas(sess, true, &tokens[t.i..]),
         "SLAVE" | "REPLICA" => {
             // Not a replica: an empty result, as MySQL's on a server that replicates nothing.
             Ok(Output::Rows {
@@ -691,7 +715,30 @@ fn show_inner<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Ou
             .collect(),
             rows: vec![],
         }),
-        "EVENTS" | "PROCEDURE" | "FUNCTION" => Ok(Output::Rows {
+        "PROCEDURE" | "FUNCTION" if t.eat("STATUS") => {
+            let kind = if kw == "PROCEDURE" {
+                storage::catalog::routine::RoutineKind::Procedure
+            } else {
+                storage::catalog::routine::RoutineKind::Function
+            };
+            let defs: Vec<_> = routines_seen(sess)?
+                .into_iter()
+                .filter(|r| r.kind == kind)
+                .collect();
+            let mut rows = crate::show::routines::status_rows(&defs);
+            // LIKE matches the routine's name (the second column)
+            let filter = match parse_filter(&mut t)? {
+                Filter::Like(p) => {
+                    rows.retain(|r| {
+                        func::scalar::like(&r[1].to_string(), &p, '\\', Collation::Utf8mb4GeneralCi)
+                    });
+                    Filter::None
+                }
+                f => f,
+            };
+            result(sess, crate::show::routines::status_columns(), rows, filter)
+        }
+        "EVENTS" => Ok(Output::Rows {
             columns: [
                 "Db",
                 "Name",
@@ -712,6 +759,16 @@ fn show_inner<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Ou
         }),
         other => Err(Error::parse(format!("SHOW {other}"))),
     }
+}
+
+/// The stored routines of the databases the session may see.
+fn routines_seen<E: KvEngine>(
+    sess: &Session<E>,
+) -> Result<Vec<storage::catalog::routine::RoutineDef>> {
+    let pv = sess.privs();
+    let mut v = sess.storage().list_routines(None)?;
+    v.retain(|r| pv.sees_db(&r.db));
+    Ok(v)
 }
 
 /// DESCRIBE / SHOW COLUMNS output.
@@ -809,7 +866,32 @@ fn default_display(c: &ColumnDef) -> Value {
     }
 }
 
+/// A generated column's expression as MySQL prints it (SHOW CREATE TABLE's `AS (…)`,
+/// INFORMATION_SCHEMA.COLUMNS.GENERATION_EXPRESSION); empty for other columns.
+pub fn generation_expression(c: &ColumnDef) -> String {
+    match &c.generated {
+        Some(g) => match crate::parse::stored_expr(&g.expr, "generated column expression") {
+            Ok(e) => crate::parse::print::expr(&e),
+            Err(_) => g.expr.clone(),
+        },
+        None => String::new(),
+    }
+}
+
+/// Whether a column is listed (not the hidden column of a functional key part).
+pub fn listed(c: &ColumnDef) -> bool {
+    !c.generated.as_ref().is_some_and(|g| g.hidden)
+}
+
 fn extra(c: &ColumnDef) -> String {
+    if let Some(g) = &c.generated {
+        return if g.stored {
+            "STORED GENERATED"
+        } else {
+            "VIRTUAL GENERATED"
+        }
+        .into();
+    }
     let mut parts = Vec::new();
     if c.auto_increment {
         parts.push("auto_increment".to_string());
@@ -845,7 +927,7 @@ fn describe_rows<E: KvEngine>(
         cols.extend([str_meta("Privileges", 80), str_meta("Comment", 1024)]);
     }
     let mut rows = Vec::new();
-    for (i, c) in t.columns.iter().enumerate() {
+    for (i, c) in t.columns.iter().enumerate().filter(|(_, c)| listed(c)) {
         let mut r = vec![s(c.name.clone()), s(type_text(&c.ty))];
         if full {
             r.push(
@@ -1364,14 +1446,31 @@ fn quote_ident(n: &str) -> String {
     format!("`{}`", n.replace('`', "``"))
 }
 
+/// A string in quotes as MySQL's SHOW CREATE TABLE prints comments and defaults
+/// (`append_unescaped`): `'` doubled; backslash, NUL, newline, carriage return and Ctrl-Z as
+/// backslash escapes, so the text parses back to the same string.
 fn quote_str(v: &str) -> String {
-    format!("'{}'", v.replace('\\', "\\\\").replace('\'', "\\'"))
+    let mut out = String::with_capacity(v.len() + 2);
+    out.push('\'');
+    for ch in v.chars() {
+        match ch {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("''"),
+            '\0' => out.push_str("\\0"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\u{1a}' => out.push_str("\\Z"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
 }
 
 /// SHOW CREATE TABLE text in MySQL 8's format.
 pub fn show_create_table(t: &TableDef, next_autoinc: Option<u64>) -> String {
     let mut lines = Vec::new();
-    for c in &t.columns {
+    for c in t.columns.iter().filter(|c| listed(c)) {
         let mut l = format!("  {} {}", quote_ident(&c.name), type_text(&c.ty));
         let coll = c.ty.collation();
         if (c.ty.is_text() || matches!(c.ty, DataType::Enum { .. } | DataType::Set { .. }))
@@ -1381,6 +1480,21 @@ pub fn show_create_table(t: &TableDef, next_autoinc: Option<u64>) -> String {
                 l.push_str(&format!(" CHARACTER SET {}", coll.charset()));
             }
             l.push_str(&format!(" COLLATE {}", coll.name()));
+        }
+        if let Some(g) = &c.generated {
+            l.push_str(&format!(
+                " GENERATED ALWAYS AS ({}) {}",
+                generation_expression(c),
+                if g.stored { "STORED" } else { "VIRTUAL" }
+            ));
+            if !c.nullable {
+                l.push_str(" NOT NULL");
+            }
+            if !c.comment.is_empty() {
+                l.push_str(&format!(" COMMENT {}", quote_str(&c.comment)));
+            }
+            lines.push(l);
+            continue;
         }
         if !c.nullable {
             l.push_str(" NOT NULL");
@@ -1585,6 +1699,7 @@ fn vc(name: &str, len: u32) -> ColumnDef {
         on_update: None,
         comment: String::new(),
         instant_default: None,
+        generated: None,
     }
 }
 
@@ -1603,6 +1718,7 @@ fn bi(name: &str) -> ColumnDef {
         on_update: None,
         comment: String::new(),
         instant_default: None,
+        generated: None,
     }
 }
 
@@ -1619,6 +1735,7 @@ fn lt(name: &str) -> ColumnDef {
         on_update: None,
         comment: String::new(),
         instant_default: None,
+        generated: None,
     }
 }
 
@@ -1632,6 +1749,7 @@ fn dt(name: &str) -> ColumnDef {
         on_update: None,
         comment: String::new(),
         instant_default: None,
+        generated: None,
     }
 }
 
@@ -1823,13 +1941,6 @@ fn is_columns(table: &str) -> Option<Vec<ColumnDef>> {
             vc("CHARACTER_SET_CLIENT", 64),
             vc("COLLATION_CONNECTION", 64),
         ],
-        "ROUTINES" => vec![
-            vc("SPECIFIC_NAME", 64),
-            vc("ROUTINE_CATALOG", 64),
-            vc("ROUTINE_SCHEMA", 64),
-            vc("ROUTINE_NAME", 64),
-            vc("ROUTINE_TYPE", 9),
-        ],
         // InnoDB page compression: none in Strata, so no rows; monitoring tools (mysqld_exporter's
         // default collectors) query them
         "INNODB_CMP" | "INNODB_CMP_RESET" => vec![
@@ -1904,8 +2015,11 @@ const IS_TABLES: &[&str] = &[
     "INNODB_CMPMEM",
     "INNODB_CMPMEM_RESET",
     "INNODB_CMP_RESET",
+    "INNODB_TABLES",
+    "INNODB_TABLESPACES",
     "INNODB_TEMP_TABLE_INFO",
     "KEY_COLUMN_USAGE",
+    "PARAMETERS",
     "PARTITIONS",
     "PLUGINS",
     "PROCESSLIST",
@@ -1929,16 +2043,21 @@ fn system_table_names<E: KvEngine>(sess: &Session<E>, db: &str) -> Vec<String> {
         v.sort();
         v
     } else if db.eq_ignore_ascii_case("mysql") {
-        crate::acl::accounts::MYSQL_TABLES
+        let mut v: Vec<String> = crate::acl::accounts::MYSQL_TABLES
             .iter()
             .map(|s| s.to_string())
-            .collect()
+            .collect();
+        v.extend(["func", "innodb_index_stats", "innodb_table_stats"].map(String::from));
+        v.sort();
+        v
     } else if db.eq_ignore_ascii_case("performance_schema") {
         let mut v: Vec<String> = vec![
             "global_variables".into(),
             "session_variables".into(),
             "global_status".into(),
             "session_status".into(),
+            "user_defined_functions".into(),
+            crate::show::replica_config::TABLE.into(),
         ];
         v.extend(
             crate::show::perfschema::TABLES
@@ -1963,7 +2082,9 @@ pub fn system_table<E: KvEngine>(
     }
     if db.eq_ignore_ascii_case("mysql") {
         let lower = name.to_ascii_lowercase();
-        let columns = crate::acl::accounts::mysql_columns(&lower)
+        let columns = crate::show::udf::columns(true, &lower)
+            .or_else(|| crate::show::innodb_stats::columns(&lower))
+            .or_else(|| crate::acl::accounts::mysql_columns(&lower))
             .ok_or_else(|| Error::no_such_table(db, name))?;
         return Ok(Some(system_view("mysql", lower, columns)));
     }
@@ -1979,6 +2100,8 @@ pub fn system_table<E: KvEngine>(
         server_info_columns(sess, &upper)
     } else if db.eq_ignore_ascii_case("performance_schema") {
         crate::show::perfschema::columns(name)
+            .or_else(|| crate::show::udf::columns(false, name))
+            .or_else(|| crate::show::replica_config::columns(name))
     } else {
         None
     };
@@ -1987,9 +2110,21 @@ pub fn system_table<E: KvEngine>(
     }
     let columns = is_columns(&upper)
         .or_else(|| crate::show::constraints::is_columns(&upper))
+        .or_else(|| crate::show::innodb::is_columns(&upper))
+        .or_else(|| crate::show::routines::is_columns(&upper))
         .or(provided)
         .ok_or_else(|| Error::no_such_table(db, name))?;
     Ok(Some(system_view(&db.to_ascii_lowercase(), upper, columns)))
+}
+
+/// INFORMATION_SCHEMA.TABLES.CREATE_TIME: the definition's time in the session's time zone
+/// (NULL for a table stored before Strata kept it).
+fn create_time(secs: u64, tz: i32) -> Value {
+    let local = (secs as i64 + i64::from(tz)) * 1_000_000;
+    match func::temporal::unix_micros_to_dt(local) {
+        Some(d) if secs > 0 => Value::DateTime(d, 0),
+        _ => Value::Null,
+    }
 }
 
 fn opt_int(v: Option<u64>) -> Value {
@@ -2004,7 +2139,15 @@ pub fn system_rows<E: KvEngine>(
     if t.id != 0 || !is_system_db(&t.db) {
         return Ok(None);
     }
-    if t.db == "mysql" {
+    if crate::show::udf::columns(t.db == "mysql", &t.name).is_some()
+        && matches!(t.db.as_str(), "mysql" | "performance_schema")
+    {
+        return Ok(Some(crate::show::udf::rows()));
+    }
+    if t.db == "performance_schema" && crate::show::replica_config::columns(&t.name).is_some() {
+        return Ok(Some(crate::show::replica_config::rows()));
+    }
+    if t.db == "mysql" && !crate::show::innodb_stats::is_table(&t.name) {
         return Ok(Some(crate::acl::accounts::mysql_rows(
             &sess.inst.acl,
             &t.name,
@@ -2156,7 +2299,7 @@ pub fn system_rows<E: KvEngine>(
                     Value::UInt(i),
                     Value::UInt(0),
                     ai,
-                    Value::Null,
+                    create_time(tb.options.create_time, sess.tz_offset_secs()),
                     Value::Null,
                     Value::Null,
                     s(tb.options.collation.name()),
@@ -2172,7 +2315,7 @@ pub fn system_rows<E: KvEngine>(
         }
         "COLUMNS" => {
             for tb in all_tables(sess)? {
-                for (i, c) in tb.columns.iter().enumerate() {
+                for (i, c) in tb.columns.iter().enumerate().filter(|(_, c)| listed(c)) {
                     let base = c.ty.sql_name();
                     let data_type: String = base
                         .chars()
@@ -2251,7 +2394,7 @@ pub fn system_rows<E: KvEngine>(
                         s(extra(c)),
                         s("select,insert,update,references"),
                         s(c.comment.clone()),
-                        s(""),
+                        s(generation_expression(c)),
                         Value::Null,
                     ]);
                 }
@@ -2320,8 +2463,33 @@ pub fn system_rows<E: KvEngine>(
         "CHECK_CONSTRAINTS" => {
             rows = crate::show::constraints::check_constraint_rows(&all_tables(sess)?);
         }
+        "ROUTINES" | "PARAMETERS" => {
+            rows = crate::show::routines::rows(&routines_seen(sess)?, &t.name);
+        }
         "INNODB_TEMP_TABLE_INFO" => {
             rows = crate::show::constraints::temp_table_info_rows(sess.storage())?;
+        }
+        "innodb_table_stats" | "innodb_index_stats" => {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            let tables = all_tables(sess)?;
+            rows = crate::show::innodb_stats::rows(
+                sess.storage(),
+                &t.name,
+                &tables,
+                create_time(now, sess.tz_offset_secs()),
+            )?;
+        }
+        "INNODB_TABLES" | "INNODB_TABLESPACES" => {
+            let version = match sess.inst.globals.get("version") {
+                Some(Value::Str(v)) => v,
+                _ => String::new(),
+            };
+            let tables = all_tables(sess)?;
+            rows = crate::show::innodb::rows(&t.name, &tables, &version, |tb| {
+                sess.storage().table_stats(tb).map(|(_, d, i)| (d, i))
+            })?;
         }
         "KEY_COLUMN_USAGE" | "TABLE_CONSTRAINTS" => {
             for tb in all_tables(sess)? {

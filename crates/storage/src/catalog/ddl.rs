@@ -171,6 +171,9 @@ impl<E: KvEngine> Storage<E> {
                 table_ids.push(def.id);
             }
         }
+        for k in self.routine_keys(name)? {
+            b.delete(Cf::Dict, k);
+        }
         b.delete(Cf::Dict, keys::db(name));
         self.engine().write(&b, true)?;
         self.cache().invalidate_db(name);
@@ -274,6 +277,7 @@ impl<E: KvEngine> Storage<E> {
         self.assign_all_ids(&mut def, &mut b)?;
         def.version = def.version.max(1);
         def.options.auto_increment = def.options.auto_increment.max(1);
+        def.stamp_create_time();
         b.put(Cf::Dict, keys::table(&def.db, &def.name), ser(&def)?);
         self.engine().write(&b, true)?;
         self.cache().invalidate(&def.db, &def.name);
@@ -382,6 +386,7 @@ impl<E: KvEngine> Storage<E> {
         }
         self.assign_all_ids(&mut def, &mut b)?;
         def.options.auto_increment = 1;
+        def.stamp_create_time();
         b.put(Cf::Dict, keys::table(db, name), ser(&def)?);
         self.engine().write(&b, true)?;
         self.cache().invalidate(db, name);
@@ -445,6 +450,7 @@ impl<E: KvEngine> Storage<E> {
         Self::check_def(&def)?;
         let mut def = def;
         def.version = cur.version + 1;
+        def.stamp_create_time();
         self.put_table_def(&def)?;
         Ok(Arc::new(def))
     }
@@ -538,6 +544,7 @@ impl<E: KvEngine> Storage<E> {
             .filter(|id| !kept.contains(id))
             .collect();
         def.version = cur.version + 1;
+        def.stamp_create_time();
         let mut b = WriteBatch::new();
         if renamed {
             b.delete(Cf::Dict, keys::table(db, name));
@@ -645,6 +652,7 @@ impl<E: KvEngine> Storage<E> {
         b.delete(Cf::Dict, keys::table(db, tmp));
         def.db = new_db.to_string();
         def.name = new_name.to_string();
+        def.stamp_create_time();
         def.version = def.version.max(cur.version + 1);
         b.put(Cf::Dict, keys::table(new_db, new_name), ser(&def)?);
         self.engine().write(&b, true)?;
@@ -767,6 +775,7 @@ impl<E: KvEngine> Storage<E> {
             return Err(e);
         }
         def.version += 1;
+        def.stamp_create_time();
         let mut b = WriteBatch::new();
         b.put(Cf::Dict, keys::table(db, name), ser(&def)?);
         b.delete(Cf::Dict, keys::drop_marker(id));
@@ -853,6 +862,7 @@ impl<E: KvEngine> Storage<E> {
         }
         let idx = def.indexes.remove(no);
         def.version += 1;
+        def.stamp_create_time();
         let mut b = WriteBatch::new();
         b.put(Cf::Dict, keys::table(db, name), ser(&def)?);
         Self::drop_index_range(idx.id, &mut b);
@@ -958,6 +968,7 @@ impl<E: KvEngine> Storage<E> {
             .filter(|id| !kept.contains(id))
             .collect();
         def.version = cur.version + 1;
+        def.stamp_create_time();
         let mut b = WriteBatch::new();
         b.put(Cf::Dict, keys::table(&def.db, &def.name), ser(&def)?);
         for id in new_ids {

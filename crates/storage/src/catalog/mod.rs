@@ -4,12 +4,14 @@
 //! [`Storage`](crate::Storage).
 //!
 //! Dictionary keys: `D/<db>` database, `T/<db>\0<table>` table, `S/<name>` counters,
-//! `X/<index_id BE>` "drop ongoing" markers, `U/<user>\0<host>` accounts ([`acl`]).
+//! `X/<index_id BE>` "drop ongoing" markers, `U/<user>\0<host>` accounts ([`acl`]),
+//! `R/<db>\0<P|F><name>` stored routines ([`routine`]).
 
 pub mod acl;
 pub mod cache;
 pub mod ddl;
 pub mod partition;
+pub mod routine;
 
 pub use partition::{
     Leaf, PartFunc, PartMethod, PartValue, PartValues, PartitionDef, Partitioning, SubpartitionDef,
@@ -97,6 +99,30 @@ pub struct ColumnDef {
     /// a table rebuild every row stores the column, so it no longer matters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instant_default: Option<String>,
+    /// `GENERATED ALWAYS AS (expr) VIRTUAL|STORED`: the value is computed from the row's other
+    /// columns on every write (both kinds are kept in the row; see [`GeneratedDef`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generated: Option<GeneratedDef>,
+}
+
+/// The expression of a generated column.
+///
+/// Both VIRTUAL and STORED columns are computed when a row is written and kept in the row:
+/// their expressions are deterministic functions of the same row (the SQL layer refuses
+/// anything else), so reading a kept value is the same as computing it at read time, and an
+/// index on either kind is an ordinary index. `stored` only records what was declared.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GeneratedDef {
+    /// The expression as SQL text that parses back to the same expression (sqlparser's
+    /// rendering, as [`CheckDef::expr`]).
+    pub expr: String,
+    /// Declared STORED (else VIRTUAL).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub stored: bool,
+    /// A hidden column made for a functional key part (`INDEX ((expr))`): not listed by
+    /// `SELECT *`, SHOW COLUMNS or INFORMATION_SCHEMA.COLUMNS, and not nameable in statements.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub hidden: bool,
 }
 
 /// Table options.
@@ -120,6 +146,11 @@ pub struct TableOptions {
     /// For a view: its definition. A view is a catalog entry that never holds rows.
     #[serde(default)]
     pub view: Option<ViewDef>,
+    /// When the definition was last created or changed (CREATE, ALTER, TRUNCATE), in seconds
+    /// since the epoch: INFORMATION_SCHEMA.TABLES.CREATE_TIME, as MySQL's dictionary keeps it
+    /// (Vitess notices an ALTER by it). 0 for tables written before it was kept.
+    #[serde(default)]
+    pub create_time: u64,
 }
 
 /// The definition of a view.
@@ -152,6 +183,7 @@ impl Default for TableOptions {
             auto_increment: 1,
             extra: Vec::new(),
             view: None,
+            create_time: 0,
         }
     }
 }
@@ -262,6 +294,13 @@ pub struct TableDef {
 pub const HIDDEN_PK_NAME: &str = "$hidden_pk";
 
 impl TableDef {
+    /// Sets [`TableOptions::create_time`] to now (a definition being created or changed).
+    pub fn stamp_create_time(&mut self) {
+        self.options.create_time = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+    }
+
     /// The position of column `name` (exact, case-sensitive match first, then ASCII
     /// case-insensitive as MySQL column names are).
     pub fn column_index(&self, name: &str) -> Option<usize> {
@@ -408,6 +447,7 @@ pub(crate) mod tests {
             on_update: None,
             comment: String::new(),
             instant_default: None,
+            generated: None,
         }
     }
 

@@ -655,17 +655,7 @@ const DB_PRIV_COLUMNS: &[u64] = &[
 ];
 
 fn col(name: &str, ty: DataType) -> ColumnDef {
-    ColumnDef {
-        name: name.into(),
-        ty,
-        nullable: false,
-        default: None,
-        auto_increment: false,
-        on_update: None,
-        comment: String::new(),
-        instant_default: None,
-        generated: None,
-    }
+    ColumnDef::plain(name, ty, false)
 }
 
 fn vchar(name: &str, len: u32) -> ColumnDef {

@@ -51,17 +51,7 @@ pub fn create_lines(t: &TableDef) -> Vec<String> {
 }
 
 fn column(name: &str, ty: DataType) -> ColumnDef {
-    ColumnDef {
-        name: name.into(),
-        ty,
-        nullable: true,
-        default: None,
-        auto_increment: false,
-        on_update: None,
-        comment: String::new(),
-        instant_default: None,
-        generated: None,
-    }
+    ColumnDef::plain(name, ty, true)
 }
 
 fn varchar(name: &str) -> ColumnDef {

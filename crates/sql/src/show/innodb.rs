@@ -9,17 +9,7 @@ use common::{Collation, DataType, Result, Value};
 use storage::catalog::{ColumnDef, TableDef};
 
 fn column(name: &str, ty: DataType) -> ColumnDef {
-    ColumnDef {
-        name: name.into(),
-        ty,
-        nullable: false,
-        default: None,
-        auto_increment: false,
-        on_update: None,
-        comment: String::new(),
-        instant_default: None,
-        generated: None,
-    }
+    ColumnDef::plain(name, ty, false)
 }
 
 fn varchar(name: &str, len: u32) -> ColumnDef {

@@ -29,17 +29,7 @@ pub fn is_table(name: &str) -> bool {
 }
 
 fn col(name: &str, ty: DataType, nullable: bool) -> ColumnDef {
-    ColumnDef {
-        name: name.into(),
-        ty,
-        nullable,
-        default: None,
-        auto_increment: false,
-        on_update: None,
-        comment: String::new(),
-        instant_default: None,
-        generated: None,
-    }
+    ColumnDef::plain(name, ty, nullable)
 }
 
 fn ubig(name: &str) -> ColumnDef {

@@ -10,17 +10,7 @@ use storage::catalog::ColumnDef;
 pub const TABLE: &str = "replication_connection_configuration";
 
 fn column(name: &str, ty: DataType) -> ColumnDef {
-    ColumnDef {
-        name: name.into(),
-        ty,
-        nullable: false,
-        default: None,
-        auto_increment: false,
-        on_update: None,
-        comment: String::new(),
-        instant_default: None,
-        generated: None,
-    }
+    ColumnDef::plain(name, ty, false)
 }
 
 /// Its columns (MySQL 8.4's), for `name` equal (ignoring case) to [`TABLE`].

@@ -156,17 +156,7 @@ pub fn status_rows(defs: &[RoutineDef]) -> Vec<Vec<Value>> {
 }
 
 fn column(name: &str, ty: DataType) -> ColumnDef {
-    ColumnDef {
-        name: name.into(),
-        ty,
-        nullable: true,
-        default: None,
-        auto_increment: false,
-        on_update: None,
-        comment: String::new(),
-        instant_default: None,
-        generated: None,
-    }
+    ColumnDef::plain(name, ty, true)
 }
 
 fn vc(name: &str, len: u32) -> ColumnDef {

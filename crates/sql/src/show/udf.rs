@@ -6,17 +6,7 @@ use common::{Collation, DataType, Value};
 use storage::catalog::ColumnDef;
 
 fn column(name: &str, ty: DataType, nullable: bool) -> ColumnDef {
-    ColumnDef {
-        name: name.into(),
-        ty,
-        nullable,
-        default: None,
-        auto_increment: false,
-        on_update: None,
-        comment: String::new(),
-        instant_default: None,
-        generated: None,
-    }
+    ColumnDef::plain(name, ty, nullable)
 }
 
 fn varchar(name: &str, len: u32, nullable: bool) -> ColumnDef {

@@ -105,6 +105,24 @@ pub struct ColumnDef {
     pub generated: Option<GeneratedDef>,
 }
 
+impl ColumnDef {
+    /// A plain column `name` of type `ty`: no DEFAULT clause, not AUTO_INCREMENT, no comment
+    /// (the definitions of system tables).
+    pub fn plain(name: &str, ty: DataType, nullable: bool) -> Self {
+        ColumnDef {
+            name: name.into(),
+            ty,
+            nullable,
+            default: None,
+            auto_increment: false,
+            on_update: None,
+            comment: String::new(),
+            instant_default: None,
+            generated: None,
+        }
+    }
+}
+
 /// The expression of a generated column.
 ///
 /// Both VIRTUAL and STORED columns are computed when a row is written and kept in the row:
@@ -438,17 +456,7 @@ pub(crate) mod tests {
 
     /// A nullable column without default.
     pub(crate) fn col(name: &str, ty: DataType) -> ColumnDef {
-        ColumnDef {
-            name: name.into(),
-            ty,
-            nullable: true,
-            default: None,
-            auto_increment: false,
-            on_update: None,
-            comment: String::new(),
-            instant_default: None,
-            generated: None,
-        }
+        ColumnDef::plain(name, ty, true)
     }
 
     #[test]

@@ -245,19 +245,7 @@ fn restriction(
             codes::ER_CHECK_CONSTRAINT_FUNCTION_IS_NOT_ALLOWED,
             format!("An expression of a check constraint '{name}' contains disallowed function."),
         )),
-        Expr::Function(f) => {
-            let fname = f
-                .name
-                .0
-                .last()
-                .map(|p| p.to_string().trim_matches('`').to_ascii_uppercase())
-                .unwrap_or_default();
-            let no_args = match &f.args {
-                ast::FunctionArguments::List(l) => l.args.is_empty(),
-                _ => true,
-            };
-            disallowed_function(&fname, no_args).map(disallowed)
-        }
+        Expr::Function(f) => disallowed_call(f).map(disallowed),
         _ => None,
     }
 }
@@ -269,8 +257,23 @@ fn variables(name: &str) -> Error {
     )
 }
 
+/// The name MySQL reports for a call a CHECK constraint or generated column may not make.
+pub(crate) fn disallowed_call(f: &ast::Function) -> Option<&'static str> {
+    let fname = f
+        .name
+        .0
+        .last()
+        .map(|p| p.to_string().trim_matches('`').to_ascii_uppercase())
+        .unwrap_or_default();
+    let no_args = match &f.args {
+        ast::FunctionArguments::List(l) => l.args.is_empty(),
+        _ => true,
+    };
+    disallowed_function(&fname, no_args)
+}
+
 /// The name MySQL reports for a function a CHECK constraint may not call.
-pub(crate) fn disallowed_function(upper: &str, no_args: bool) -> Option<&'static str> {
+fn disallowed_function(upper: &str, no_args: bool) -> Option<&'static str> {
     Some(match upper {
         "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" => "now",
         "SYSDATE" => "sysdate",

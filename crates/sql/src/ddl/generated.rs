@@ -158,20 +158,10 @@ fn restriction(def: &TableDef, ci: usize, x: &Expr) -> Option<Error> {
         }
         Expr::Subquery(_) | Expr::InSubquery { .. } | Expr::Exists { .. } => Some(disallowed()),
         Expr::Function(f) => {
-            let fname = f
-                .name
-                .0
-                .last()
-                .map(|p| p.to_string().trim_matches('`').to_ascii_uppercase())
-                .unwrap_or_default();
-            let no_args = match &f.args {
-                ast::FunctionArguments::List(l) => l.args.is_empty(),
-                _ => true,
-            };
             if f.over.is_some() {
                 return Some(disallowed());
             }
-            crate::ddl::check::disallowed_function(&fname, no_args).map(|what| {
+            crate::ddl::check::disallowed_call(f).map(|what| {
                 Error::new(
                     codes::ER_GENERATED_COLUMN_NAMED_FUNCTION_IS_NOT_ALLOWED,
                     format!(

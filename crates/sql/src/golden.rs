@@ -4,7 +4,8 @@
 //! transcript — each statement, then its rows (a header of column names, one tab-separated
 //! line per row, NULL as `NULL`), `ok N` (affected rows) or `error N (SQLSTATE): message` — must
 //! equal the `.result` file beside it. `STRATA_BLESS=1 cargo test -p sql golden` rewrites the
-//! `.result` files; review their diff before committing.
+//! `.result` files; review their diff before committing. `STRATA_GOLDEN=<part>` limits a run
+//! (and a bless) to the files whose name contains `<part>`.
 //!
 //! Each tabular `EXPLAIN <query>` of a script is also checked against execution: the query
 //! runs right after it with [`crate::exec::trace`] recording how each base table was read, and
@@ -147,12 +148,16 @@ fn transcript_checked(script: &str) -> (String, Vec<String>) {
     (out, mismatches)
 }
 
+/// The `.test` files, or with `STRATA_GOLDEN=<part>` only those whose name contains `<part>`
+/// (so one file can be run or blessed without rewriting the others).
 fn golden_files() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("golden");
+    let only = std::env::var("STRATA_GOLDEN").unwrap_or_default();
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("dir entry").path())
         .filter(|p| p.extension().is_some_and(|x| x == "test"))
+        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().contains(&only)))
         .collect();
     files.sort();
     files

@@ -202,6 +202,7 @@ pub fn codec_table() -> TableDef {
         kind,
         columns,
         comment: String::new(),
+        options: Default::default(),
     };
     TableDef {
         foreign_keys: Vec::new(),

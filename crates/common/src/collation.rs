@@ -6,12 +6,21 @@
 //! for Latin, Greek and Cyrillic text, though not UCA's full ordering between scripts (documented
 //! in docs/compatibility.md). Written here rather than taken from a crate because no maintained
 //! crate implements MySQL's PAD SPACE / NO PAD rules and collation set.
+//!
+//! The language-specific and latin1 collations ([`Collation::Other`]) live in the submodules:
+//! `registry` (names, ids, attributes), `uca` (multi-level sort keys), `tailor` (per-language
+//! rules) and `latin1` (single-byte sort orders).
 
 use std::cmp::Ordering;
 
 use unicode_normalization::char::{decompose_canonical, is_combining_mark};
 
 use crate::types::Collation;
+
+mod latin1;
+pub mod registry;
+mod tailor;
+mod uca;
 
 /// Compares two strings under `coll`.
 pub fn compare(coll: Collation, a: &str, b: &str) -> Ordering {
@@ -39,6 +48,7 @@ pub fn weight(coll: Collation, s: &str) -> Vec<u8> {
     let s = if coll.pad_space() { trim_pad(s) } else { s };
     match coll {
         Collation::Binary | Collation::Utf8mb4Bin | Collation::Latin1Bin => s.as_bytes().to_vec(),
+        Collation::Other(id) => registry::weight(id, s),
         // ASCII text (the common case) folds byte by byte: the loops below encode each char
         // back into UTF-8, which showed up at 2.7 % of server CPU in sysbench read_write
         // (ORDER BY / DISTINCT over a 120-character column).

@@ -19,6 +19,9 @@ pub enum Collation {
     Latin1Bin,
     /// binary: byte order, no padding.
     Binary,
+    /// Any other collation, by its MySQL id: the language-specific UCA collations and the
+    /// latin1 collations listed in `collation::registry` (which also implements them).
+    Other(u16),
 }
 
 impl Collation {
@@ -31,6 +34,7 @@ impl Collation {
             Collation::Latin1SwedishCi => 8,
             Collation::Latin1Bin => 47,
             Collation::Binary => 63,
+            Collation::Other(id) => id,
         }
     }
 
@@ -43,6 +47,7 @@ impl Collation {
             Collation::Latin1SwedishCi => "latin1_swedish_ci",
             Collation::Latin1Bin => "latin1_bin",
             Collation::Binary => "binary",
+            Collation::Other(id) => crate::collation::registry::by_id(id).name,
         }
     }
 
@@ -54,6 +59,7 @@ impl Collation {
             }
             Collation::Latin1SwedishCi | Collation::Latin1Bin => "latin1",
             Collation::Binary => "binary",
+            Collation::Other(id) => crate::collation::registry::by_id(id).charset,
         }
     }
 
@@ -74,21 +80,21 @@ impl Collation {
             name.into()
         };
         Some(match n.as_ref() {
-            "utf8mb4_0900_ai_ci" | "utf8mb4_0900_as_ci" | "utf8mb4_unicode_520_ci" => {
-                Collation::Utf8mb4_0900AiCi
+            "utf8mb4_0900_ai_ci" => Collation::Utf8mb4_0900AiCi,
+            "utf8mb4_general_ci" | "utf8_general_ci" | "utf8mb3_general_ci" | "ucs2_general_ci" => {
+                Collation::Utf8mb4GeneralCi
             }
-            "utf8mb4_general_ci" | "utf8_general_ci" | "utf8mb3_general_ci"
-            | "utf8mb4_unicode_ci" | "utf8_unicode_ci" | "utf8mb3_unicode_ci"
-            | "ucs2_general_ci" => Collation::Utf8mb4GeneralCi,
             "utf8mb4_bin" | "utf8_bin" | "utf8mb3_bin" | "utf8mb4_0900_bin" | "ascii_bin" => {
                 Collation::Utf8mb4Bin
             }
-            "latin1_swedish_ci" | "latin1_general_ci" | "ascii_general_ci" => {
-                Collation::Latin1SwedishCi
-            }
+            "latin1_swedish_ci" | "ascii_general_ci" => Collation::Latin1SwedishCi,
             "latin1_bin" => Collation::Latin1Bin,
             "binary" => Collation::Binary,
-            _ => return None,
+            // utf8mb3 is stored as utf8mb4 (as for utf8mb3_general_ci above)
+            "utf8_unicode_ci" | "utf8mb3_unicode_ci" => Collation::Other(224),
+            other => {
+                return crate::collation::registry::by_name(other).map(|i| Collation::Other(i.id))
+            }
         })
     }
 
@@ -105,15 +111,30 @@ impl Collation {
 
     /// True if comparisons ignore trailing spaces (PAD SPACE collations).
     pub fn pad_space(self) -> bool {
-        !matches!(self, Collation::Utf8mb4_0900AiCi | Collation::Binary)
+        match self {
+            Collation::Utf8mb4_0900AiCi | Collation::Binary => false,
+            Collation::Other(id) => crate::collation::registry::by_id(id).pad_space,
+            _ => true,
+        }
+    }
+
+    /// The `Sortlen` column of SHOW COLLATION.
+    pub fn sortlen(self) -> u32 {
+        match self {
+            Collation::Other(id) => crate::collation::registry::by_id(id).sortlen,
+            _ => 1,
+        }
     }
 
     /// True for case-insensitive collations.
     pub fn is_ci(self) -> bool {
-        matches!(
-            self,
-            Collation::Utf8mb4_0900AiCi | Collation::Utf8mb4GeneralCi | Collation::Latin1SwedishCi
-        )
+        match self {
+            Collation::Utf8mb4_0900AiCi
+            | Collation::Utf8mb4GeneralCi
+            | Collation::Latin1SwedishCi => true,
+            Collation::Other(id) => crate::collation::registry::by_id(id).ci,
+            _ => false,
+        }
     }
 }
 

@@ -1260,6 +1260,7 @@ fn container_size(items: Vec<(Option<&String>, &Json)>, large: bool) -> usize {
 
 /// Names handled by [`call`].
 pub const NAMES: &[&str] = &[
+    crate::json_order::JSON_KEY,
     "JSON_ARRAY",
     "JSON_OBJECT",
     "JSON_QUOTE",
@@ -1338,6 +1339,14 @@ pub fn call(
     };
     let a = |i: usize| args.get(i).unwrap_or(&Value::Null);
     match name {
+        crate::json_order::JSON_KEY => {
+            need(n == 1)?;
+            let j = match a(0) {
+                Value::Null => None,
+                _ => Some(value_arg(args, kinds, 0, name)?),
+            };
+            Ok(crate::json_order::key_value(j.as_ref()))
+        }
         "JSON_ARRAY" => {
             let mut v = Vec::with_capacity(n);
             for i in 0..n {

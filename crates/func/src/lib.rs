@@ -25,6 +25,7 @@ pub mod crypt;
 pub mod datefn;
 pub mod gtid;
 pub mod json;
+pub mod json_order;
 pub mod jsonfn;
 pub mod pattern;
 pub mod scalar;

@@ -1296,23 +1296,33 @@ fn call_strict(name: &str, args: &[Value], ctx: &mut FnCtx, w: &mut Vec<Warning>
             if d.is_empty() || count == 0 {
                 return Ok(str_or_bytes(String::new(), bin));
             }
-            let mut idx = Vec::new();
-            let mut i = 0;
-            while let Some(p) = find_units(&s, &d, i) {
-                idx.push(p);
-                i = p + d.len();
-            }
             let out: &[u8] = if count > 0 {
-                match idx.get(count as usize - 1) {
-                    Some(&p) => &s[..p],
-                    None => &s,
+                let mut i = 0;
+                let mut left = count;
+                loop {
+                    match find_units(&s, &d, i) {
+                        Some(p) if left == 1 => break &s[..p],
+                        Some(p) => {
+                            left -= 1;
+                            i = p + d.len();
+                        }
+                        None => break &s,
+                    }
                 }
             } else {
-                let k = count.unsigned_abs() as usize;
-                if k > idx.len() {
-                    &s
-                } else {
-                    &s[idx[idx.len() - k] + d.len()..]
+                // MySQL counts a negative `count` from the right, searching backwards, so
+                // overlapping candidates resolve from the end: ('aaaaaaaaa1', 'aa', -1) is '1'
+                let mut end = s.len();
+                let mut left = count.unsigned_abs();
+                loop {
+                    match s[..end].windows(d.len()).rposition(|w| w == &d[..]) {
+                        Some(p) if left == 1 => break &s[p + d.len()..],
+                        Some(p) => {
+                            left -= 1;
+                            end = p;
+                        }
+                        None => break &s,
+                    }
                 }
             };
             if bin {
@@ -2031,11 +2041,7 @@ fn call_strict(name: &str, args: &[Value], ctx: &mut FnCtx, w: &mut Vec<Warning>
 const ICU_VERSION: &str = "73.1";
 
 fn charset_of(c: Collation) -> &'static str {
-    match c {
-        Collation::Binary => "binary",
-        Collation::Latin1SwedishCi | Collation::Latin1Bin => "latin1",
-        _ => "utf8mb4",
-    }
+    c.charset()
 }
 
 /// MySQL's base64 decoding: whitespace is skipped, '=' padding may only end the input.
@@ -2332,6 +2338,12 @@ mod tests {
             cs("SUBSTRING_INDEX", &[s("www.mysql.com"), s("."), i(-2)]),
             "mysql.com"
         );
+        assert_eq!(
+            cs("SUBSTRING_INDEX", &[s("aaaaaaaaa1"), s("aa"), i(-1)]),
+            "1"
+        );
+        assert_eq!(cs("SUBSTRING_INDEX", &[s("aaaaaaaaa1"), s("aa"), i(1)]), "");
+        assert_eq!(cs("SUBSTRING_INDEX", &[s("a.b"), s("."), i(-3)]), "a.b");
         assert_eq!(
             cs("SUBSTRING_INDEX", &[s("www.mysql.com"), s("."), i(5)]),
             "www.mysql.com"

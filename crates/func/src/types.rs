@@ -400,8 +400,6 @@ pub fn return_type(name: &str, args: &[ExprType]) -> ExprType {
         | "LAST_INSERT_ID" | "CONNECTION_ID" | "ROW_COUNT" | "FOUND_ROWS" => {
             if matches!(name, "UUID_SHORT") {
                 UInt
-            } else if name == "TIME_TO_SEC" && fsp_arg(args) > 0 {
-                dec(10, fsp_arg(args) as u32)
             } else {
                 Int
             }
@@ -550,6 +548,7 @@ pub fn return_type(name: &str, args: &[ExprType]) -> ExprType {
         "CONVERT_TZ" => DateTime { fsp: fsp_arg(args) },
         "JSON_QUOTE" | "JSON_UNQUOTE" | "JSON_PRETTY" | "JSON_SEARCH" => str_t(LONG),
         n if crate::jsonfn::returns_json(n) => str_t(LONG),
+        crate::json_order::JSON_KEY => Bytes { max_len: LONG },
         "JSON_TYPE" => str_t(16),
         "JSON_VALUE" => str_t(512),
         "EXTRACT"

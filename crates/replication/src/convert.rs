@@ -13,8 +13,8 @@ use storage::catalog::TableDef;
 
 /// Bytes per character of a collation's character set.
 fn max_char_bytes(c: Collation) -> u32 {
-    match c {
-        Collation::Latin1SwedishCi | Collation::Latin1Bin | Collation::Binary => 1,
+    match c.charset() {
+        "latin1" | "binary" => 1,
         _ => 4,
     }
 }
@@ -130,12 +130,12 @@ pub fn row(t: &TableDef, row: &[Value]) -> Result<Vec<RowValue>> {
 
 /// Text in a column's character set: latin1 columns carry one byte per character.
 fn text_bytes(s: &str, coll: Collation) -> Vec<u8> {
-    match coll {
-        Collation::Latin1SwedishCi | Collation::Latin1Bin => s
-            .chars()
+    if coll.charset() == "latin1" {
+        s.chars()
             .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
-            .collect(),
-        _ => s.as_bytes().to_vec(),
+            .collect()
+    } else {
+        s.as_bytes().to_vec()
     }
 }
 

@@ -6,12 +6,15 @@
 //! files, atomically with the data ([`service`]); the conversion of Strata's table definitions
 //! and values to binlog column types and row images ([`convert`]); the server's persistent
 //! `server_uuid` ([`server_uuid`]); the source side of replication: streaming the files to a
-//! replica or a binlog reader ([`dump`]), the registered replicas ([`replicas`]). Depends on
+//! replica or a binlog reader ([`dump`]), the registered replicas ([`replicas`]); the replica
+//! side: CHANGE REPLICATION SOURCE's configuration, the receiver and applier threads and SHOW
+//! REPLICA STATUS ([`replica`]). Depends on
 //! `common`, `storage` and `binlog`, never on the SQL layer or the protocol (they use this
 //! crate).
 
 pub mod convert;
 pub mod dump;
+pub mod replica;
 pub mod replicas;
 pub mod server_uuid;
 pub mod service;

@@ -14,6 +14,12 @@
 //! is missing from the binlog and no binlogged transaction is missing from the data. DDL is
 //! logged right after its statement commits (its record written with an fsync), which is not
 //! atomic with the dictionary change: a crash between the two loses the DDL's event.
+//!
+//! **Replicated transactions.** A replica's applier assigns the source's GTID to its session's
+//! next commit ([`Binlog::assign_gtid`]): the transaction is logged with that GTID instead of
+//! one of this server's own (MySQL's `log_replica_updates`), so the replica's `gtid_executed`
+//! holds it atomically with the applied rows. Records are keyed by an ordering slot, not by the
+//! GNO, and recovery reads each record's GTID from its GTID event.
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -66,18 +72,21 @@ struct Inner {
     files: BinlogFiles,
     /// GTIDs logged (the files' and those appended since).
     executed: GtidSet,
+    /// The next GNO of this server's own GTIDs.
     next_gno: u64,
+    /// The next ordering slot: transactions reach the files in slot order.
+    next_slot: u64,
     /// The logical clock within the current file.
     seq: i64,
     next_xid: u64,
     /// Transactions appended since the last fsync of the file.
     unsynced: u64,
-    /// Committed transactions waiting for an earlier GNO's commit before they go to the file
-    /// (`None`: that GNO's commit failed; it is skipped).
+    /// Committed transactions waiting for an earlier slot's commit before they go to the file
+    /// (`None`: that slot's commit failed; it is skipped).
     ready: std::collections::BTreeMap<u64, Option<Transaction>>,
-    /// The next GNO to append to the file.
+    /// The next slot to append to the file.
     next_append: u64,
-    /// The greatest GNO appended whose record may still be in the dictionary.
+    /// The greatest slot appended whose record may still be in the dictionary.
     recorded_upto: u64,
     /// A file write failed: records keep being written (a restart appends them), files not.
     broken: Option<String>,
@@ -95,6 +104,18 @@ pub struct Binlog<E: KvEngine> {
     /// `binlog_row_metadata=FULL`: TABLE_MAP events carry column names, ENUM/SET strings,
     /// the primary key and visibility.
     full_metadata: std::sync::atomic::AtomicBool,
+    /// GTIDs assigned to the next commit of a thread (a replica's applier): thread id →
+    /// (source UUID, GNO, original commit timestamp in microseconds).
+    assigned: Mutex<std::collections::HashMap<u32, (Uuid, u64, u64)>>,
+}
+
+/// The GTID in the first event (a GTID event) of a record's transaction bytes.
+fn record_gtid(bytes: &[u8]) -> Option<(Uuid, u64)> {
+    let len = u32::from_le_bytes(bytes.get(9..13)?.try_into().ok()?) as usize;
+    match binlog::decode_event(bytes.get(..len)?, true).ok()?.event {
+        binlog::Event::Gtid(g) if g.gno != 0 => Some((g.uuid, g.gno)),
+        _ => None,
+    }
 }
 
 fn now() -> (u32, u64) {
@@ -129,18 +150,23 @@ impl<E: KvEngine> Binlog<E> {
         let mut recovered = 0u64;
         let mut last = 0u64;
         let records = records(storage)?;
-        for (gno, bytes) in &records {
-            last = last.max(*gno);
-            if executed.contains(&opts.server_uuid, *gno) {
-                continue;
+        for (slot, bytes) in &records {
+            last = last.max(*slot);
+            let gtid = record_gtid(bytes);
+            if let Some((uuid, gno)) = gtid {
+                if executed.contains(&uuid, gno) {
+                    continue;
+                }
             }
             let trx = Transaction {
                 bytes: bytes.clone(),
-                gtid: opts.gtid_mode.then_some((opts.server_uuid, *gno)),
+                gtid,
                 ddl: false,
             };
             files.append(trx).map_err(io)?;
-            executed.add(opts.server_uuid, *gno);
+            if let Some((uuid, gno)) = gtid {
+                executed.add(uuid, gno);
+            }
             recovered += 1;
         }
         files.sync().map_err(io)?;
@@ -151,18 +177,19 @@ impl<E: KvEngine> Binlog<E> {
             .intervals(&opts.server_uuid)
             .last()
             .map_or(0, |(_, hi)| *hi);
-        let next_gno = top.max(last) + 1;
+        let next_gno = top + 1;
         let log = Arc::new(Binlog {
             storage: Arc::downgrade(storage),
             inner: Mutex::new(Inner {
                 files,
                 executed,
                 next_gno,
+                next_slot: last + 1,
                 seq: 0,
                 next_xid: 1,
                 unsynced: 0,
                 ready: Default::default(),
-                next_append: next_gno,
+                next_append: last + 1,
                 // the records found are in the synced files now: dropped at the next sync (no
                 // engine write while the server starts)
                 recorded_upto: last,
@@ -170,6 +197,7 @@ impl<E: KvEngine> Binlog<E> {
             }),
             changed: Condvar::new(),
             full_metadata: Default::default(),
+            assigned: Default::default(),
             opts,
         });
         storage.set_commit_log(Some(log.clone() as Arc<dyn CommitLog>));
@@ -179,6 +207,41 @@ impl<E: KvEngine> Binlog<E> {
     /// `binlog_row_metadata`: FULL (`true`) or MINIMAL, for the transactions encoded from now.
     pub fn set_full_row_metadata(&self, full: bool) {
         self.full_metadata.store(full, Ordering::Relaxed);
+    }
+
+    /// Assigns GTID `uuid:gno` (originally committed at `original_micros`) to the next
+    /// transaction thread `thread_id` commits or DDL statement it logs, in place of one of this
+    /// server's own GTIDs (a replica's applier, `log_replica_updates`).
+    pub fn assign_gtid(&self, thread_id: u32, uuid: Uuid, gno: u64, original_micros: u64) {
+        self.assigned
+            .lock()
+            .insert(thread_id, (uuid, gno, original_micros));
+    }
+
+    /// Takes back a GTID [`Binlog::assign_gtid`] gave `thread_id` that no commit used; true
+    /// if there was one.
+    pub fn unassign_gtid(&self, thread_id: u32) -> bool {
+        self.assigned.lock().remove(&thread_id).is_some()
+    }
+
+    /// Logs the GTID assigned to `thread_id` as an empty transaction (BEGIN, COMMIT) if no
+    /// commit used it: a source transaction that changed nothing here still counts as
+    /// executed, as MySQL's replica records it.
+    ///
+    /// # Errors
+    /// Encoding or engine errors.
+    pub fn log_assigned_empty(&self, thread_id: u32) -> Result<()> {
+        if !self.assigned.lock().contains_key(&thread_id) {
+            return Ok(());
+        }
+        self.commit(thread_id, None, &[], &mut |records: LogRecords| {
+            let st = self.storage()?;
+            let mut b = WriteBatch::new();
+            for (k, v) in records {
+                b.put(Cf::Dict, k, v);
+            }
+            st.engine().write(&b, true)
+        })
     }
 
     /// The options the log runs with.
@@ -247,23 +310,37 @@ impl<E: KvEngine> Binlog<E> {
     /// whose turn has come to the file, in GTID order.
     fn commit_ordered(
         &self,
+        thread_id: u32,
         pending: binlog::PendingTransaction,
         micros: u64,
         write: &mut dyn FnMut(LogRecords) -> Result<()>,
     ) -> Result<()> {
-        let (gno, seq) = {
+        let foreign = self.assigned.lock().remove(&thread_id);
+        let (slot, uuid, gno, seq) = {
             let mut inner = self.inner.lock();
-            inner.next_gno += 1;
+            inner.next_slot += 1;
             inner.seq += 1;
-            (inner.next_gno - 1, inner.seq)
+            let (uuid, gno) = match foreign {
+                Some((uuid, gno, _)) => (uuid, gno),
+                None => {
+                    inner.next_gno += 1;
+                    (self.opts.server_uuid, inner.next_gno - 1)
+                }
+            };
+            (inner.next_slot - 1, uuid, gno, inner.seq)
+        };
+        let logged_gno = if self.opts.gtid_mode || foreign.is_some() {
+            gno
+        } else {
+            0
         };
         let gtid = GtidEvent {
-            uuid: self.opts.server_uuid,
-            gno: if self.opts.gtid_mode { gno } else { 0 },
+            uuid,
+            gno: logged_gno,
             last_committed: seq - 1,
             sequence_number: seq,
             immediate_commit_timestamp: micros,
-            original_commit_timestamp: micros,
+            original_commit_timestamp: foreign.map_or(micros, |f| f.2),
             immediate_server_version: 80403,
             original_server_version: 80403,
             ..GtidEvent::default()
@@ -271,16 +348,16 @@ impl<E: KvEngine> Binlog<E> {
         let r = pending
             .seal(gtid)
             .map_err(io)
-            .and_then(|trx| write(vec![(record_key(gno), trx.bytes.clone())]).map(|_| trx));
+            .and_then(|trx| write(vec![(record_key(slot), trx.bytes.clone())]).map(|_| trx));
         let mut inner = self.inner.lock();
         let out = match r {
             Ok(trx) => {
-                inner.executed.add(self.opts.server_uuid, gno);
-                inner.ready.insert(gno, Some(trx));
+                inner.executed.add(uuid, gno);
+                inner.ready.insert(slot, Some(trx));
                 Ok(())
             }
             Err(e) => {
-                inner.ready.insert(gno, None);
+                inner.ready.insert(slot, None);
                 Err(e)
             }
         };
@@ -367,7 +444,7 @@ impl<E: KvEngine> Binlog<E> {
             }
             st.engine().write(&b, true)
         };
-        self.commit_ordered(pending, micros, &mut write)
+        self.commit_ordered(thread_id, pending, micros, &mut write)
     }
 
     /// FLUSH BINARY LOGS: closes the current file and starts the next.
@@ -470,8 +547,8 @@ impl<E: KvEngine> Binlog<E> {
         inner.files.reset().map_err(io)?;
         inner.executed = GtidSet::new();
         inner.next_gno = 1;
-        inner.next_append = 1;
         inner.ready.clear();
+        inner.next_append = inner.next_slot;
         inner.seq = 0;
         self.changed.notify_all();
         Ok(())
@@ -503,7 +580,7 @@ impl<E: KvEngine> CommitLog for Binlog<E> {
         };
         // encoding runs outside the lock; only the GTID, the write and the append are ordered
         let pending = self.encode_rows(ts, thread_id, db, changes, xid)?;
-        self.commit_ordered(pending, micros, write)
+        self.commit_ordered(thread_id, pending, micros, write)
     }
 }
 
@@ -533,4 +610,57 @@ fn delete_records<E: KvEngine>(st: &Storage<E>, first: u64, last: u64) -> Result
         record_key(last.saturating_add(1)),
     );
     st.engine().write(&b, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use storage::mem::MemEngine;
+    use storage::StorageOptions;
+
+    use super::*;
+
+    fn opts(dir: &std::path::Path, sync_every: u64) -> BinlogOptions {
+        BinlogOptions {
+            dir: dir.to_path_buf(),
+            basename: "binlog".into(),
+            server_id: 1,
+            server_uuid: Uuid::parse("3e11fa47-71ca-11e1-9e33-c80aa9429562").unwrap(),
+            max_size: 1 << 30,
+            gtid_mode: true,
+            server_version: "8.4.7-strata".into(),
+            sync_every,
+        }
+    }
+
+    #[test]
+    fn assigned_gtids_are_logged_and_recovered_from_the_records() {
+        let source = Uuid::parse("aaaaaaaa-71ca-11e1-9e33-c80aa9429562").unwrap();
+        let st = Storage::open(MemEngine::new(), StorageOptions::default()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let log = Binlog::open(&st, opts(dir.path(), 1000)).unwrap();
+        log.assign_gtid(5, source, 10, 1);
+        log.log_ddl(5, Some("d"), "CREATE TABLE t (x INT)").unwrap();
+        log.log_ddl(6, Some("d"), "CREATE TABLE u (x INT)").unwrap();
+        // a source transaction that changed nothing here is still executed
+        log.assign_gtid(5, source, 11, 1);
+        log.log_assigned_empty(5).unwrap();
+        log.log_assigned_empty(5).unwrap(); // nothing assigned: nothing logged
+        log.assign_gtid(5, source, 12, 1);
+        assert!(log.unassign_gtid(5));
+        let own = log.options().server_uuid;
+        let want = |g: &GtidSet| {
+            g.contains(&source, 10)
+                && g.contains(&source, 11)
+                && !g.contains(&source, 12)
+                && g.intervals(&own) == vec![(1, 1)]
+        };
+        assert!(want(&log.gtid_executed()), "{:?}", log.gtid_executed());
+        // the files lost (not fsynced): a new log appends the records with their GTIDs
+        drop(log);
+        let dir2 = tempfile::tempdir().unwrap();
+        let log = Binlog::open(&st, opts(dir2.path(), 1000)).unwrap();
+        assert!(want(&log.gtid_executed()), "{:?}", log.gtid_executed());
+        log.log_ddl(6, Some("d"), "CREATE TABLE v (x INT)").unwrap();
+        assert_eq!(log.gtid_executed().intervals(&own), vec![(1, 2)]);
+    }
 }

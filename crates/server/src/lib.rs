@@ -8,6 +8,7 @@
 pub mod backend;
 pub mod config;
 pub mod poolinfo;
+pub mod replica;
 pub mod source;
 
 use std::path::Path;
@@ -175,6 +176,12 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
     };
     let inst = sql::Instance::new(storage, globals);
     open_binlog(&inst, cfg)?;
+    {
+        let datadir = std::fs::canonicalize(&cfg.datadir).unwrap_or_else(|_| cfg.datadir.clone());
+        let uuid = replication::server_uuid::load_or_create(&datadir)
+            .map_err(|e| format!("cannot read the server UUID: {}", e.msg))?;
+        replica::install(&inst, &datadir, uuid, cfg.port)?;
+    }
     // the slow and general query logs: default names in the data directory, opened if on
     let log_setup = sql::runtime::querylog::LogSetup {
         datadir: std::fs::canonicalize(&cfg.datadir).unwrap_or_else(|_| cfg.datadir.clone()),
@@ -244,6 +251,7 @@ pub fn start(cfg: &Config) -> Result<Running, String> {
     *inst.disconnect.write() = Some(Box::new(move |id| {
         registry.kill(id);
     }));
+    replica::start_at_boot(&inst);
     Ok(Running { handle, inst })
 }
 

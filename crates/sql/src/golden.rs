@@ -157,7 +157,10 @@ fn golden_files() -> Vec<PathBuf> {
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("dir entry").path())
         .filter(|p| p.extension().is_some_and(|x| x == "test"))
-        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().contains(&only)))
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().contains(&only))
+        })
         .collect();
     files.sort();
     files

@@ -34,9 +34,12 @@ const STILL_BACKWARDS: &[&str] = &[
     "catalog/stats.rs -> session",
     "ddl/alter.rs -> session",
     "ddl/checktable.rs -> session",
+    "ddl/foreign_key.rs -> session",
     "ddl/table.rs -> session",
     "ddl/view.rs -> session",
+    "dml/bulk_load.rs -> session",
     "dml/explain.rs -> session",
+    "dml/foreign_key.rs -> session",
     "dml/load.rs -> session",
     "dml/multi.rs -> session",
     "dml/single.rs -> ddl",
@@ -54,6 +57,7 @@ const STILL_BACKWARDS: &[&str] = &[
     "plan/explain.rs -> exec",
     "plan/explain.rs -> session",
     "show/binlog.rs -> session",
+    "show/replica.rs -> session",
     "show/show.rs -> session",
 ];
 

@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rocksdb::perf::{set_perf_stats, PerfContext, PerfMetric, PerfStatsLevel};
-use rocksdb::{ColumnFamily, FlushOptions, DB};
+use rocksdb::{AsColumnFamilyRef, FlushOptions, DB};
 
 /// Hidden entries (older versions, tombstones) a scan may step over in the active memtable
 /// per row it returns, on average, before the memtable is flushed.
@@ -48,7 +48,7 @@ const MIN_MEMTABLE_ENTRIES: u64 = 4096;
 /// Sets RocksDB's scan-triggered memtable flush ([`AVG_HIDDEN`], [`MIN_HIDDEN`]) on `cf`.
 /// The Rust bindings have no setters for these options, so they go through RocksDB's
 /// `SetOptions` (dynamic options); a library without them is logged and left as is.
-pub(crate) fn configure(db: &DB, cf: &ColumnFamily) {
+pub(crate) fn configure(db: &DB, cf: &impl AsColumnFamilyRef) {
     let (min, avg) = (MIN_HIDDEN.to_string(), AVG_HIDDEN.to_string());
     if let Err(e) = db.set_options_cf(
         cf,
@@ -91,7 +91,7 @@ impl HotVersions {
     /// A sampled scan found many hidden entries: flushes `cf`'s memtable when no write came
     /// for [`IDLE`] (else RocksDB's trigger does it), at most once per [`IDLE`], and only a
     /// memtable worth it. The flush runs in the background.
-    fn scan_found_versions(&self, db: &DB, cf: &ColumnFamily) {
+    fn scan_found_versions(&self, db: &DB, cf: &impl AsColumnFamilyRef) {
         let now = self.now();
         let idle = IDLE.as_millis() as u64;
         let since = |t: &AtomicU64| now.saturating_sub(t.load(Ordering::Relaxed));
@@ -167,7 +167,7 @@ impl Probe {
     }
 
     /// Ends the probe; flushes through `hot` when the scan crossed the threshold.
-    pub(crate) fn finish(self, hot: &HotVersions, db: &DB, cf: &ColumnFamily) {
+    pub(crate) fn finish(self, hot: &HotVersions, db: &DB, cf: &impl AsColumnFamilyRef) {
         let hidden = hidden_in_memtable(&self.ctx).saturating_sub(self.start);
         let rows = self.rows;
         drop(self);
@@ -217,9 +217,9 @@ mod tests {
         let hot = HotVersions::new();
         let dir = tempfile::tempdir().unwrap();
         let e = crate::RocksEngine::open(dir.path(), crate::RocksOptions::default()).unwrap();
-        let cf = crate::cf_handle(e.db(), storage::engine::Cf::Data).unwrap();
+        let cf = e.db.handle(storage::engine::Cf::Data);
         for p in probes.into_iter().flatten() {
-            p.finish(&hot, e.db(), cf);
+            p.finish(&hot, e.db(), &cf);
         }
         let next: Vec<Option<Probe>> = (0..SAMPLE_EVERY).map(|_| Probe::sample()).collect();
         assert_eq!(next.iter().filter(|p| p.is_some()).count(), 1);

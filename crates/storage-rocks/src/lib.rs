@@ -14,23 +14,27 @@ use std::sync::Arc;
 use common::wait::{self, WaitType};
 use common::{Error, Result};
 use rocksdb::{
-    AsColumnFamilyRef, BlockBasedIndexType, BlockBasedOptions, Cache, ColumnFamily,
-    ColumnFamilyDescriptor, DBCompressionType, DBRawIteratorWithThreadMode, Options, ReadOptions,
-    ReadTier, SnapshotWithThreadMode, WriteOptions, DB,
+    AsColumnFamilyRef, BlockBasedIndexType, BlockBasedOptions, Cache, ColumnFamilyDescriptor,
+    DBRawIteratorWithThreadMode, Options, ReadOptions, ReadTier, SnapshotWithThreadMode,
+    WriteOptions, DB,
 };
-use storage::engine::{Cf, KvEngine, KvIter, KvSnapshot, WriteBatch, WriteOp};
+use storage::engine::{
+    BulkWriter, Cf, KvEngine, KvIter, KvSnapshot, StorageClass, WriteBatch, WriteOp,
+};
+
+pub mod classes;
 
 mod hotversions;
+mod ingest;
 mod logsync;
 pub mod rangecache;
 pub mod rowcache;
+pub use classes::DICT_CF;
+use classes::{Cfh, Db};
 use hotversions::{HotVersions, Probe};
 use logsync::LogSync;
 use rangecache::{CachedRows, Lookup, RangeCache, ReadAt, Rows};
 use rowcache::RowCache;
-
-/// Name of the dictionary column family.
-pub const DICT_CF: &str = "dict";
 
 /// Size of a memtable's bloom filter, as a fraction of the memtable's size: 160 KiB for an
 /// 8 MiB memtable, 13 bits per key or more for entries of 80 bytes or more (an index entry of
@@ -136,7 +140,7 @@ fn engine_err(what: &str, e: rocksdb::Error) -> Error {
 /// The RocksDB engine. Cheap to clone (shared database).
 #[derive(Clone)]
 pub struct RocksEngine {
-    db: Arc<DB>,
+    db: Arc<Db>,
     _cache: Cache,
     /// Strata's row cache (None when its size is 0).
     rows: Option<Arc<RowCache>>,
@@ -162,7 +166,7 @@ pub struct EngineStats {
     cache: Cache,
     cache_capacity: u64,
     block_size: u64,
-    db: std::sync::Weak<DB>,
+    db: std::sync::Weak<Db>,
 }
 
 /// Engine-wide RocksDB counters beyond the block cache (`Rocksdb_*` status).
@@ -243,12 +247,9 @@ impl EngineStats {
             let Some(db) = self.db.upgrade() else {
                 return 0;
             };
-            Cf::ALL
+            db.named()
                 .into_iter()
-                .filter_map(|cf| {
-                    db.property_int_value_cf(cf_handle(&db, cf).ok()?, name)
-                        .ok()?
-                })
+                .filter_map(|(_, h)| db.property_int_value_cf(&h, name).ok()?)
                 .sum()
         };
         EngineCounters {
@@ -285,16 +286,11 @@ impl EngineStats {
         }
         let mut memtables = 0;
         let mut readers = 0;
-        for cf in Cf::ALL {
-            let Ok(h) = cf_handle(&db, cf) else { continue };
-            let name = match cf {
-                Cf::Data => rocksdb::DEFAULT_COLUMN_FAMILY_NAME,
-                Cf::Dict => DICT_CF,
-            };
-            if let Ok(Some(t)) = db.property_value_cf(h, "rocksdb.cfstats") {
-                rows.push(("CF_COMPACTION".into(), name.into(), t));
+        for (name, h) in db.named() {
+            if let Ok(Some(t)) = db.property_value_cf(&h, "rocksdb.cfstats") {
+                rows.push(("CF_COMPACTION".into(), name, t));
             }
-            let int = |p: &str| db.property_int_value_cf(h, p).ok().flatten().unwrap_or(0);
+            let int = |p: &str| db.property_int_value_cf(&h, p).ok().flatten().unwrap_or(0);
             memtables += int("rocksdb.cur-size-all-mem-tables");
             readers += int("rocksdb.estimate-table-readers-mem");
         }
@@ -358,54 +354,7 @@ impl RocksEngine {
             })?;
         }
         let cache = Cache::new_lru_cache(opts.block_cache_bytes);
-        let cf_opts = |cache: &Cache| {
-            let mut bb = BlockBasedOptions::default();
-            bb.set_block_cache(cache);
-            bb.set_block_size(opts.block_size);
-            bb.set_bloom_filter(10.0, false);
-            bb.set_whole_key_filtering(true);
-            bb.set_cache_index_and_filter_blocks(true);
-            bb.set_pin_l0_filter_and_index_blocks_in_cache(true);
-            // Partitioned index and filters: a point read loads one 4 KiB partition of each
-            // instead of the file's whole index and filter (hundreds of KiB for a large
-            // last-level file). With whole blocks, data ≫ cache made them evict each other:
-            // measured at a 16 MiB budget over 800 MiB of rows (cache workload), 3.2M filter
-            // and 1.1M index block misses against 0.3M data block misses, and lookups that
-            // missed the row cache ran at 2–3k/s. Only the small top level stays pinned.
-            bb.set_index_type(BlockBasedIndexType::TwoLevelIndexSearch);
-            bb.set_partition_filters(true);
-            bb.set_metadata_block_size(4096);
-            bb.set_pin_top_level_index_and_filter(true);
-            bb.set_cache_index_and_filter_blocks_with_high_priority(true);
-            bb.set_format_version(5);
-            let mut o = Options::default();
-            o.set_block_based_table_factory(&bb);
-            o.set_compression_type(DBCompressionType::Lz4);
-            o.set_bottommost_compression_type(DBCompressionType::Zstd);
-            o.set_level_compaction_dynamic_level_bytes(true);
-            o.set_write_buffer_size(opts.write_buffer_size);
-            let merge = opts.memtables_to_merge();
-            o.set_min_write_buffer_number_to_merge(merge as i32);
-            // Room for as many again while a flush writes its memtables: at most 128 MiB of
-            // memtables, as two 64 MiB ones were. Against room for ten (two more than the
-            // eight merged), 3 alternating iibench pairs: server CPU 1293/1216/1229 ->
-            // 1199/1055/1108 ticks. The dip in the insert rate at each 64 MiB flush (to about
-            // 100k rows/s for two or three intervals) is there with either; its cause (the
-            // flush's CPU on 2 cores, or writes waiting) is not established.
-            o.set_max_write_buffer_number((2 * merge) as i32);
-            // A point read searches every memtable not yet flushed, newest first, until one
-            // has the key: with up to sixteen small memtables, a read of a row that none of
-            // them holds walked sixteen skip lists (perf, sysbench oltp_read_write: skip-list
-            // searches under point reads 2 % of the server's CPU). A whole-key bloom filter
-            // per memtable lets the read skip the memtables without the key. Measured
-            // (oltp_read_write, 8 threads, 4 x 100k rows, 5 alternating pairs of 30 s runs):
-            // server CPU per transaction 981 / 1014 / 845 / 1082 / 922 -> 919 / 861 / 873 /
-            // 870 / 886 us; iibench server CPU unchanged (3 pairs).
-            o.set_memtable_prefix_bloom_ratio(MEMTABLE_BLOOM_RATIO);
-            o.set_memtable_whole_key_filtering(true);
-            o
-        };
-        let mut db_opts = cf_opts(&cache);
+        let mut db_opts = cf_options(&opts, &cache, StorageClass::default());
         db_opts.create_if_missing(opts.create_if_missing);
         db_opts.create_missing_column_families(opts.create_if_missing);
         db_opts.set_max_background_jobs(opts.max_background_jobs);
@@ -422,10 +371,20 @@ impl RocksEngine {
         // write-ahead log alive (a log goes only once all families flushed their part of it):
         // past two flushes' worth of log, RocksDB flushes the families holding the oldest.
         db_opts.set_max_total_wal_size(2 * opts.flush_bytes() as u64);
-        let cfs = vec![
-            ColumnFamilyDescriptor::new(rocksdb::DEFAULT_COLUMN_FAMILY_NAME, cf_opts(&cache)),
-            ColumnFamilyDescriptor::new(DICT_CF, cf_opts(&cache)),
+        let default = || cf_options(&opts, &cache, StorageClass::default());
+        let mut cfs = vec![
+            ColumnFamilyDescriptor::new(rocksdb::DEFAULT_COLUMN_FAMILY_NAME, default()),
+            ColumnFamilyDescriptor::new(DICT_CF, default()),
         ];
+        // the storage classes created before (a new database has none)
+        for name in DB::list_cf(&db_opts, path).unwrap_or_default() {
+            if let Some(class) = classes::class_of_name(&name) {
+                cfs.push(ColumnFamilyDescriptor::new(
+                    name,
+                    cf_options(&opts, &cache, class),
+                ));
+            }
+        }
         let db = DB::open_cf_descriptors(&db_opts, path, cfs).map_err(|e| {
             let s = e.to_string();
             let why = if s.contains("lock") || s.contains("Resource temporarily unavailable") {
@@ -440,7 +399,15 @@ impl RocksEngine {
                 path.display()
             ))
         })?;
-        hotversions::configure(&db, cf_handle(&db, Cf::Data)?);
+        ingest::clean_up(path);
+        let make = {
+            let (opts, cache) = (opts.clone(), cache.clone());
+            Box::new(move |class: StorageClass| cf_options(&opts, &cache, class))
+        };
+        let db = Db::new(db, make)?;
+        for h in db.all(Cf::Data) {
+            hotversions::configure(&db, &h);
+        }
         let db = Arc::new(db);
         let stats = EngineStats {
             opts: Arc::new(db_opts),
@@ -466,22 +433,72 @@ impl RocksEngine {
         &self.db
     }
 
-    /// An integer RocksDB property of a column family (e.g. `rocksdb.estimate-num-keys`).
+    /// An integer RocksDB property of a column family (e.g. `rocksdb.estimate-num-keys`); for
+    /// [`Cf::Data`], of the default storage class.
     pub fn property_int(&self, cf: Cf, name: &str) -> Option<u64> {
         self.db
-            .property_int_value_cf(cf_handle(&self.db, cf).ok()?, name)
+            .property_int_value_cf(&self.db.handle(cf), name)
             .ok()
             .flatten()
     }
+
+    /// The names of the column families (`default`, `dict` and one per storage class in use).
+    pub fn column_families(&self) -> Vec<String> {
+        self.db.named().into_iter().map(|(n, _)| n).collect()
+    }
 }
 
-fn cf_handle(db: &DB, cf: Cf) -> Result<&ColumnFamily> {
-    let name = match cf {
-        Cf::Data => rocksdb::DEFAULT_COLUMN_FAMILY_NAME,
-        Cf::Dict => DICT_CF,
+/// The options of the column family of `class` (the default class: the `default` and `dict`
+/// families, and the database-wide options built on them).
+fn cf_options(opts: &RocksOptions, cache: &Cache, class: StorageClass) -> Options {
+    let block_size = match class.block_kb {
+        0 => opts.block_size,
+        kb => usize::from(kb) << 10,
     };
-    db.cf_handle(name)
-        .ok_or_else(|| Error::internal(format!("column family {name} missing")))
+    let mut bb = BlockBasedOptions::default();
+    bb.set_block_cache(cache);
+    bb.set_block_size(block_size);
+    bb.set_bloom_filter(10.0, false);
+    bb.set_whole_key_filtering(true);
+    bb.set_cache_index_and_filter_blocks(true);
+    bb.set_pin_l0_filter_and_index_blocks_in_cache(true);
+    // Partitioned index and filters: a point read loads one 4 KiB partition of each
+    // instead of the file's whole index and filter (hundreds of KiB for a large
+    // last-level file). With whole blocks, data ≫ cache made them evict each other:
+    // measured at a 16 MiB budget over 800 MiB of rows (cache workload), 3.2M filter
+    // and 1.1M index block misses against 0.3M data block misses, and lookups that
+    // missed the row cache ran at 2–3k/s. Only the small top level stays pinned.
+    bb.set_index_type(BlockBasedIndexType::TwoLevelIndexSearch);
+    bb.set_partition_filters(true);
+    bb.set_metadata_block_size(4096);
+    bb.set_pin_top_level_index_and_filter(true);
+    bb.set_cache_index_and_filter_blocks_with_high_priority(true);
+    bb.set_format_version(5);
+    let mut o = Options::default();
+    o.set_block_based_table_factory(&bb);
+    classes::set_codec(&mut o, class.codec);
+    o.set_level_compaction_dynamic_level_bytes(true);
+    o.set_write_buffer_size(opts.write_buffer_size);
+    let merge = opts.memtables_to_merge();
+    o.set_min_write_buffer_number_to_merge(merge as i32);
+    // Room for as many again while a flush writes its memtables: at most 128 MiB of
+    // memtables, as two 64 MiB ones were. Against room for ten (two more than the
+    // eight merged), 3 alternating iibench pairs: server CPU 1293/1216/1229 ->
+    // 1199/1055/1108 ticks. The dip in the insert rate at each 64 MiB flush (to about
+    // 100k rows/s for two or three intervals) is there with either; its cause (the
+    // flush's CPU on 2 cores, or writes waiting) is not established.
+    o.set_max_write_buffer_number((2 * merge) as i32);
+    // A point read searches every memtable not yet flushed, newest first, until one
+    // has the key: with up to sixteen small memtables, a read of a row that none of
+    // them holds walked sixteen skip lists (perf, sysbench oltp_read_write: skip-list
+    // searches under point reads 2 % of the server's CPU). A whole-key bloom filter
+    // per memtable lets the read skip the memtables without the key. Measured
+    // (oltp_read_write, 8 threads, 4 x 100k rows, 5 alternating pairs of 30 s runs):
+    // server CPU per transaction 981 / 1014 / 845 / 1082 / 922 -> 919 / 861 / 873 /
+    // 870 / 886 us; iibench server CPU unchanged (3 pairs).
+    o.set_memtable_prefix_bloom_ratio(MEMTABLE_BLOOM_RATIO);
+    o.set_memtable_whole_key_filtering(true);
+    o
 }
 
 /// Whether a RocksDB error is the `Incomplete` status of a block-cache-only read: the data is
@@ -500,7 +517,7 @@ fn cache_only(mut ro: ReadOptions) -> ReadOptions {
 /// (see `rowcache`): a hit is returned as is, a miss reads RocksDB with `opts` and offers the
 /// value to the cache. The dictionary column family bypasses the cache.
 fn get_cached(
-    db: &DB,
+    db: &Db,
     rows: Option<&RowCache>,
     cf: Cf,
     key: &[u8],
@@ -511,8 +528,9 @@ fn get_cached(
     if let Some(v) = rows.and_then(|r| r.get(key, reader_seq)) {
         return Ok(Some(v));
     }
-    let h = cf_handle(db, cf)?;
-    let v = read_through(opts, |ro| db.get_cf_opt(h, key, ro)).map_err(|e| engine_err("get", e))?;
+    let h = db.route(cf, key);
+    let v =
+        read_through(opts, |ro| db.get_cf_opt(&h, key, ro)).map_err(|e| engine_err("get", e))?;
     if let (Some(r), Some(v)) = (rows, &v) {
         r.fill(key, v, reader_seq, db.latest_sequence_number());
     }
@@ -546,11 +564,42 @@ fn read_through<T>(
 /// decode, 1815 "truncated varint", until a point read had cached their blocks), where a point
 /// read answers `Incomplete`.
 fn multi_get_through(
-    db: &DB,
-    cf: &ColumnFamily,
+    db: &Db,
+    cf: Cf,
     keys: &[Vec<u8>],
     make: impl Fn() -> ReadOptions,
 ) -> Result<Vec<Option<Vec<u8>>>> {
+    let Some(first) = keys.first() else {
+        return Ok(Vec::new());
+    };
+    let h = db.route(cf, first);
+    if keys.iter().all(|k| db.route(cf, k) == h) {
+        return multi_get_in(db, h, keys, make);
+    }
+    // keys of several storage classes: one multi-get per class
+    let mut out = vec![None; keys.len()];
+    let mut left: Vec<usize> = (0..keys.len()).collect();
+    while let Some(&i) = left.first() {
+        let h = db.route(cf, &keys[i]);
+        let (now, later): (Vec<usize>, Vec<usize>) =
+            left.iter().partition(|&&j| db.route(cf, &keys[j]) == h);
+        let group: Vec<Vec<u8>> = now.iter().map(|&j| keys[j].clone()).collect();
+        for (j, v) in now.iter().zip(multi_get_in(db, h, &group, &make)?) {
+            out[*j] = v;
+        }
+        left = later;
+    }
+    Ok(out)
+}
+
+/// [`multi_get_through`] of keys of one column family.
+fn multi_get_in(
+    db: &DB,
+    cf: Cfh<'_>,
+    keys: &[Vec<u8>],
+    make: impl Fn() -> ReadOptions,
+) -> Result<Vec<Option<Vec<u8>>>> {
+    let cf = &cf;
     let mut out: Vec<Option<Vec<u8>>> = Vec::with_capacity(keys.len());
     let mut missing: Vec<usize> = Vec::new();
     let cached = cache_only(make());
@@ -604,7 +653,7 @@ fn read_ahead_bytes(block_cache_bytes: usize) -> usize {
 /// normal iterator without further reports.
 struct RocksIter<'a> {
     db: &'a DB,
-    cf: Option<&'a ColumnFamily>,
+    cf: Option<Cfh<'a>>,
     lower: Vec<u8>,
     upper: Option<Vec<u8>>,
     snap: Option<&'a SnapshotWithThreadMode<'static, DB>>,
@@ -631,7 +680,7 @@ struct IterCtx<'a> {
 impl<'a> RocksIter<'a> {
     fn new(
         db: &'a DB,
-        cf: Result<&'a ColumnFamily>,
+        cf: Result<Cfh<'a>>,
         (lower, upper): (&[u8], Option<&[u8]>),
         ctx: IterCtx<'a>,
         reverse: bool,
@@ -687,7 +736,7 @@ impl<'a> RocksIter<'a> {
     /// A new raw iterator (block-cache-only when `cached`), not positioned.
     fn open(&self, cached: bool) -> DBRawIteratorWithThreadMode<'a, DB> {
         let cf = self.cf.expect("open is only called with a column family");
-        self.db.raw_iterator_cf_opt(cf, self.read_opts(cached))
+        self.db.raw_iterator_cf_opt(&cf, self.read_opts(cached))
     }
 
     /// Positions `it` at the first entry (`resume` false) or at the entry after `self.last`.
@@ -802,7 +851,7 @@ impl Drop for RocksIter<'_> {
         // the RocksDB iterator goes first: its own memtable trigger runs in its destructor
         self.it = None;
         if let (Some(p), Some(cf)) = (self.probe.take(), self.cf) {
-            p.finish(self.hot, self.db, cf);
+            p.finish(self.hot, self.db, &cf);
         }
     }
 }
@@ -815,7 +864,7 @@ fn empty_range(lower: &[u8], upper: Option<&[u8]>) -> bool {
 pub struct RocksSnapshot {
     // Field order matters: the snapshot is released before the database handle is dropped.
     snap: SnapshotWithThreadMode<'static, DB>,
-    db: Arc<DB>,
+    db: Arc<Db>,
     read_ahead: usize,
     rows: Option<Arc<RowCache>>,
     ranges: Option<Arc<RangeCache>>,
@@ -865,8 +914,7 @@ impl KvSnapshot for RocksSnapshot {
     }
 
     fn multi_get(&self, cf: Cf, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
-        let h = cf_handle(&self.db, cf)?;
-        multi_get_through(&self.db, h, keys, || self.read_opts())
+        multi_get_through(&self.db, cf, keys, || self.read_opts())
     }
 
     fn iter(
@@ -890,7 +938,7 @@ impl KvSnapshot for RocksSnapshot {
         }
         let it = RocksIter::new(
             &self.db,
-            cf_handle(&self.db, cf),
+            Ok(self.db.route(cf, lower)),
             (lower, upper),
             IterCtx {
                 snap: Some(&self.snap),
@@ -1034,8 +1082,7 @@ impl KvEngine for RocksEngine {
     }
 
     fn multi_get(&self, cf: Cf, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
-        let h = cf_handle(&self.db, cf)?;
-        multi_get_through(&self.db, h, keys, ReadOptions::default)
+        multi_get_through(&self.db, cf, keys, ReadOptions::default)
     }
 
     fn snapshot(&self) -> RocksSnapshot {
@@ -1051,7 +1098,7 @@ impl KvEngine for RocksEngine {
     ) -> Box<dyn KvIter + '_> {
         Box::new(RocksIter::new(
             &self.db,
-            cf_handle(&self.db, cf),
+            Ok(self.db.route(cf, lower)),
             (lower, upper),
             IterCtx {
                 snap: None,
@@ -1067,20 +1114,18 @@ impl KvEngine for RocksEngine {
             return Ok(());
         }
 
-        let data = cf_handle(&self.db, Cf::Data)?;
-        let dict = cf_handle(&self.db, Cf::Dict)?;
-        let h = |cf: Cf| match cf {
-            Cf::Data => data,
-            Cf::Dict => dict,
-        };
+        // one RocksDB batch over every column family: atomic across storage classes
+        let db = &self.db;
         let mut b = rocksdb::WriteBatch::default();
         for op in batch.ops() {
             match op {
-                WriteOp::Put { cf, key, value } => b.put_cf(h(*cf), key, value),
-                WriteOp::Delete { cf, key } => b.delete_cf(h(*cf), key),
+                WriteOp::Put { cf, key, value } => b.put_cf(&db.route(*cf, key), key, value),
+                WriteOp::Delete { cf, key } => b.delete_cf(&db.route(*cf, key), key),
                 WriteOp::DeleteRange { cf, start, end } => {
                     if start < end {
-                        b.delete_range_cf(h(*cf), start, end)
+                        for h in db.all(*cf) {
+                            b.delete_range_cf(&h, start, end)
+                        }
                     }
                 }
             }
@@ -1141,16 +1186,15 @@ impl KvEngine for RocksEngine {
     }
 
     fn compact_range(&self, cf: Cf, start: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
-        let h = cf_handle(&self.db, cf)?;
-        self.db.compact_range_cf(h, start, end);
+        for h in self.db.all(cf) {
+            self.db.compact_range_cf(&h, start, end);
+        }
         Ok(())
     }
 
     fn flush(&self) -> Result<()> {
-        for cf in Cf::ALL {
-            self.db
-                .flush_cf(cf_handle(&self.db, cf)?)
-                .map_err(|e| engine_err("flush", e))?;
+        for (_, h) in self.db.named() {
+            self.db.flush_cf(&h).map_err(|e| engine_err("flush", e))?;
         }
         self.db.flush_wal(true).map_err(|e| engine_err("flush", e))
     }
@@ -1159,16 +1203,25 @@ impl KvEngine for RocksEngine {
         if start >= end {
             return 0;
         }
-        let Ok(h) = cf_handle(&self.db, cf) else {
-            return 0;
-        };
-        approximate_size_with_memtables(&self.db, h, start, end)
+        approximate_size_with_memtables(&self.db, &self.db.route(cf, start), start, end)
+    }
+
+    fn set_index_class(&self, index_id: u32, class: StorageClass) -> Result<()> {
+        self.db.set_index_class(index_id, class)
+    }
+
+    fn bulk_writer(&self, index_ids: &[u32]) -> Result<Option<Box<dyn BulkWriter + '_>>>
+    where
+        Self: Sized,
+    {
+        Ok(ingest::SstBulkWriter::new(self, index_ids)?
+            .map(|w| Box::new(w) as Box<dyn BulkWriter + '_>))
     }
 }
 
 /// Approximate size of `[start, end)` counting SST files *and* memtables (the crate's wrapper
 /// counts files only, so freshly written tables would report 0).
-fn approximate_size_with_memtables(db: &DB, cf: &ColumnFamily, start: &[u8], end: &[u8]) -> u64 {
+fn approximate_size_with_memtables(db: &DB, cf: &Cfh<'_>, start: &[u8], end: &[u8]) -> u64 {
     use rocksdb::AsRawPtr;
     let starts = [start.as_ptr() as *const std::ffi::c_char];
     let start_lens = [start.len()];
@@ -1437,6 +1490,122 @@ mod tests {
         );
     }
 
+    /// The entries of an index of a storage class live in that class's column family (with
+    /// its block size and codec), are read back through every read path, are removed by the
+    /// index's range delete, and are found again after a restart.
+    #[test]
+    fn index_of_a_class_lives_in_its_column_family() {
+        use storage::codec::key::index_range;
+        use storage::engine::Codec;
+        let dir = tempfile::tempdir().unwrap();
+        let class = StorageClass {
+            block_kb: 4,
+            codec: Codec::Zstd,
+        };
+        let k = |id: u32, i: u32| {
+            let mut k = id.to_be_bytes().to_vec();
+            k.extend_from_slice(&i.to_be_bytes());
+            k
+        };
+        let raw = |e: &RocksEngine, name: &str, key: &[u8]| {
+            let (_, h) = e.db.named().into_iter().find(|(n, _)| n == name).unwrap();
+            e.db.get_cf(&h, key).unwrap()
+        };
+        {
+            let e = RocksEngine::open(dir.path(), RocksOptions::default()).unwrap();
+            e.set_index_class(7, class).unwrap();
+            e.set_index_class(7, class).unwrap();
+            e.set_index_class(8, StorageClass::default()).unwrap();
+            // an index keeps its class
+            assert!(e.set_index_class(7, StorageClass::default()).is_err());
+            assert_eq!(
+                e.column_families(),
+                vec!["data_b4k_zstd", "default", "dict"]
+            );
+            let mut b = WriteBatch::new();
+            for i in 0..2000 {
+                b.put(Cf::Data, k(7, i), vec![b'x'; 100]);
+                b.put(Cf::Data, k(8, i), vec![b'y'; 100]);
+            }
+            e.write(&b, false).unwrap();
+            assert!(raw(&e, "data_b4k_zstd", &k(7, 5)).is_some());
+            assert!(raw(&e, "default", &k(7, 5)).is_none());
+            assert!(raw(&e, "default", &k(8, 5)).is_some());
+            assert!(raw(&e, "data_b4k_zstd", &k(8, 5)).is_none());
+            assert_eq!(e.get(Cf::Data, &k(7, 5)).unwrap(), Some(vec![b'x'; 100]));
+            let got = e
+                .multi_get(Cf::Data, &[k(8, 1), k(7, 1), k(7, 9999)])
+                .unwrap();
+            assert_eq!(
+                got,
+                vec![Some(vec![b'y'; 100]), Some(vec![b'x'; 100]), None]
+            );
+            let (lo, hi) = index_range(7);
+            let mut it = e
+                .snapshot()
+                .iter(Cf::Data, &lo, Some(&hi), false)
+                .count_rows();
+            assert_eq!(it, 2000);
+            e.flush().unwrap();
+            let props =
+                e.db.property_value_cf(
+                    &e.db
+                        .named()
+                        .into_iter()
+                        .find(|(n, _)| n == "data_b4k_zstd")
+                        .unwrap()
+                        .1,
+                    "rocksdb.aggregated-table-properties",
+                )
+                .unwrap()
+                .unwrap();
+            // 2000 entries of ~108 bytes in 4 KiB blocks: about 50 blocks
+            let blocks: u64 = props
+                .split(';')
+                .find_map(|p| p.trim().strip_prefix("# data blocks="))
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!((40..=80).contains(&blocks), "{props}");
+            it = e.iter(Cf::Data, &lo, Some(&hi), true).count_rows();
+            assert_eq!(it, 2000);
+        }
+        // reopened: the family is opened again, the index declared again when its table loads
+        let e = RocksEngine::open(dir.path(), RocksOptions::default()).unwrap();
+        assert_eq!(
+            e.column_families(),
+            vec!["data_b4k_zstd", "default", "dict"]
+        );
+        e.set_index_class(7, class).unwrap();
+        assert_eq!(e.get(Cf::Data, &k(7, 5)).unwrap(), Some(vec![b'x'; 100]));
+        // a range delete reaches every class (a drop after a restart may not know the class)
+        let (lo, hi) = index_range(7);
+        let mut b = WriteBatch::new();
+        b.delete_range(Cf::Data, lo.clone(), hi.clone());
+        e.write(&b, false).unwrap();
+        assert_eq!(e.get(Cf::Data, &k(7, 5)).unwrap(), None);
+        assert!(raw(&e, "data_b4k_zstd", &k(7, 5)).is_none());
+        assert_eq!(e.iter(Cf::Data, &lo, Some(&hi), false).count_rows(), 0);
+        assert_eq!(e.get(Cf::Data, &k(8, 5)).unwrap(), Some(vec![b'y'; 100]));
+    }
+
+    /// Counts the rows of an iterator.
+    trait CountRows {
+        fn count_rows(self) -> usize;
+    }
+
+    impl CountRows for Box<dyn KvIter + '_> {
+        fn count_rows(mut self) -> usize {
+            let mut n = 0;
+            while self.valid() {
+                n += 1;
+                self.next();
+            }
+            self.status().unwrap();
+            n
+        }
+    }
+
     #[test]
     fn snapshot_outlives_engine_handle() {
         let dir = tempfile::tempdir().unwrap();
@@ -1649,7 +1818,7 @@ mod tests {
                 read_ahead: snap.read_ahead,
                 hot: &snap.hot,
             };
-            let cf = cf_handle(&snap.db, Cf::Data);
+            let cf = Ok(snap.db.handle(Cf::Data));
             let mut direct = RocksIter::new(&snap.db, cf, (&lo, Some(&hi)), ctx, reverse);
             assert_eq!(via, scan(&mut direct), "range {a}..{b} reverse {reverse}");
             via.len()

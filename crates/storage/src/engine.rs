@@ -26,6 +26,60 @@ impl Cf {
     }
 }
 
+/// Compression of a [`StorageClass`]'s data blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub enum Codec {
+    /// The engine's default (RocksDB: LZ4, and ZSTD for the bottommost level).
+    #[default]
+    Default,
+    /// No compression.
+    None,
+    /// LZ4 on every level.
+    Lz4,
+    /// ZSTD on every level.
+    Zstd,
+}
+
+impl Codec {
+    /// The name as SQL spells it (`COMPRESSION='zstd'`); empty for [`Codec::Default`].
+    pub fn name(self) -> &'static str {
+        match self {
+            Codec::Default => "",
+            Codec::None => "none",
+            Codec::Lz4 => "lz4",
+            Codec::Zstd => "zstd",
+        }
+    }
+
+    /// The codec named `name` (ASCII case-insensitive; `none`, `lz4`, `zstd`).
+    pub fn from_name(name: &str) -> Option<Codec> {
+        [Codec::None, Codec::Lz4, Codec::Zstd]
+            .into_iter()
+            .find(|c| c.name().eq_ignore_ascii_case(name))
+    }
+}
+
+/// The physical layout of one index's entries (`index_id ‖ key` in [`Cf::Data`]): data block
+/// size and compression, from `KEY_BLOCK_SIZE` / `COMPRESSION`. Engines with one layout ignore
+/// it; RocksDB keeps each non-default class in a column family of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub struct StorageClass {
+    /// Data block size in KiB, one of [`StorageClass::BLOCK_KB`]; 0: the engine's default.
+    pub block_kb: u8,
+    /// Compression.
+    pub codec: Codec,
+}
+
+impl StorageClass {
+    /// The block sizes a class may have, in KiB.
+    pub const BLOCK_KB: [u8; 7] = [1, 2, 4, 8, 16, 32, 64];
+
+    /// True for the engine's default layout.
+    pub fn is_default(self) -> bool {
+        self == StorageClass::default()
+    }
+}
+
 /// One operation of a [`WriteBatch`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WriteOp {
@@ -113,6 +167,61 @@ impl WriteBatch {
     /// Appends every operation of `other`.
     pub fn extend(&mut self, other: WriteBatch) {
         self.ops.extend(other.ops);
+    }
+}
+
+/// The entries of one index for [`BulkWriter::add_index`]: each call returns the next
+/// `(key, value)` in strictly ascending key order, `None` at the end, or an error that abandons
+/// the load.
+pub type SortedEntries<'a> = dyn FnMut() -> Result<Option<(Vec<u8>, Vec<u8>)>> + 'a;
+
+/// A bulk load into empty indexes ([`KvEngine::bulk_writer`]): each index's entries arrive
+/// sorted and are written outside the engine's write path (RocksDB: one SST file per index);
+/// [`BulkWriter::commit`] makes all of them visible in one atomic step, which a crash either
+/// precedes (nothing is visible) or follows (everything is). Dropping the writer without
+/// committing discards what was written.
+pub trait BulkWriter {
+    /// Writes the entries of index `index_id` ([`Cf::Data`] keys starting with its id), pulled
+    /// from `next` until it returns `None`. Each index is added at most once.
+    ///
+    /// # Errors
+    /// The error `next` returned, or an engine I/O error (a full disk).
+    fn add_index(&mut self, index_id: u32, next: &mut SortedEntries<'_>) -> Result<()>;
+
+    /// Makes every added entry visible at once.
+    ///
+    /// # Errors
+    /// An engine I/O error (nothing is visible then).
+    fn commit(self: Box<Self>) -> Result<()>;
+}
+
+/// [`BulkWriter`] of engines without a file-level ingest: the entries are collected into one
+/// [`WriteBatch`] and written by [`KvEngine::write`] at commit (atomic, memory not bounded).
+pub struct BatchBulkWriter<'a, E: KvEngine> {
+    engine: &'a E,
+    batch: WriteBatch,
+}
+
+impl<'a, E: KvEngine> BatchBulkWriter<'a, E> {
+    /// A writer that commits into `engine`.
+    pub fn new(engine: &'a E) -> Self {
+        BatchBulkWriter {
+            engine,
+            batch: WriteBatch::new(),
+        }
+    }
+}
+
+impl<E: KvEngine> BulkWriter for BatchBulkWriter<'_, E> {
+    fn add_index(&mut self, _index_id: u32, next: &mut SortedEntries<'_>) -> Result<()> {
+        while let Some((k, v)) = next()? {
+            self.batch.put(Cf::Data, k, v);
+        }
+        Ok(())
+    }
+
+    fn commit(self: Box<Self>) -> Result<()> {
+        self.engine.write(&self.batch, true)
     }
 }
 
@@ -287,4 +396,37 @@ pub trait KvEngine: Send + Sync + 'static {
 
     /// The approximate size in bytes of the data in `[start, end)`.
     fn approximate_size(&self, cf: Cf, start: &[u8], end: &[u8]) -> u64;
+
+    /// Declares the [`StorageClass`] of index `index_id`: the keys of [`Cf::Data`] that start
+    /// with its 4-byte big-endian id. Called for every index of a definition before its
+    /// entries are read or written (when the definition is loaded, created or given new ids);
+    /// an index's class never changes (a new layout means new index ids). Reads, writes and
+    /// approximate sizes of [`Cf::Data`] go to the class of the index their (start) key
+    /// belongs to, so a range must stay within one index; a range delete of [`Cf::Data`]
+    /// applies to every class (a drop after a restart need not know the class). Engines with
+    /// one layout keep the default (do nothing).
+    ///
+    /// # Errors
+    /// The engine cannot create the storage of the class, or `index_id` was declared with
+    /// another class before (a bug: an internal error).
+    fn set_index_class(&self, index_id: u32, class: StorageClass) -> Result<()> {
+        let _ = (index_id, class);
+        Ok(())
+    }
+
+    /// A [`BulkWriter`] for the indexes `index_ids`, which must be empty and stay without
+    /// other writers until it commits (the caller's locks ensure it); `None` when the engine
+    /// cannot make the entries of these indexes visible atomically (RocksDB: they live in
+    /// different storage classes), and the caller writes through transactions instead. The
+    /// default collects a [`WriteBatch`] ([`BatchBulkWriter`]).
+    ///
+    /// # Errors
+    /// An engine I/O error.
+    fn bulk_writer(&self, index_ids: &[u32]) -> Result<Option<Box<dyn BulkWriter + '_>>>
+    where
+        Self: Sized,
+    {
+        let _ = index_ids;
+        Ok(Some(Box::new(BatchBulkWriter::new(self))))
+    }
 }

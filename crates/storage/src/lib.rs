@@ -325,6 +325,13 @@ impl<E: KvEngine> Storage<E> {
         Ok(false)
     }
 
+    /// Forgets what is cached about `t`'s rows (counters and the primary-key mark of
+    /// [`Storage::pk_claim_above`]) after rows were written outside a transaction (a bulk
+    /// load); they are read from the data again on next use.
+    pub fn rows_written_outside(&self, t: &TableDef) {
+        self.forget_runtime(t.id);
+    }
+
     pub(crate) fn forget_runtime(&self, table_id: u64) {
         self.runtime.lock().remove(&table_id);
     }
@@ -338,7 +345,7 @@ impl<E: KvEngine> Storage<E> {
     }
 
     /// Reserves the next hidden row id of a hidden-pk table.
-    pub(crate) fn next_row_id(&self, t: &TableDef) -> Result<u64> {
+    pub fn next_row_id(&self, t: &TableDef) -> Result<u64> {
         let rt = self.runtime(t);
         let mut g = rt.row_id.lock();
         let next = match *g {

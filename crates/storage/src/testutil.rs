@@ -204,6 +204,7 @@ pub fn index(name: &str, kind: IndexKind, cols: &[usize]) -> IndexDef {
             })
             .collect(),
         comment: String::new(),
+        options: Default::default(),
     }
 }
 
@@ -997,6 +998,7 @@ pub fn kill_interrupts_wait<E: KvEngine>(st: &Arc<Storage<E>>) {
         timeout: Duration::from_secs(60),
         killed: killed.clone(),
         observer: None,
+        policy: crate::txn::lock::WaitPolicy::Wait,
     };
     let st2 = st.clone();
     let t2 = t.clone();

@@ -418,7 +418,8 @@ pub fn needs<E: KvEngine>(sess: &Session<E>, s: &Stmt) -> Result<Vec<Need>> {
         // INSERT, as MySQL asks
         Stmt::Maintenance(m) => {
             let privs = match m.op {
-                crate::parse::maintenance::MaintOp::Check => privs::SELECT,
+                crate::parse::maintenance::MaintOp::Check
+                | crate::parse::maintenance::MaintOp::Checksum => privs::SELECT,
                 _ => privs::SELECT | privs::INSERT,
             };
             for (db, table) in &m.tables {
@@ -444,6 +445,12 @@ pub fn needs<E: KvEngine>(sess: &Session<E>, s: &Stmt) -> Result<Vec<Need>> {
                 privs: privs::SUPER,
                 what: "SUPER or BINLOG_ADMIN",
             },
+        }),
+        // the replica's statements: SUPER (MySQL 8.4: REPLICATION_SLAVE_ADMIN, a dynamic
+        // privilege Strata does not have)
+        Stmt::Replica(_) => out.push(Need::Global {
+            privs: privs::SUPER,
+            what: "SUPER or REPLICATION_SLAVE_ADMIN",
         }),
         // LOAD DATA: INSERT on the table (and DELETE for REPLACE); a server-side file also
         // needs the global FILE privilege

@@ -316,6 +316,7 @@ impl Binder<'_> {
                     }
                     _ => return Ok(Expr::Lit(Value::Str(s))),
                 };
+                typed_literal_check(&target, &s)?;
                 Expr::Cast(Box::new(Expr::Lit(Value::Str(s))), target)
             }
             E::Nested(inner) => self.bind(inner)?,
@@ -794,6 +795,11 @@ impl Binder<'_> {
                     None => self.enum_number(b),
                 };
             }
+        }
+        if cmp_op(op).is_some() && (self.is_json_typed(&a) || self.is_json_typed(&b)) {
+            // one JSON operand: both compare as JSON values (MySQL), through their sort keys
+            a = self.json_key(a, left);
+            b = self.json_key(b, right);
         }
         let text = format!("({whole})");
         let arith = |o| Expr::Arith(o, Box::new(a.clone()), Box::new(b.clone()), text.clone());
@@ -1431,10 +1437,17 @@ impl Binder<'_> {
             return Ok(Expr::Agg(self.agg_base + aggs.len() - 1));
         }
         if name == "VALUES" && args.len() == 1 {
-            if let ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Identifier(
-                id,
-            ))) = &args[0]
-            {
+            // VALUES(col) or VALUES(t.col): the inserted row's column
+            let col = match &args[0] {
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(ast::Expr::Identifier(
+                    id,
+                ))) => Some(id),
+                ast::FunctionArg::Unnamed(ast::FunctionArgExpr::Expr(
+                    ast::Expr::CompoundIdentifier(p),
+                )) => p.last(),
+                _ => None,
+            };
+            if let Some(id) = col {
                 let parts = vec![VALUES_QUALIFIER.to_string(), id.value.clone()];
                 if let Ok(i) = self.scope.resolve(&parts, self.clause) {
                     return Ok(Expr::Col(i));
@@ -1528,6 +1541,22 @@ impl Binder<'_> {
             | "CURDATE" | "CURRENT_DATE" | "CURTIME" | "CURRENT_TIME" | "UTC_TIMESTAMP" => {
                 Expr::Func(name.into(), bound)
             }
+            // `x COLLATE c`: that collation and its character set
+            "CHARSET" | "COLLATION"
+                if bound.len() == 1 && matches!(bound[0], Expr::Collate(..)) =>
+            {
+                match &bound[0] {
+                    Expr::Collate(_, c) => Expr::Lit(Value::Str(
+                        if name == "COLLATION" {
+                            c.name()
+                        } else {
+                            c.charset()
+                        }
+                        .into(),
+                    )),
+                    _ => Expr::Func(name.into(), bound),
+                }
+            }
             "CHARSET" | "COLLATION" | "COERCIBILITY"
                 if bound.len() == 1 && matches!(bound[0], Expr::Col(_)) =>
             {
@@ -1558,14 +1587,7 @@ impl Binder<'_> {
                         Expr::Lit(match name.as_str() {
                             "COERCIBILITY" => Value::Int(if stringy { 2 } else { 5 }),
                             "COLLATION" => Value::Str(coll.name().into()),
-                            _ => Value::Str(
-                                match coll {
-                                    Collation::Binary => "binary",
-                                    Collation::Latin1SwedishCi | Collation::Latin1Bin => "latin1",
-                                    _ => "utf8mb4",
-                                }
-                                .into(),
-                            ),
+                            _ => Value::Str(coll.charset().into()),
                         })
                     }
                     None => Expr::Func(name.into(), bound),
@@ -1678,20 +1700,34 @@ impl Binder<'_> {
 }
 
 impl Binder<'_> {
-    /// Wraps an argument of a JSON function in a marker when it is JSON-typed (a JSON column,
-    /// a JSON function, CAST(.. AS JSON)) or boolean (a comparison, TRUE/FALSE), so the JSON
-    /// function embeds it as JSON or as true/false rather than as a string or number.
-    fn json_arg(&self, e: Expr, ast_e: &ast::Expr) -> Expr {
-        use func::jsonfn::{returns_json, MARK_BOOL, MARK_JSON};
-        let is_json = match &e {
+    /// Whether `e` is JSON-typed: a JSON column, a JSON function's result, `CAST(.. AS JSON)`.
+    pub(crate) fn is_json_typed(&self, e: &Expr) -> bool {
+        match e {
             Expr::Col(i) => matches!(
                 self.scope.cols.get(*i).and_then(|c| c.ty.as_ref()),
                 Some(DataType::Json)
             ),
-            Expr::Func(n, _) => returns_json(n),
+            Expr::Func(n, _) => func::jsonfn::returns_json(n),
             Expr::Cast(_, CastTarget::Json) => true,
             _ => false,
-        };
+        }
+    }
+
+    /// `e` as the operand of a JSON comparison: its sort key ([`func::json_order`]), from its
+    /// JSON value (a plain SQL value converted as a JSON function argument is).
+    pub(crate) fn json_key(&self, e: Expr, ast_e: &ast::Expr) -> Expr {
+        Expr::Func(
+            func::json_order::JSON_KEY.into(),
+            vec![self.json_arg(e, ast_e)],
+        )
+    }
+
+    /// Wraps an argument of a JSON function in a marker when it is JSON-typed (a JSON column,
+    /// a JSON function, CAST(.. AS JSON)) or boolean (a comparison, TRUE/FALSE), so the JSON
+    /// function embeds it as JSON or as true/false rather than as a string or number.
+    fn json_arg(&self, e: Expr, ast_e: &ast::Expr) -> Expr {
+        use func::jsonfn::{MARK_BOOL, MARK_JSON};
+        let is_json = self.is_json_typed(&e);
         let is_bool = matches!(
             e,
             Expr::Cmp(..)
@@ -1869,6 +1905,9 @@ pub fn expr_type(e: &Expr, scope: &Scope, aggs: &[AggCall], agg_base: usize) -> 
                 AggFunc::Min | AggFunc::Max => at,
                 AggFunc::BitAnd | AggFunc::BitOr | AggFunc::BitXor => ExprType::UInt,
                 AggFunc::GroupConcat => ExprType::Str { max_chars: 1024 },
+                AggFunc::StdPop | AggFunc::StdSamp | AggFunc::VarPop | AggFunc::VarSamp => {
+                    ExprType::Double
+                }
                 AggFunc::RowNumber | AggFunc::Rank | AggFunc::DenseRank | AggFunc::Ntile => {
                     ExprType::Int
                 }
@@ -1977,4 +2016,26 @@ mod tests {
             assert_eq!(rows(&mut s, &format!("SELECT {f} FROM t")).len(), 1, "{f}");
         }
     }
+}
+
+/// `DATE'…'`, `TIME'…'` and `TIMESTAMP'…'` must hold a valid value of their type: MySQL
+/// refuses the statement (1525) rather than reading the literal as NULL.
+fn typed_literal_check(target: &CastTarget, s: &str) -> Result<()> {
+    let mut w = Vec::new();
+    let v = Value::Str(s.to_string());
+    let (ok, what) = match target {
+        CastTarget::Date => (func::convert::to_date(&v, &mut w).is_some(), "DATE"),
+        CastTarget::Time(_) => (func::convert::to_time(&v, &mut w).is_some(), "TIME"),
+        _ => (
+            func::convert::to_datetime(&v, &mut w).is_some(),
+            "TIMESTAMP",
+        ),
+    };
+    if ok && w.is_empty() {
+        return Ok(());
+    }
+    Err(Error::new(
+        codes::ER_WRONG_VALUE,
+        format!("Incorrect {what} value: '{s}'"),
+    ))
 }

@@ -2,12 +2,14 @@
 //! offsets, expressions typed ([`expr`]), SELECT blocks bound with their joins, grouping,
 //! windows, ordering and limits ([`select`]), set operations, CTEs and subqueries bound with
 //! their correlation ([`query`]), select-list column names taken from the text
-//! ([`source_text`]).
+//! ([`source_text`]); indexed generated columns' expressions in WHERE replaced by the columns
+//! ([`gcol_subst`]).
 //!
 //! May use: [`crate::runtime`], [`crate::parse`], [`crate::ir`], [`crate::catalog`]. Session
 //! facts come through [`expr::BindEnv`]; the block binder still takes the session itself.
 
 pub mod expr;
+pub mod gcol_subst;
 pub mod hints;
 pub mod query;
 pub mod select;

@@ -41,6 +41,7 @@ pub fn plan_query<E: KvEngine>(
         cols: vec![],
         outer: env.outer.clone(),
         ctes: env.ctes.clone(),
+        coalesced: vec![],
     };
     if let Some(with) = &q.with {
         for cte in &with.cte_tables {
@@ -241,6 +242,7 @@ pub(crate) fn finish_setop<E: KvEngine>(
             .collect(),
         outer: env.outer.clone(),
         ctes: env.ctes.clone(),
+        coalesced: vec![],
     };
     let mut order = Vec::new();
     if let Some(ob) = order_by {
@@ -285,6 +287,7 @@ pub fn plan_subquery<E: KvEngine>(
         cols: vec![],
         outer: Some(Arc::new(outer.clone())),
         ctes: outer.ctes.clone(),
+        coalesced: vec![],
     };
     let query = plan_query(s, q, "", &env)?;
     let correlated = query.references_outer(1);

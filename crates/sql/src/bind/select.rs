@@ -229,6 +229,23 @@ pub(crate) fn using_condition(
     Ok(cond)
 }
 
+/// Records the columns named by a USING / NATURAL join as coalesced: `*` shows the left copy
+/// (first) and not the right one.
+fn coalesce_using(scope: &mut Scope, left_end: usize, names: &[String]) {
+    for name in names {
+        let kept = scope.cols[..left_end]
+            .iter()
+            .position(|x| x.name.eq_ignore_ascii_case(name));
+        let gone = scope.cols[left_end..]
+            .iter()
+            .position(|x| x.name.eq_ignore_ascii_case(name))
+            .map(|p| p + left_end);
+        if let (Some(kept), Some(gone)) = (kept, gone) {
+            scope.coalesced.push((kept, gone));
+        }
+    }
+}
+
 pub(crate) fn bind_join_list<E: KvEngine>(
     s: &Session<E>,
     twj: &ast::TableWithJoins,
@@ -269,17 +286,14 @@ pub(crate) fn bind_join_list<E: KvEngine>(
         if out.len() != before + 1 && !matches!(kind, Kind::Inner) {
             return Err(Error::not_supported("outer join with a parenthesised join"));
         }
-        let on = match constraint {
-            ast::JoinConstraint::On(e) => Some(Binder::new(scope, s, "on clause").bind(e)?),
-            ast::JoinConstraint::Using(cols) => {
-                let names: Vec<String> = cols
-                    .iter()
+        let common: Option<Vec<String>> = match constraint {
+            ast::JoinConstraint::Using(cols) => Some(
+                cols.iter()
                     .map(|c| c.to_string().trim_matches('`').to_string())
-                    .collect();
-                using_condition(scope, left_end, left_end, &names)?
-            }
-            ast::JoinConstraint::Natural => {
-                let names: Vec<String> = scope.cols[left_end..]
+                    .collect(),
+            ),
+            ast::JoinConstraint::Natural => Some(
+                scope.cols[left_end..]
                     .iter()
                     .filter(|c| {
                         scope.cols[..left_end]
@@ -287,10 +301,20 @@ pub(crate) fn bind_join_list<E: KvEngine>(
                             .any(|l| l.name.eq_ignore_ascii_case(&c.name))
                     })
                     .map(|c| c.name.clone())
-                    .collect();
-                using_condition(scope, left_end, left_end, &names)?
+                    .collect(),
+            ),
+            _ => None,
+        };
+        let on = match (constraint, &common) {
+            (ast::JoinConstraint::On(e), _) => Some(Binder::new(scope, s, "on clause").bind(e)?),
+            (_, Some(names)) => {
+                let cond = using_condition(scope, left_end, left_end, names)?;
+                if !matches!(kind, Kind::Right) {
+                    coalesce_using(scope, left_end, names);
+                }
+                cond
             }
-            ast::JoinConstraint::None => None,
+            _ => None,
         };
         match kind {
             Kind::Inner => {
@@ -338,6 +362,7 @@ pub(crate) fn bind_from<E: KvEngine>(
         cols: vec![],
         outer: env.outer.clone(),
         ctes: env.ctes.clone(),
+        coalesced: vec![],
     };
     let mut out = Vec::new();
     for twj in from {
@@ -545,6 +570,9 @@ pub fn plan_block<E: KvEngine>(
         ),
         None => None,
     };
+    let filter = filter
+        .map(|f| crate::bind::gcol_subst::substitute(s, &from, f))
+        .transpose()?;
     // select list
     let mut items = Vec::new();
     let mut columns = Vec::new();
@@ -555,7 +583,10 @@ pub fn plan_block<E: KvEngine>(
                 if scope.cols.is_empty() {
                     return Err(Error::new(codes::ER_NO_TABLES_USED, "No tables used"));
                 }
-                for i in 0..ncols {
+                for i in scope.star_columns(ncols) {
+                    if is_hidden_col(&scope.cols[i]) {
+                        continue;
+                    }
                     items.push(Expr::Col(i));
                     columns.push(column_meta(&scope, i, &scope.cols[i].name));
                 }
@@ -576,7 +607,7 @@ pub fn plan_block<E: KvEngine>(
                 let mut any = false;
                 for i in 0..ncols {
                     let c = &scope.cols[i];
-                    if c.table == q && db.is_none_or(|d| c.db == d) {
+                    if c.table == q && db.is_none_or(|d| c.db == d) && !is_hidden_col(c) {
                         items.push(Expr::Col(i));
                         columns.push(column_meta(&scope, i, &scope.cols[i].name));
                         any = true;
@@ -727,11 +758,7 @@ pub fn plan_block<E: KvEngine>(
     resolve_grouping(&mut aggs, &group_by, rollup)?;
     let grouped = !group_by.is_empty() || aggs.iter().any(|a| a.window.is_none());
     let (limit, offset) = bind_limit_clause(s, limit_clause)?;
-    let lock = match locks.first().map(|l| &l.lock_type) {
-        Some(ast::LockType::Update) => LockMode::Exclusive,
-        Some(ast::LockType::Share) => LockMode::Shared,
-        None => LockMode::None,
-    };
+    let (lock, lock_of, lock_wait) = bind_locks(locks, &from)?;
     let mut into_vars = Vec::new();
     if let Some(into) = &sel.into {
         for t in &into.targets {
@@ -772,6 +799,8 @@ pub fn plan_block<E: KvEngine>(
         limit,
         offset,
         lock,
+        lock_of,
+        lock_wait,
         into_vars,
     })
 }
@@ -860,6 +889,8 @@ pub(crate) fn join_plan<E: KvEngine>(
         limit: None,
         offset: None,
         lock: LockMode::Exclusive,
+        lock_of: vec![],
+        lock_wait: Default::default(),
         into_vars: vec![],
     })
 }
@@ -923,9 +954,14 @@ pub(crate) fn check_full_group_by(
         if group_keys.contains(&key(e)) {
             return None;
         }
-        e.columns()
-            .into_iter()
-            .find(|c| *c < scope.cols.len() && !fixed.contains(c))
+        // ANY_VALUE(x) exempts x (MySQL)
+        e.rewrite(&mut |x| match x {
+            Expr::Func(f, _) if f.as_str() == "ANY_VALUE" => Some(Expr::Lit(Value::Null)),
+            _ => None,
+        })
+        .columns()
+        .into_iter()
+        .find(|c| *c < scope.cols.len() && !fixed.contains(c))
     };
     let name = |c: usize| {
         let sc = &scope.cols[c];
@@ -1077,7 +1113,10 @@ pub fn bind_limit_clause<E: KvEngine>(
     s: &Session<E>,
     clause: &Option<ast::LimitClause>,
 ) -> Result<(Option<Expr>, Option<Expr>)> {
-    let bind_limit = |e: &ast::Expr| Binder::new(&Scope::default(), s, "limit").bind(e);
+    let bind_limit = |e: &ast::Expr| {
+        limit_operand(e)?;
+        Binder::new(&Scope::default(), s, "limit").bind(e)
+    };
     Ok(match clause {
         None => (None, None),
         Some(ast::LimitClause::LimitOffset { limit, offset, .. }) => (
@@ -1088,6 +1127,97 @@ pub fn bind_limit_clause<E: KvEngine>(
             (Some(bind_limit(limit)?), Some(bind_limit(offset)?))
         }
     })
+}
+
+/// The locking clauses of a block: the strongest mode, the per-table modes of `OF` lists
+/// (3568 for a name that is no table of the block, 3569 for one named twice) and the
+/// NOWAIT / SKIP LOCKED policy.
+#[allow(clippy::type_complexity)]
+fn bind_locks(
+    locks: &[ast::LockClause],
+    from: &[crate::ir::block::JoinTable],
+) -> Result<(
+    LockMode,
+    Vec<(String, LockMode)>,
+    storage::txn::lock::WaitPolicy,
+)> {
+    use storage::txn::lock::WaitPolicy;
+    let mut lock = LockMode::None;
+    let mut of: Vec<(String, LockMode)> = Vec::new();
+    let mut wait = WaitPolicy::Wait;
+    for l in locks {
+        let mode = match l.lock_type {
+            ast::LockType::Update => LockMode::Exclusive,
+            ast::LockType::Share => LockMode::Shared,
+        };
+        if mode == LockMode::Exclusive || lock == LockMode::None {
+            lock = mode;
+        }
+        match l.nonblock {
+            Some(ast::NonBlock::Nowait) => wait = WaitPolicy::NoWait,
+            Some(ast::NonBlock::SkipLocked) => wait = WaitPolicy::SkipLocked,
+            None => {}
+        }
+        if let Some(n) = &l.of {
+            let name = crate::parse::obj_parts(n).pop().unwrap_or_default();
+            if !from.iter().any(|t| t.name == name) {
+                return Err(Error::new(
+                    codes::ER_UNRESOLVED_TABLE_LOCK,
+                    format!(
+                        "Unresolved name '{name}' for {} clause",
+                        if mode == LockMode::Exclusive {
+                            "FOR UPDATE"
+                        } else {
+                            "FOR SHARE"
+                        }
+                    ),
+                ));
+            }
+            if of.iter().any(|(t, _)| *t == name) {
+                return Err(Error::new(
+                    codes::ER_DUPLICATE_TABLE_LOCK,
+                    format!("Table '{name}' appears in multiple locking clauses."),
+                ));
+            }
+            of.push((name, mode));
+        }
+    }
+    if !of.is_empty() && locks.iter().any(|l| l.of.is_none()) {
+        // a clause without OF covers the tables no other clause names
+        let rest = if locks
+            .iter()
+            .any(|l| l.of.is_none() && l.lock_type == ast::LockType::Update)
+        {
+            LockMode::Exclusive
+        } else {
+            LockMode::Shared
+        };
+        for t in from {
+            if !of.iter().any(|(n, _)| *n == t.name) {
+                of.push((t.name.clone(), rest));
+            }
+        }
+    }
+    Ok((lock, of, wait))
+}
+
+/// The hidden column of a functional key part, which `*` leaves out.
+fn is_hidden_col(c: &ScopeCol) -> bool {
+    c.name.starts_with(crate::ddl::functional::HIDDEN_PREFIX)
+}
+
+/// MySQL's grammar takes only an integer, a `?` or (in a stored program) a local variable
+/// as a LIMIT or OFFSET operand: `LIMIT 1+1` or `LIMIT @n` is a syntax error (1064).
+fn limit_operand(e: &ast::Expr) -> Result<()> {
+    match e {
+        ast::Expr::Value(v)
+            if matches!(v.value, ast::Value::Number(..) | ast::Value::Placeholder(_)) =>
+        {
+            Ok(())
+        }
+        ast::Expr::Identifier(i) if !i.value.starts_with('@') => Ok(()),
+        other => Err(Error::parse(other)),
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -1110,15 +1240,21 @@ pub(crate) fn bind_order_expr<E: KvEngine>(
             return Ok(items[pos - 1].clone());
         }
     }
-    Binder {
+    let mut b = Binder {
         scope,
         env: s,
         aggs: Some(aggs),
         clause,
         agg_base: ncols,
         aliases: Some(aliases),
-    }
-    .bind(e)
+    };
+    let bound = b.bind(e)?;
+    // JSON values sort as JSON (numbers numerically, by type precedence), as MySQL's ORDER BY
+    Ok(if clause == "order clause" && b.is_json_typed(&bound) {
+        b.json_key(bound, e)
+    } else {
+        bound
+    })
 }
 
 /// Result columns of a query (for COM_STMT_PREPARE).

@@ -63,6 +63,7 @@ pub fn source_text(sql: &str, node: &impl Spanned) -> Option<String> {
                 "SUBSTR",
                 "TRIM",
                 "INTERVAL",
+                "CHAR",
             ]
             .iter()
             .any(|k| k.eq_ignore_ascii_case(w))
@@ -89,6 +90,41 @@ pub fn source_text(sql: &str, node: &impl Spanned) -> Option<String> {
         if w.eq_ignore_ascii_case("BINARY") {
             a = ws;
             continue;
+        }
+        // TRIM(LEADING [remstr] FROM s): the span starts at remstr or at s
+        if ["LEADING", "TRAILING", "BOTH"]
+            .iter()
+            .any(|k| k.eq_ignore_ascii_case(w))
+        {
+            a = ws;
+            continue;
+        }
+        if w.eq_ignore_ascii_case("FROM") {
+            let (ws2, w2) = word_before(ws);
+            if ["LEADING", "TRAILING", "BOTH"]
+                .iter()
+                .any(|k| k.eq_ignore_ascii_case(w2))
+            {
+                a = ws2;
+                continue;
+            }
+            break;
+        }
+        // a leading NOT, and the type word of a typed literal (DATE '…'), where an operand starts
+        if ["NOT", "DATE", "TIME", "TIMESTAMP"]
+            .iter()
+            .any(|k| k.eq_ignore_ascii_case(w))
+        {
+            let rest = sql[..ws].trim_end();
+            let (_, w2) = word_before(rest.len());
+            let operand_start = rest.ends_with([',', '(', '='])
+                || ["SELECT", "DISTINCT", "ALL", "NOT"]
+                    .iter()
+                    .any(|k| k.eq_ignore_ascii_case(w2));
+            if operand_start {
+                a = ws;
+                continue;
+            }
         }
         break;
     }

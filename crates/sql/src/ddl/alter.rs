@@ -517,6 +517,11 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
                             .ok_or_else(|| Error::parse(value))?;
                         opts.collation = table_coll;
                     }
+                    "KEY_BLOCK_SIZE" | "COMPRESSION" => {
+                        crate::parse::storage_options::set_table_option(
+                            &mut opts, key, value, tname,
+                        )?;
+                    }
                     _ => {
                         opts.extra.retain(|(k, _)| k != key);
                         opts.extra.push((key.clone(), value.clone()));
@@ -563,6 +568,14 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
             ));
         }
     }
+    // the hidden columns of dropped functional key parts go with them
+    slots.retain(|sl| {
+        !sl.col.is_hidden()
+            || pk
+                .iter()
+                .chain(secondaries.iter())
+                .any(|ix| ix.def.columns.iter().any(|c| c.col == sl.id))
+    });
     let pos_of: HashMap<usize, usize> = slots.iter().enumerate().map(|(p, s)| (s.id, p)).collect();
     let mut columns: Vec<ColumnDef> = slots.iter().map(|s| s.col.clone()).collect();
     // ---- indexes: remap existing ones, drop removed key parts (and emptied indexes) ----
@@ -595,8 +608,15 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
             }],
             NewKeyParts::Named(exprs) => {
                 let mut v = Vec::new();
-                for e in exprs {
-                    v.push(crate::ddl::table::index_column(&columns, e)?);
+                for (k, e) in exprs.iter().enumerate() {
+                    v.push(crate::ddl::functional::key_part(
+                        &mut columns,
+                        e,
+                        ni.name.as_deref(),
+                        k,
+                        ni.kind == IndexKind::Primary,
+                        &*s,
+                    )?);
                 }
                 v
             }
@@ -607,6 +627,7 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
             kind: ni.kind,
             columns: parts,
             comment: ni.comment,
+            options: Default::default(),
         };
         if ni.kind == IndexKind::Primary {
             if pk.is_some() {
@@ -626,7 +647,10 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
     }
     for i in 0..secondaries.len() {
         if secondaries[i].def.name.is_empty() {
-            let base = columns[secondaries[i].def.columns[0].col].name.clone();
+            let base = crate::ddl::functional::index_base_name(
+                &columns[secondaries[i].def.columns[0].col],
+            )
+            .to_string();
             let taken = |n: &str, ixs: &[IxSlot]| {
                 n.eq_ignore_ascii_case("PRIMARY")
                     || ixs.iter().any(|x| x.def.name.eq_ignore_ascii_case(n))
@@ -742,7 +766,9 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
         }
     }
     // ---- how it can be done ----
-    let src: Vec<Option<usize>> = slots.iter().map(|s| s.src).collect();
+    let mut src: Vec<Option<usize>> = slots.iter().map(|s| s.src).collect();
+    // the hidden columns of new functional key parts come from no old column
+    src.resize(columns.len(), None);
     let mut rebuild: Option<String> = None;
     let mut not_instant: Option<String> = None;
     let mut type_change = false;
@@ -855,6 +881,10 @@ fn plan<E: KvEngine>(s: &mut Session<E>, old: &TableDef, ops: &[AlterOp]) -> Res
     }
     if force {
         rebuild.get_or_insert("FORCE rebuilds the table".into());
+    }
+    // the rows move to the storage class of the new KEY_BLOCK_SIZE / COMPRESSION: a copy
+    if crate::parse::storage_options::class_changed(&old.options, &opts) {
+        rebuild.get_or_insert("Changing KEY_BLOCK_SIZE or COMPRESSION rewrites the rows".into());
     }
     if algorithm == Algorithm::Copy {
         rebuild.get_or_insert("ALGORITHM=COPY".into());
@@ -1148,6 +1178,17 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, a: &AlterStmt) -> Result<Output>
         }
     }
     let mut p = plan(s, &t, &a.ops)?;
+    // FOREIGN KEY: the index each constraint needs kept (1553), the added ones checked
+    crate::ddl::foreign_key::check_indexes(&t, &p.def)?;
+    let added_fks: Vec<String> = p
+        .def
+        .foreign_keys
+        .iter()
+        .filter(|f| !t.foreign_keys.iter().any(|o| o.name == f.name))
+        .map(|f| f.name.clone())
+        .collect();
+    crate::ddl::foreign_key::validate(s, &p.def, Some(&added_fks))?;
+    let fk_renames = crate::ddl::foreign_key::column_renames(&t, &p.def, &p.src);
     p.def.name = target.1.clone();
     if crate::ddl::check::alter(&t, &mut p.def, &a.ops, &*s)? {
         checks_need_copy(&mut p)?;
@@ -1250,6 +1291,10 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, a: &AlterStmt) -> Result<Output>
         }
         alter_ok(0, s.warnings.len())
     };
+    if temp.is_none() {
+        // other tables' constraints referencing this one follow its new names
+        crate::ddl::foreign_key::follow_alter(s, &db, &tname, &fk_renames, &target)?;
+    }
     if let (Some(internal), true) = (temp, renamed) {
         s.temp.remove(&db, &tname);
         s.temp.insert(&target.0, &target.1, internal);

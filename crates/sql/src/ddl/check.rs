@@ -144,7 +144,7 @@ pub fn build(
         )?;
         out.push(CheckDef {
             name,
-            expr: spec.expr.to_string(),
+            expr: crate::parse::stored_text(&spec.expr),
             enforced: spec.enforced,
         });
     }

@@ -37,7 +37,7 @@ pub fn declared(opt: &ColumnOption) -> Result<Option<GeneratedDef>> {
         }
     };
     Ok(Some(GeneratedDef {
-        expr: expr.to_string(),
+        expr: crate::parse::stored_text(expr),
         stored: matches!(
             generation_expr_mode,
             Some(ast::GeneratedExpressionMode::Stored)
@@ -102,6 +102,16 @@ pub fn validate(def: &TableDef, env: &dyn BindEnv) -> Result<()> {
             }
         });
         if let Some(err) = found {
+            // a functional key part's hidden column: MySQL names the index (3758)
+            if c.is_hidden() && matches!(err.code.num, 3102 | 3763) {
+                return Err(Error::new(
+                    codes::ER_FUNCTIONAL_INDEX_FUNCTION_IS_NOT_ALLOWED,
+                    format!(
+                        "Expression of functional index '{}' contains a disallowed function.",
+                        crate::ddl::functional::index_of_hidden(&c.name)
+                    ),
+                ));
+            }
             return Err(err);
         }
         Binder::new(&scope, env, "generated column function").bind(&e)?;

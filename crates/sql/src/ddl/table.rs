@@ -4,6 +4,7 @@
 //! [`crate::alter`], which shares the column and key mapping here ([`column_spec`],
 //! [`map_type`], [`index_column`]).
 
+use crate::ddl::functional::{index_base_name, key_part};
 use crate::runtime::mdl::MdlMode;
 use common::types::LobSize;
 use common::{codes, Collation, DataType, Error, Result, Value};
@@ -186,6 +187,7 @@ pub fn execute<E: KvEngine>(s: &mut Session<E>, stmt: &Statement) -> Result<Outp
                 if s.storage().get_table(&db, &name)?.is_none() {
                     return Err(Error::no_such_table(&db, &name));
                 }
+                crate::ddl::foreign_key::check_truncate(s, &db, &name)?;
                 s.storage().truncate_table(&db, &name)?;
             }
             Ok(Output::ok(0))
@@ -551,6 +553,7 @@ fn drop_tables<E: KvEngine>(
             format!("Unknown table '{}'", missing.join(",")),
         ));
     }
+    crate::ddl::foreign_key::check_drop(s, &targets)?;
     for (db, t) in temps {
         if let Some(internal) = s.temp.remove(&db, &t) {
             s.storage().drop_table(&db, &internal)?;
@@ -813,6 +816,9 @@ pub(crate) fn create_table_with<E: KvEngine>(
                     }
                     "COLLATE" | "DEFAULT COLLATE" => table_coll = Some(v),
                     "COMMENT" => opts.comment = v,
+                    "KEY_BLOCK_SIZE" | "COMPRESSION" => {
+                        crate::parse::storage_options::set_table_option(&mut opts, &k, &v, &name)?;
+                    }
                     _ => opts.extra.push((k, v)),
                 }
             }
@@ -895,33 +901,42 @@ pub(crate) fn create_table_with<E: KvEngine>(
                     ));
                 }
                 let mut cols = Vec::new();
-                for c in &p.columns {
-                    cols.push(index_column(&columns, &c.column)?);
+                for (k, c) in p.columns.iter().enumerate() {
+                    cols.push(key_part(&mut columns, &c.column, None, k, true, &*s)?);
                 }
                 pk = Some(cols);
             }
             TableConstraint::Unique(u) => {
-                let mut cols = Vec::new();
-                for c in &u.columns {
-                    cols.push(index_column(&columns, &c.column)?);
-                }
                 let name = u
                     .index_name
                     .as_ref()
                     .or(u.name.as_ref())
                     .map(|n| n.value.clone());
+                let mut cols = Vec::new();
+                for (k, c) in u.columns.iter().enumerate() {
+                    cols.push(key_part(
+                        &mut columns,
+                        &c.column,
+                        name.as_deref(),
+                        k,
+                        false,
+                        &*s,
+                    )?);
+                }
                 indexes.push(IndexDef {
                     id: 0,
                     name: name.unwrap_or_default(),
                     kind: IndexKind::Unique,
                     columns: cols,
                     comment: String::new(),
+                    options: Default::default(),
                 });
             }
             TableConstraint::Index(ix) => {
                 let mut cols = Vec::new();
-                for c in &ix.columns {
-                    cols.push(index_column(&columns, &c.column)?);
+                let ixname = ix.name.as_ref().map(|n| n.value.as_str());
+                for (k, c) in ix.columns.iter().enumerate() {
+                    cols.push(key_part(&mut columns, &c.column, ixname, k, false, &*s)?);
                 }
                 indexes.push(IndexDef {
                     id: 0,
@@ -933,6 +948,7 @@ pub(crate) fn create_table_with<E: KvEngine>(
                     kind: IndexKind::Normal,
                     columns: cols,
                     comment: String::new(),
+                    options: Default::default(),
                 });
             }
             TableConstraint::ForeignKey(fk) => {
@@ -969,6 +985,7 @@ pub(crate) fn create_table_with<E: KvEngine>(
                 desc: false,
             }],
             comment: String::new(),
+            options: Default::default(),
         });
     }
     // a FOREIGN KEY needs an index starting with its columns; MySQL creates one when no key has
@@ -1000,13 +1017,14 @@ pub(crate) fn create_table_with<E: KvEngine>(
                 })
                 .collect(),
             comment: String::new(),
+            options: Default::default(),
         });
     }
     // name unnamed indexes after their first column, as MySQL does
     let mut named: Vec<String> = vec!["PRIMARY".into()];
     for ix in indexes.iter_mut() {
         if ix.name.is_empty() {
-            let base = columns[ix.columns[0].col].name.clone();
+            let base = index_base_name(&columns[ix.columns[0].col]).to_string();
             let mut n = base.clone();
             let mut k = 2;
             while named.iter().any(|x| x.eq_ignore_ascii_case(&n)) {
@@ -1062,6 +1080,7 @@ pub(crate) fn create_table_with<E: KvEngine>(
         kind: IndexKind::Primary,
         columns: pk.unwrap_or_default(),
         comment: String::new(),
+        options: Default::default(),
     });
     all.extend(indexes);
     if all.len() > 64 {
@@ -1102,6 +1121,7 @@ pub(crate) fn create_table_with<E: KvEngine>(
             s, &def, spec,
         )?));
     }
+    crate::ddl::foreign_key::validate(s, &def, None)?;
     store_new_table(s, def, ct.temporary)?;
     Ok(Output::ok(0))
 }

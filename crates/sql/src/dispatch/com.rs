@@ -30,6 +30,7 @@ pub(crate) fn kinds(p: &Parsed) -> &'static [Com] {
             MaintOp::Check => Com::Check,
             MaintOp::Analyze => Com::Analyze,
             MaintOp::Optimize => Com::Optimize,
+            MaintOp::Checksum => Com::Checksum,
         }),
         Stmt::Acl(a) => one(acl_kind(a)),
         Stmt::SetList(_) => &[Com::SetOption],
@@ -41,6 +42,12 @@ pub(crate) fn kinds(p: &Parsed) -> &'static [Com] {
             BinlogStmt::Reset => Com::Reset,
         }),
         Stmt::Routine(r) => one(routine_kind(r)),
+        Stmt::Replica(r) => one(match r {
+            crate::parse::replica::ReplicaStmt::ChangeSource(_) => Com::ChangeReplicationSource,
+            crate::parse::replica::ReplicaStmt::Start { .. } => Com::ReplicaStart,
+            crate::parse::replica::ReplicaStmt::Stop { .. } => Com::ReplicaStop,
+            crate::parse::replica::ReplicaStmt::Reset { .. } => Com::Reset,
+        }),
     }
 }
 

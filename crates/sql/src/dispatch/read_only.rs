@@ -32,7 +32,46 @@ fn on(v: Option<Value>) -> bool {
     matches!(v, Some(Value::Int(n)) if n != 0) || matches!(v, Some(Value::UInt(n)) if n != 0)
 }
 
+/// The access mode `READ ONLY` (true) / `READ WRITE` (false) among transaction modes.
+pub(crate) fn access_mode(modes: &[sqlparser::ast::TransactionMode]) -> Option<bool> {
+    use sqlparser::ast::{TransactionAccessMode, TransactionMode};
+    modes.iter().rev().find_map(|m| match m {
+        TransactionMode::AccessMode(TransactionAccessMode::ReadOnly) => Some(true),
+        TransactionMode::AccessMode(TransactionAccessMode::ReadWrite) => Some(false),
+        TransactionMode::IsolationLevel(_) => None,
+    })
+}
+
 impl<E: KvEngine> Session<E> {
+    /// Fails with 1792 when statement `p` would change non-TEMPORARY data inside a READ ONLY
+    /// transaction: `START TRANSACTION READ ONLY`, `SET TRANSACTION READ ONLY` for the next
+    /// transaction, or `transaction_read_only = ON` for the session (also in autocommit).
+    ///
+    /// # Errors
+    /// 1792 `Cannot execute statement in a READ ONLY transaction.`
+    pub(crate) fn deny_in_read_only_txn(&mut self, p: &Parsed) -> Result<()> {
+        let is_set = matches!(&p.stmt, Stmt::SetList(_) | Stmt::Ast(Statement::Set(_)));
+        let chosen = if self.explicit_txn {
+            self.txn_read_only
+        } else if matches!(&p.stmt, Stmt::Ast(Statement::StartTransaction { .. })) || is_set {
+            // START TRANSACTION takes the next-transaction mode itself; SET starts none
+            None
+        } else {
+            self.next_txn_read_only.take()
+        };
+        if matches!(&p.stmt, Stmt::Ast(Statement::Query(_))) {
+            return Ok(()); // a query changes nothing (and this is the hot path)
+        }
+        let read_only = chosen.unwrap_or_else(|| on(self.var("transaction_read_only")));
+        if !read_only || !self.writes_persistent_data(p)? {
+            return Ok(());
+        }
+        Err(Error::new(
+            codes::ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION,
+            "Cannot execute statement in a READ ONLY transaction.",
+        ))
+    }
+
     /// Fails with 1290 when `read_only` / `super_read_only` forbid statement `p` to this
     /// session's account.
     ///
@@ -44,7 +83,7 @@ impl<E: KvEngine> Session<E> {
         let var = |name: &str| {
             crate::runtime::sysvars::lookup(name).and_then(|d| self.globals.get(d).cloned())
         };
-        if !on(var("read_only")) {
+        if !on(var("read_only")) || self.replication_applier {
             return Ok(());
         }
         let is_super = self.is_superuser() || self.privs().global() & privs::SUPER != 0;
@@ -68,7 +107,7 @@ impl<E: KvEngine> Session<E> {
     }
 
     /// Whether `p` changes something other than this session's TEMPORARY tables.
-    fn writes_persistent_data(&self, p: &Parsed) -> Result<bool> {
+    pub(crate) fn writes_persistent_data(&self, p: &Parsed) -> Result<bool> {
         match &p.stmt {
             Stmt::Acl(_) => return Ok(true),
             Stmt::Ast(Statement::CreateTable(ct)) if ct.temporary => return Ok(false),

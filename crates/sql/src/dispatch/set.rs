@@ -96,6 +96,20 @@ impl<E: KvEngine> Session<E> {
             }
             ast::Set::SetNamesDefault {} => Ok(Output::ok(0)),
             ast::Set::SetTransaction { modes, session, .. } => {
+                if !*session && (self.explicit_txn || self.txn.is_some()) {
+                    return Err(Error::new(
+                        common::codes::ER_CANT_CHANGE_TX_CHARACTERISTICS,
+                        "Transaction characteristics can't be changed while a transaction is in progress",
+                    ));
+                }
+                match (crate::dispatch::read_only::access_mode(modes), *session) {
+                    (Some(ro), true) => {
+                        self.vars
+                            .insert("transaction_read_only", Value::Int(ro as i64));
+                    }
+                    (Some(ro), false) => self.next_txn_read_only = Some(ro),
+                    (None, _) => {}
+                }
                 for m in modes {
                     if let ast::TransactionMode::IsolationLevel(l) = m {
                         let name = match l {

@@ -112,7 +112,7 @@ impl<E: KvEngine> Session<E> {
             // EXECUTE runs a statement that may read or write tables
             Stmt::Execute { .. } => Class::Dml,
             Stmt::AlterTable(_) | Stmt::CreatePartitioned(..) => Class::Ddl,
-            Stmt::Acl(_) => Class::ImplicitCommit,
+            Stmt::Acl(_) | Stmt::Replica(_) => Class::ImplicitCommit,
             Stmt::LoadData(_) => Class::Dml,
             Stmt::Routine(crate::parse::routine::RoutineStmt::Call { .. }) => Class::Other,
             Stmt::Routine(_) => Class::Ddl,
@@ -277,6 +277,9 @@ impl<E: KvEngine> Session<E> {
     ) -> Result<Output> {
         crate::acl::check::check(self, p)?;
         self.deny_if_read_only(p)?;
+        self.deny_in_read_only_txn(p)?;
+        self.check_locked_tables(p)?;
+        self.wait_global_read_lock(p)?;
         let stmt = match &p.stmt {
             Stmt::LoadData(l) => {
                 return crate::dml::load::execute(self, l, files);
@@ -362,11 +365,15 @@ impl<E: KvEngine> Session<E> {
             }
             Stmt::AlterTable(a) => return crate::ddl::alter::execute(self, a),
             Stmt::Binlog(b) => return crate::show::binlog::execute(self, b),
+            Stmt::Replica(r) => return crate::show::replica::execute(self, r),
             Stmt::Routine(r) => return self.routine_stmt(r, params),
             Stmt::Maintenance(m) => {
                 return match m.op {
                     crate::parse::maintenance::MaintOp::Check => {
                         crate::ddl::checktable::execute(self, &m.tables)
+                    }
+                    crate::parse::maintenance::MaintOp::Checksum => {
+                        crate::ddl::checktable::checksum(self, &m.tables, m.quick)
                     }
                     op => crate::show::show::admin_tables(self, op.name(), &m.tables),
                 }
@@ -386,9 +393,12 @@ impl<E: KvEngine> Session<E> {
             Statement::Insert(ins) => crate::dml::single::insert(self, ins, params),
             Statement::Update(u) => crate::dml::single::update(self, u, params),
             Statement::Delete(d) => crate::dml::single::delete(self, d, params),
-            Statement::StartTransaction { .. } => {
+            Statement::StartTransaction { modes, .. } => {
                 self.commit()?;
+                self.unlock_tables();
                 self.explicit_txn = true;
+                self.txn_read_only = crate::dispatch::read_only::access_mode(modes)
+                    .or(self.next_txn_read_only.take());
                 self.ensure_txn();
                 Ok(Output::ok(0))
             }
@@ -449,7 +459,42 @@ impl<E: KvEngine> Session<E> {
             | Statement::RenameTable(_)
             | Statement::AlterTable(_) => crate::ddl::table::execute(self, stmt),
             Statement::CreateView(cv) => crate::ddl::view::create(self, cv),
-            Statement::LockTables { .. } | Statement::UnlockTables => Ok(Output::ok(0)),
+            Statement::LockTables { tables } => {
+                self.lock_tables(tables)?;
+                Ok(Output::ok(0))
+            }
+            Statement::UnlockTables => {
+                self.unlock_tables();
+                self.release_global_read_lock();
+                Ok(Output::ok(0))
+            }
+            Statement::Flush {
+                object_type: ast::FlushType::Tables,
+                read_lock: true,
+                tables,
+                ..
+            } => {
+                if tables.is_empty() {
+                    self.take_global_read_lock()?;
+                } else {
+                    // FLUSH TABLES t, … WITH READ LOCK: LOCK TABLES t READ, …
+                    let list: Vec<ast::LockTable> = tables
+                        .iter()
+                        .map(|n| ast::LockTable {
+                            table: n
+                                .0
+                                .last()
+                                .and_then(|p| p.as_ident())
+                                .cloned()
+                                .unwrap_or_else(|| ast::Ident::new(n.to_string())),
+                            alias: None,
+                            lock_type: ast::LockTableType::Read { local: false },
+                        })
+                        .collect();
+                    self.lock_tables(&list)?;
+                }
+                Ok(Output::ok(0))
+            }
             Statement::Flush {
                 object_type: sqlparser::ast::FlushType::Status,
                 ..

@@ -8,6 +8,10 @@
 //! in `acl_check`); a LOCAL file comes from the client through `common::client::Client`
 //! and needs `local_infile` ON. As in MySQL, LOCAL implies IGNORE for duplicates and turns
 //! data errors into warnings (the server cannot stop the client's transfer).
+//!
+//! Into an empty table, the rows take the fast path of [`crate::dml::bulk_load`] when it
+//! applies (sorted in bounded memory, then made visible at once); otherwise each row is
+//! inserted through the statement's transaction, which buffers them all until it commits.
 
 use std::io::Read;
 
@@ -454,7 +458,10 @@ pub fn execute<E: KvEngine>(
         Var(String),
     }
     let slots: Vec<Slot> = if st.targets.is_empty() {
-        (0..t.columns.len()).map(Slot::Col).collect()
+        (0..t.columns.len())
+            .filter(|&i| !t.columns[i].is_hidden())
+            .map(Slot::Col)
+            .collect()
     } else {
         st.targets
             .iter()
@@ -513,6 +520,12 @@ pub fn execute<E: KvEngine>(
     }
     let strict_div = strict && s.mode("ERROR_FOR_DIVISION_BY_ZERO");
     let ncols = t.columns.len();
+    // into an empty table: sorted and written as whole files (see `bulk_load`)
+    let mut bulk = if st.partitions.is_empty() {
+        crate::dml::bulk_load::BulkLoad::start(s, &t, on_dup)?
+    } else {
+        None
+    };
     let (records, inserted, deleted, skipped) = s.with_ctx(&[], strict_div, |s, ctx| {
         let mut records = 0u64;
         let mut inserted = 0u64;
@@ -615,6 +628,10 @@ pub fn execute<E: KvEngine>(
                 skipped += 1;
                 continue;
             }
+            if let Some(b) = bulk.as_mut() {
+                b.add(&*s, &t, &full)?;
+                continue;
+            }
             let mut attempts = 0;
             loop {
                 attempts += 1;
@@ -622,8 +639,12 @@ pub fn execute<E: KvEngine>(
                     return Err(Error::internal("REPLACE did not converge"));
                 }
                 match crate::catalog::partition::insert(s, &t, &full, ctx)? {
-                    InsertOutcome::Inserted(_) => {
-                        inserted += 1;
+                    InsertOutcome::Inserted(h) => {
+                        if crate::dml::foreign_key::check_inserted(s, &t, &h, &full, ignore, ctx)? {
+                            inserted += 1;
+                        } else {
+                            skipped += 1;
+                        }
                         break;
                     }
                     InsertOutcome::Duplicate {
@@ -632,7 +653,7 @@ pub fn execute<E: KvEngine>(
                         row: existing,
                     } => match on_dup {
                         OnDup::Replace => {
-                            crate::catalog::partition::delete(s, &t, &handle, &existing, ctx)?;
+                            crate::dml::foreign_key::delete(s, &t, &handle, &existing, false, ctx)?;
                             deleted += 1;
                         }
                         OnDup::Ignore => {
@@ -645,6 +666,12 @@ pub fn execute<E: KvEngine>(
                     },
                 }
             }
+        }
+        if let Some(b) = bulk.take() {
+            let c = b.finish(&*s, &t, ctx)?;
+            inserted += c.inserted;
+            deleted += c.deleted;
+            skipped += c.skipped;
         }
         Ok((records, inserted, deleted, skipped))
     })?;

@@ -218,11 +218,12 @@ pub fn update<E: KvEngine>(
                 if !checks[ti].passes(&new, ignore, ctx)? {
                     continue;
                 }
-                match crate::catalog::partition::update(s, &t.def, &h, &old, &new, ctx)? {
-                    UpdateOutcome::Updated(_) => changed += 1,
-                    UpdateOutcome::Duplicate { index_no, .. } => {
+                match crate::dml::foreign_key::update(s, &t.def, &h, &old, &new, ignore, ctx)? {
+                    Some(UpdateOutcome::Updated(_)) => changed += 1,
+                    Some(UpdateOutcome::Duplicate { index_no, .. }) => {
                         return Err(crate::dml::single::dup_error(&t.def, index_no, &new))
                     }
+                    None => {}
                 }
             }
         }
@@ -273,8 +274,9 @@ pub fn delete<E: KvEngine>(
                 if !done[ti].insert(pk_key(&pk)) {
                     continue;
                 }
-                if let Some((def, h, old)) = lock_current(s, &p, t, row, &pk, ctx)? {
-                    s.ensure_txn().delete(&def, &h, &old)?;
+                if let Some((_, h, old)) = lock_current(s, &p, t, row, &pk, ctx)? {
+                    // routed to the same leaf again, with the foreign keys' checks and cascades
+                    crate::dml::foreign_key::delete(s, &t.def, &h, &old, false, ctx)?;
                     n += 1;
                 }
             }

@@ -156,6 +156,8 @@ impl RowFiller {
                         }
                     }
                     None if c.nullable || c.auto_increment => Value::Null,
+                    // an ENUM NOT NULL without DEFAULT defaults to its first member (MySQL)
+                    None if matches!(c.ty, DataType::Enum { .. }) => implicit_default(&c.ty),
                     None => {
                         if strict {
                             return Err(Error::new(
@@ -488,7 +490,10 @@ fn bind_insert<E: KvEngine>(s: &Session<E>, ins: &ast::Insert) -> Result<InsertP
         }
         v
     } else if ins.columns.is_empty() {
-        (0..t.columns.len()).collect()
+        // every column but the hidden ones of functional key parts
+        (0..t.columns.len())
+            .filter(|&i| !t.columns[i].is_hidden())
+            .collect()
     } else {
         let mut v = Vec::new();
         for c in &ins.columns {
@@ -549,7 +554,13 @@ fn bind_insert<E: KvEngine>(s: &Session<E>, ins: &ast::Insert) -> Result<InsertP
                     }
                     _ => return Err(Error::not_supported("tuple assignment")),
                 };
-                let e = Binder::new(&scope, s, "field list").bind(&a.value)?;
+                let e = match &ins.insert_alias {
+                    Some(al) => {
+                        let v = crate::dml::row_alias::rewrite(&a.value, al, &t, &targets)?;
+                        Binder::new(&scope, s, "field list").bind(&v)?
+                    }
+                    None => Binder::new(&scope, s, "field list").bind(&a.value)?,
+                };
                 list.push((ci, e));
             }
             Some(list)
@@ -657,8 +668,12 @@ fn run_insert<E: KvEngine>(
                 }
                 let outcome = crate::catalog::partition::insert(s, t, &full, ctx)?;
                 match outcome {
-                    InsertOutcome::Inserted(_) => {
-                        affected += 1;
+                    InsertOutcome::Inserted(h) => {
+                        if crate::dml::foreign_key::check_inserted(s, t, &h, &full, ignore, ctx)? {
+                            affected += 1;
+                        } else {
+                            skipped += 1;
+                        }
                         break;
                     }
                     InsertOutcome::Duplicate {
@@ -667,7 +682,7 @@ fn run_insert<E: KvEngine>(
                         row: existing,
                     } => {
                         if replace {
-                            crate::catalog::partition::delete(s, t, &handle, &existing, ctx)?;
+                            crate::dml::foreign_key::delete(s, t, &handle, &existing, false, ctx)?;
                             affected += 1;
                             continue;
                         }
@@ -696,13 +711,14 @@ fn run_insert<E: KvEngine>(
                                     affected += 1;
                                 }
                             } else {
-                                match crate::catalog::partition::update(
-                                    s, t, &handle, &existing, &new, ctx,
+                                match crate::dml::foreign_key::update(
+                                    s, t, &handle, &existing, &new, ignore, ctx,
                                 )? {
-                                    UpdateOutcome::Updated(_) => affected += 2,
-                                    UpdateOutcome::Duplicate { index_no, .. } => {
+                                    Some(UpdateOutcome::Updated(_)) => affected += 2,
+                                    Some(UpdateOutcome::Duplicate { index_no, .. }) => {
                                         return Err(dup_error(t, index_no, &new))
                                     }
+                                    None => break,
                                 }
                             }
                             if let Some(ai) = autoinc_col {
@@ -1089,10 +1105,15 @@ fn run_update<E: KvEngine>(
                 matched -= 1;
                 continue;
             }
-            match crate::catalog::partition::update(s, t, &h, &old, &new, ctx)? {
-                UpdateOutcome::Updated(_) => changed += 1,
-                UpdateOutcome::Duplicate { index_no, .. } => {
+            match crate::dml::foreign_key::update(s, t, &h, &old, &new, ignore, ctx)? {
+                Some(UpdateOutcome::Updated(_)) => changed += 1,
+                Some(UpdateOutcome::Duplicate { index_no, .. }) => {
                     return Err(dup_error(t, index_no, &new))
+                }
+                None => {
+                    // skipped by IGNORE (a foreign key fails), as a CHECK failure is
+                    matched -= 1;
+                    continue;
                 }
             }
             if let Some(ai) = t.columns.iter().position(|c| c.auto_increment) {
@@ -1173,7 +1194,7 @@ pub fn delete<E: KvEngine>(
         sort_and_limit(&mut rows, order, limit, ctx)?;
         let n = rows.len() as u64;
         for (h, old) in rows {
-            crate::catalog::partition::delete(s, t, &h, &old, ctx)?;
+            crate::dml::foreign_key::delete(s, t, &h, &old, false, ctx)?;
         }
         Ok(n)
     })?;

@@ -39,6 +39,13 @@ pub(crate) enum AggState {
     Bit(u64),
     /// GROUP_CONCAT parts with their ORDER BY keys (empty without ORDER BY).
     Concat(Vec<(Vec<Value>, String)>),
+    /// The variance family: count, mean and sum of squared deviations, updated by
+    /// Welford's method (numerically stable in one pass, as MySQL's own `Item_sum_variance`).
+    Moments {
+        n: u64,
+        mean: f64,
+        m2: f64,
+    },
 }
 
 pub(crate) fn new_state(a: &AggCall) -> AggState {
@@ -61,6 +68,13 @@ pub(crate) fn new_state(a: &AggCall) -> AggState {
         AggFunc::BitAnd => AggState::Bit(u64::MAX),
         AggFunc::BitOr | AggFunc::BitXor => AggState::Bit(0),
         AggFunc::GroupConcat => AggState::Concat(Vec::new()),
+        AggFunc::StdPop | AggFunc::StdSamp | AggFunc::VarPop | AggFunc::VarSamp => {
+            AggState::Moments {
+                n: 0,
+                mean: 0.0,
+                m2: 0.0,
+            }
+        }
         // window-only functions keep no aggregate state
         _ => AggState::Count(0),
     }
@@ -185,6 +199,13 @@ pub(crate) fn update_state(
             Vec::new(),
             func::convert::to_string_value(&v).unwrap_or_default(),
         )),
+        AggState::Moments { n, mean, m2 } => {
+            let x = func::convert::to_f64(&v, ctx.warnings).unwrap_or(0.0);
+            *n += 1;
+            let d = x - *mean;
+            *mean += d / *n as f64;
+            *m2 += d * (x - *mean);
+        }
     }
     Ok(())
 }
@@ -230,6 +251,19 @@ pub(crate) fn finish_state(st: AggState, a: &AggCall) -> Value {
         }
         AggState::MinMax(v) => v.unwrap_or(Value::Null),
         AggState::Bit(b) => Value::UInt(b),
+        AggState::Moments { n, m2, .. } => {
+            let sample = matches!(a.func, AggFunc::StdSamp | AggFunc::VarSamp);
+            let den = if sample { n.saturating_sub(1) } else { n };
+            if den == 0 {
+                return Value::Null;
+            }
+            let var = (m2 / den as f64).max(0.0);
+            if matches!(a.func, AggFunc::StdPop | AggFunc::StdSamp) {
+                Value::Double(var.sqrt())
+            } else {
+                Value::Double(var)
+            }
+        }
         AggState::Concat(mut parts) => {
             if parts.is_empty() {
                 Value::Null

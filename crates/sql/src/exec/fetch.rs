@@ -7,6 +7,7 @@ use std::sync::Arc;
 use common::{Error, Result, Value};
 use storage::catalog::TableDef;
 use storage::engine::KvEngine;
+use storage::txn::lock::WaitPolicy;
 use storage::txn::{IndexRange, LockMode};
 use storage::Handle;
 
@@ -21,6 +22,8 @@ use crate::session::session::Session;
 pub struct Scan {
     /// Row locking.
     pub lock: LockMode,
+    /// What a locking read does about a busy row (NOWAIT / SKIP LOCKED).
+    pub wait: WaitPolicy,
     /// The caller sorts by this one column (column, descending): a scan of an index that
     /// starts with it may stream in order and stop at `limit_hint`.
     pub order_hint: Option<(usize, bool)>,
@@ -35,6 +38,15 @@ impl Scan {
     pub fn locking(lock: LockMode) -> Scan {
         Scan {
             lock,
+            ..Scan::default()
+        }
+    }
+
+    /// All columns, all rows, read as block `p`'s locking clause says for its table `name`.
+    pub fn for_block(p: &crate::ir::block::Plan, name: &str) -> Scan {
+        Scan {
+            lock: p.lock_for(name),
+            wait: p.lock_wait,
             ..Scan::default()
         }
     }
@@ -99,11 +111,23 @@ pub fn fetch_each<E: KvEngine>(
     scan: &Scan,
     f: &mut RowFn<'_>,
 ) -> Result<bool> {
+    if scan.lock != LockMode::None && scan.wait != WaitPolicy::Wait {
+        // the transaction's locking reads skip or fail on busy rows for this read only
+        s.ensure_txn().set_wait_policy(scan.wait);
+        let plain = Scan {
+            wait: WaitPolicy::Wait,
+            ..scan.clone()
+        };
+        let r = fetch_each(s, t, read, filter, outer, ctx, &plain, f);
+        s.ensure_txn().set_wait_policy(WaitPolicy::Wait);
+        return r;
+    }
     let Scan {
         lock,
         order_hint,
         limit_hint,
         ref cols,
+        wait: _,
     } = *scan;
     if let Some(rows) = crate::show::show::system_rows(s, t)? {
         for r in rows {

@@ -227,7 +227,7 @@ impl<E: KvEngine> Joiner<'_, '_, E> {
                     step.local.as_ref(),
                     &row,
                     ctx,
-                    &Scan::locking(self.p.lock),
+                    &Scan::for_block(self.p, &jt.name),
                     &mut |_, _, m| {
                         found.push(m);
                         Ok(true)
@@ -403,7 +403,7 @@ fn build<E: KvEngine>(
                 Some(st) => st.rows,
                 None => inst.storage.table_stats(t).map_or(0, |(rows, _, _)| rows),
             };
-            let scan = Scan::locking(p.lock);
+            let scan = Scan::for_block(p, &jt.name);
             let mut n = 0u64;
             let planned = fetch_each(
                 s,

@@ -275,7 +275,8 @@ pub fn run_plan<E: KvEngine>(
                 None
             };
             let scan = Scan {
-                lock: p.lock,
+                lock: p.lock_for(&t.name),
+                wait: p.lock_wait,
                 order_hint,
                 limit_hint,
                 cols: p.used_columns(def.columns.len()),

@@ -286,7 +286,8 @@ pub(crate) fn produce<E: KvEngine>(
                 return Err(common::Error::internal("table plan of a derived table"));
             };
             let scan = Scan {
-                lock: p.lock,
+                lock: p.lock_for(&jt.name),
+                wait: p.lock_wait,
                 order_hint: read.order_hint,
                 // with an ORDER BY the read does not give, every row goes to the sort
                 limit_hint: if p.order.is_empty() || read.ordered.is_some() {

@@ -48,8 +48,13 @@ pub struct Plan {
     pub limit: Option<Expr>,
     /// OFFSET expression.
     pub offset: Option<Expr>,
-    /// Row locking mode (FOR UPDATE / FOR SHARE).
+    /// Row locking mode (FOR UPDATE / FOR SHARE): the strongest of the block's clauses.
     pub lock: LockMode,
+    /// `FOR UPDATE OF a FOR SHARE OF b`: the tables (names or aliases) the clauses name, each
+    /// with its mode; empty when the clause names none (then `lock` is every table's).
+    pub lock_of: Vec<(String, LockMode)>,
+    /// NOWAIT / SKIP LOCKED of the locking clause.
+    pub lock_wait: storage::txn::lock::WaitPolicy,
     /// SELECT ... INTO @a, @b.
     pub into_vars: Vec<String>,
 }
@@ -125,6 +130,17 @@ impl IndexHints {
 }
 
 impl Plan {
+    /// How the block's locking clause reads the table named (or aliased) `name`.
+    pub fn lock_for(&self, name: &str) -> LockMode {
+        if self.lock_of.is_empty() {
+            return self.lock;
+        }
+        self.lock_of
+            .iter()
+            .find(|(t, _)| t == name)
+            .map_or(LockMode::None, |(_, m)| *m)
+    }
+
     /// The base table when the block reads exactly one (not outer-joined) table.
     pub fn single_table(&self) -> Option<&Arc<TableDef>> {
         match self.from.as_slice() {
@@ -212,6 +228,8 @@ impl Plan {
             limit,
             offset,
             lock: _,
+            lock_of: _,
+            lock_wait: _,
             into_vars: _,
         } = self;
         let mut used = vec![false; width];

@@ -76,6 +76,14 @@ pub enum AggFunc {
     BitXor,
     /// GROUP_CONCAT
     GroupConcat,
+    /// STD / STDDEV / STDDEV_POP: population standard deviation
+    StdPop,
+    /// STDDEV_SAMP: sample standard deviation
+    StdSamp,
+    /// VARIANCE / VAR_POP: population variance
+    VarPop,
+    /// VAR_SAMP: sample variance
+    VarSamp,
     /// ROW_NUMBER() (window only)
     RowNumber,
     /// RANK()
@@ -120,6 +128,10 @@ impl AggFunc {
             "BIT_OR" => AggFunc::BitOr,
             "BIT_XOR" => AggFunc::BitXor,
             "GROUP_CONCAT" => AggFunc::GroupConcat,
+            "STD" | "STDDEV" | "STDDEV_POP" => AggFunc::StdPop,
+            "STDDEV_SAMP" => AggFunc::StdSamp,
+            "VARIANCE" | "VAR_POP" => AggFunc::VarPop,
+            "VAR_SAMP" => AggFunc::VarSamp,
             _ => return None,
         })
     }

@@ -36,6 +36,29 @@ pub struct Scope {
     pub outer: Option<Arc<Scope>>,
     /// Common table expressions visible here (WITH), innermost last.
     pub ctes: Vec<Arc<crate::ir::query::Cte>>,
+    /// The column pairs an inner or left `JOIN … USING` / `NATURAL JOIN` made one: (the copy
+    /// `*` shows, the copy it leaves out). MySQL's `*` lists the joined columns first.
+    pub coalesced: Vec<(usize, usize)>,
+}
+
+impl Scope {
+    /// The columns `*` expands to, in MySQL's order: the columns a USING / NATURAL join
+    /// coalesced first (once each), then the others in row order.
+    pub fn star_columns(&self, ncols: usize) -> Vec<usize> {
+        if self.coalesced.is_empty() {
+            return (0..ncols).collect();
+        }
+        // the coalesced columns in the order they have in the first table
+        let mut out: Vec<usize> = self.coalesced.iter().map(|&(kept, _)| kept).collect();
+        out.sort_unstable();
+        out.dedup();
+        for i in 0..ncols {
+            if !out.contains(&i) && !self.coalesced.iter().any(|&(_, gone)| gone == i) {
+                out.push(i);
+            }
+        }
+        out
+    }
 }
 
 impl Scope {

@@ -42,8 +42,22 @@ impl Dialect for StrataDialect {
             {
                 parser.maybe_parse(weight_string_as).transpose()
             }
+            Token::Word(ref w)
+                if w.keyword == Keyword::CHAR
+                    && parser.peek_nth_token_ref(1).token == Token::LParen =>
+            {
+                parser.maybe_parse(char_using).transpose()
+            }
+            Token::LParen if parser.peek_nth_token_ref(1).token == Token::LParen => {
+                parser.maybe_parse(parenthesised_set_query).transpose()
+            }
             _ => None,
         }
+    }
+
+    /// `a SOUNDS LIKE b` binds as LIKE does.
+    fn get_next_precedence(&self, parser: &Parser) -> Option<Result<u8, ParserError>> {
+        sounds_like_ahead(parser).then(|| Ok(self.prec_value(sqlparser::dialect::Precedence::Like)))
     }
 
     fn is_identifier_start(&self, ch: char) -> bool {
@@ -82,6 +96,9 @@ impl Dialect for StrataDialect {
         expr: &Expr,
         precedence: u8,
     ) -> Option<Result<Expr, ParserError>> {
+        if sounds_like_ahead(parser) {
+            return Some(sounds_like(parser, expr, precedence));
+        }
         self.0.parse_infix(parser, expr, precedence)
     }
     fn parse_statement(&self, parser: &mut Parser) -> Option<Result<Statement, ParserError>> {
@@ -101,6 +118,11 @@ impl Dialect for StrataDialect {
     }
     fn supports_user_host_grantee(&self) -> bool {
         self.0.supports_user_host_grantee()
+    }
+    /// FOR and LOCK are reserved words in MySQL, so `SELECT 1 FOR UPDATE` locks (sqlparser would
+    /// read `FOR` as the column's alias and then fail on UPDATE).
+    fn is_column_alias(&self, kw: &Keyword, parser: &mut Parser) -> bool {
+        !matches!(kw, Keyword::FOR | Keyword::LOCK) && self.0.is_column_alias(kw, parser)
     }
     fn is_table_factor_alias(&self, explicit: bool, kw: &Keyword, parser: &mut Parser) -> bool {
         self.0.is_table_factor_alias(explicit, kw, parser)
@@ -201,6 +223,78 @@ fn weight_string_as(parser: &mut Parser) -> Result<Expr, ParserError> {
     }))
 }
 
+fn sounds_like_ahead(parser: &Parser) -> bool {
+    let is = |t: &Token, w: &str| matches!(t, Token::Word(x) if x.quote_style.is_none() && x.value.eq_ignore_ascii_case(w));
+    is(&parser.peek_token_ref().token, "SOUNDS") && is(&parser.peek_nth_token_ref(1).token, "LIKE")
+}
+
+/// `a SOUNDS LIKE b`, which sqlparser lacks, as MySQL defines it: `SOUNDEX(a) = SOUNDEX(b)`.
+fn sounds_like(parser: &mut Parser, left: &Expr, precedence: u8) -> Result<Expr, ParserError> {
+    parser.next_token();
+    parser.next_token();
+    let right = parser.parse_subexpr(precedence)?;
+    Ok(Expr::BinaryOp {
+        left: Box::new(call("SOUNDEX", vec![left.clone()])),
+        op: sqlparser::ast::BinaryOperator::Eq,
+        right: Box::new(call("SOUNDEX", vec![right])),
+    })
+}
+
+/// `CHAR(n, … USING charset)`, which sqlparser lacks, as `CONVERT(CHAR(n, …) USING charset)`
+/// (what it means); fails (and the caller rewinds) without USING.
+fn char_using(parser: &mut Parser) -> Result<Expr, ParserError> {
+    parser.next_token();
+    parser.expect_token(&Token::LParen)?;
+    let args = parser.parse_comma_separated(Parser::parse_expr)?;
+    parser.expect_keyword_is(Keyword::USING)?;
+    let charset = parser.parse_object_name(false)?;
+    parser.expect_token(&Token::RParen)?;
+    Ok(Expr::Convert {
+        is_try: false,
+        expr: Box::new(call("CHAR", args)),
+        data_type: None,
+        charset: Some(charset),
+        target_before_value: false,
+        styles: vec![],
+    })
+}
+
+/// `((SELECT …) UNION (SELECT …))` as an operand: a parenthesised set operation of
+/// parenthesised queries is a scalar subquery in MySQL, while sqlparser reads the inner
+/// `(SELECT …)` as a complete operand and then fails on UNION. Fails (and the caller rewinds)
+/// on anything that is not a whole query in parentheses.
+fn parenthesised_set_query(parser: &mut Parser) -> Result<Expr, ParserError> {
+    parser.expect_token(&Token::LParen)?;
+    let q = parser.parse_query()?;
+    parser.expect_token(&Token::RParen)?;
+    Ok(Expr::Subquery(q))
+}
+
+/// The call `name(args)`.
+fn call(name: &str, args: Vec<Expr>) -> Expr {
+    use sqlparser::ast::{
+        Function, FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident,
+        ObjectName,
+    };
+    Expr::Function(Function {
+        name: ObjectName::from(vec![Ident::new(name)]),
+        uses_odbc_syntax: false,
+        parameters: FunctionArguments::None,
+        args: FunctionArguments::List(FunctionArgumentList {
+            duplicate_treatment: None,
+            args: args
+                .into_iter()
+                .map(|e| FunctionArg::Unnamed(FunctionArgExpr::Expr(e)))
+                .collect(),
+            clauses: vec![],
+        }),
+        within_group: vec![],
+        filter: None,
+        null_treatment: None,
+        over: None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,6 +330,7 @@ mod tests {
             "SELECT 'a' LIKE 'b', NOT 'a' LIKE 'b', 1 = '1', '1' + 2",
             "LOCK TABLES t READ",
             "SELECT 1 +",
+            "SELECT c FROM t FOR UPDATE",
         ]
         .iter()
         .map(|s| s.to_string())

@@ -1,7 +1,8 @@
 //! Table maintenance statements, which name a list of tables (sqlparser reads one at most):
 //! `CHECK TABLE t [, t ...] [FOR UPGRADE | QUICK | FAST | MEDIUM | EXTENDED | CHANGED]`,
 //! `ANALYZE [NO_WRITE_TO_BINLOG | LOCAL] TABLE t [, t ...]` and
-//! `OPTIMIZE [NO_WRITE_TO_BINLOG | LOCAL] TABLE t [, t ...]` (`TABLES` too). `mariadb-check`
+//! `OPTIMIZE [NO_WRITE_TO_BINLOG | LOCAL] TABLE t [, t ...]` (`TABLES` too) and
+//! `CHECKSUM TABLE t [, t ...] [QUICK | EXTENDED]`. `mariadb-check`
 //! sends one statement for all the tables of a database.
 
 use common::{Error, Result};
@@ -20,6 +21,8 @@ pub enum MaintOp {
     Analyze,
     /// OPTIMIZE TABLE.
     Optimize,
+    /// CHECKSUM TABLE.
+    Checksum,
 }
 
 impl MaintOp {
@@ -29,6 +32,7 @@ impl MaintOp {
             MaintOp::Check => "check",
             MaintOp::Analyze => "analyze",
             MaintOp::Optimize => "optimize",
+            MaintOp::Checksum => "checksum",
         }
     }
 }
@@ -40,6 +44,8 @@ pub struct Maintenance {
     pub op: MaintOp,
     /// The tables, in statement order.
     pub tables: Vec<TableName>,
+    /// CHECKSUM TABLE … QUICK.
+    pub quick: bool,
 }
 
 /// Parses the tokens of a statement (whitespace removed); `None` when it is not one of the
@@ -54,10 +60,13 @@ pub fn parse(plain: &[Token]) -> Option<Result<Maintenance>> {
         Some("CHECK") => MaintOp::Check,
         Some("ANALYZE") => MaintOp::Analyze,
         Some("OPTIMIZE") => MaintOp::Optimize,
+        Some("CHECKSUM") => MaintOp::Checksum,
         _ => return None,
     };
     let mut i = 1;
-    if op != MaintOp::Check && matches!(word(i).as_deref(), Some("NO_WRITE_TO_BINLOG" | "LOCAL")) {
+    if matches!(op, MaintOp::Analyze | MaintOp::Optimize)
+        && matches!(word(i).as_deref(), Some("NO_WRITE_TO_BINLOG" | "LOCAL"))
+    {
         i += 1;
     }
     if !matches!(word(i).as_deref(), Some("TABLE" | "TABLES")) {
@@ -96,16 +105,18 @@ pub fn parse(plain: &[Token]) -> Option<Result<Maintenance>> {
         }
         break;
     }
+    let quick = op == MaintOp::Checksum && word(i).as_deref() == Some("QUICK");
     while i < plain.len() {
         match (op, word(i).as_deref()) {
             (MaintOp::Check, Some("QUICK" | "FAST" | "MEDIUM" | "EXTENDED" | "CHANGED")) => i += 1,
             (MaintOp::Check, Some("FOR")) if word(i + 1).as_deref() == Some("UPGRADE") => i += 2,
+            (MaintOp::Checksum, Some("QUICK" | "EXTENDED")) if i + 1 == plain.len() => i += 1,
             // histogram statements: the general parser's (and its error)
             (MaintOp::Analyze, Some("UPDATE" | "DROP")) => return None,
             _ => return bad(i),
         }
     }
-    Some(Ok(Maintenance { op, tables }))
+    Some(Ok(Maintenance { op, tables, quick }))
 }
 
 #[cfg(test)]
@@ -151,5 +162,12 @@ mod tests {
         assert!(parse(&toks("ANALYZE TABLE t UPDATE HISTOGRAM ON c")).is_none());
         assert!(parse(&toks("ANALYZE TABLE t EXTENDED")).unwrap().is_err());
         assert!(parse(&toks("OPTIMIZE t")).is_none());
+        let m = parse(&toks("CHECKSUM TABLE a, d.b EXTENDED"))
+            .unwrap()
+            .unwrap();
+        assert_eq!((m.op, m.tables.len()), (MaintOp::Checksum, 2));
+        assert!(parse(&toks("CHECKSUM TABLE a QUICK EXTENDED"))
+            .unwrap()
+            .is_err());
     }
 }

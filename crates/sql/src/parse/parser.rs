@@ -67,6 +67,8 @@ pub enum Stmt {
     Binlog(crate::parse::binlog::BinlogStmt),
     /// CREATE / ALTER / DROP PROCEDURE or FUNCTION, CALL ([`crate::parse::routine`]).
     Routine(crate::parse::routine::RoutineStmt),
+    /// CHANGE REPLICATION SOURCE, START / STOP / RESET REPLICA ([`crate::parse::replica`]).
+    Replica(crate::parse::replica::ReplicaStmt),
 }
 
 /// Where PREPARE takes its statement text from.
@@ -399,6 +401,18 @@ pub fn tokenize_with(
                         .iter()
                         .rev()
                         .find(|t| !matches!(t.token, Token::Whitespace(_)));
+                    // `START TRANSACTION READ ONLY, WITH CONSISTENT SNAPSHOT`: the comma goes too
+                    let after_comma = matches!(prev.map(|t| &t.token), Some(Token::Comma))
+                        && words_follow(&res, 0, &["START", "TRANSACTION"]);
+                    if after_comma {
+                        while let Some(t) = res.pop() {
+                            if t.token == Token::Comma {
+                                break;
+                            }
+                        }
+                        i = skip_words(&out, i + 1, 2);
+                        continue;
+                    }
                     if matches!(prev.map(|t| &t.token), Some(Token::Word(w)) if w.value.eq_ignore_ascii_case("TRANSACTION"))
                     {
                         i = skip_words(&out, i + 1, 2);
@@ -422,6 +436,7 @@ pub fn tokenize_with(
         ));
         i += 1;
     }
+    crate::parse::mysql_forms::rewrite(&mut res);
     bind_binary_tightly(&mut res);
     Ok((res, params, zerofill))
 }
@@ -784,7 +799,7 @@ fn next_non_ws(toks: &[TokenWithSpan], i: usize) -> Option<&TokenWithSpan> {
     next_non_ws_idx(toks, i).map(|j| &toks[j])
 }
 
-fn words_follow(toks: &[TokenWithSpan], mut i: usize, words: &[&str]) -> bool {
+pub(crate) fn words_follow(toks: &[TokenWithSpan], mut i: usize, words: &[&str]) -> bool {
     for w in words {
         match next_non_ws_idx(toks, i) {
             Some(j) => match &toks[j].token {
@@ -1022,6 +1037,8 @@ pub(crate) fn parse_tokenized(sql: &str, mode: SqlModeFlags) -> Result<Vec<Parse
             Stmt::Maintenance(m?)
         } else if let Some(b) = crate::parse::binlog::parse(&plain) {
             Stmt::Binlog(b?)
+        } else if let Some(r) = crate::parse::replica::parse(&plain) {
+            Stmt::Replica(r?)
         } else if let Some(l) = crate::parse::load::parse(&plain) {
             Stmt::LoadData(Box::new(l?))
         } else if is_alter_table {
@@ -1391,7 +1408,25 @@ pub(crate) fn parse_tokens_with(
             }
         }
     }
+    not_in_mysql_grammar(&stmt, text)?;
     Ok(stmt)
+}
+
+/// Syntax sqlparser's MySQL dialect accepts but MySQL 8.4's grammar does not: a statement
+/// using it is a syntax error there (1064), never run with the clause ignored.
+fn not_in_mysql_grammar(stmt: &Statement, text: &dyn Fn() -> String) -> Result<()> {
+    let returning = match stmt {
+        Statement::Insert(i) => i.returning.is_some(),
+        Statement::Update(u) => u.returning.is_some(),
+        Statement::Delete(d) => d.returning.is_some(),
+        _ => false,
+    };
+    if returning {
+        let t = text();
+        let at = t.to_ascii_uppercase().rfind("RETURNING").unwrap_or(0);
+        return Err(Error::parse(t[at..].chars().take(80).collect::<String>()));
+    }
+    Ok(())
 }
 
 pub(crate) fn near_text(text: &str, tok: &str) -> String {

@@ -212,6 +212,19 @@ pub struct Status {
     pub text_template_hits: AtomicU64,
 }
 
+/// One table a LOCK TABLES statement locked.
+#[derive(Debug, Clone)]
+pub struct LockedTable {
+    /// Database.
+    pub db: String,
+    /// Table.
+    pub table: String,
+    /// The alias it was locked under, if any.
+    pub alias: Option<String>,
+    /// WRITE (else READ).
+    pub write: bool,
+}
+
 /// Closes the client connection with the given id (KILL CONNECTION).
 pub type Disconnect = Box<dyn Fn(u32) + Send + Sync>;
 
@@ -241,6 +254,9 @@ pub struct Instance<E: KvEngine> {
     pub server_info: parking_lot::RwLock<Option<Arc<dyn crate::runtime::info::ServerInfo>>>,
     /// Metadata locks on table names.
     pub mdl: crate::runtime::mdl::MdlManager,
+    /// The connection holding `FLUSH TABLES WITH READ LOCK`, if any (enforced by
+    /// `dispatch::lock_tables`).
+    pub global_read_lock: Mutex<Option<u32>>,
     /// Accounts and privileges.
     pub acl: crate::acl::accounts::Acl,
     /// The slow and general query logs (opened by the server at startup).
@@ -249,6 +265,9 @@ pub struct Instance<E: KvEngine> {
     pub binlog: parking_lot::RwLock<Option<Arc<replication::Binlog<E>>>>,
     /// Replicas registered with COM_REGISTER_SLAVE and the binlog dumps running.
     pub replicas: replication::Replicas,
+    /// The replica side: the source configuration and the replication threads (installed by
+    /// the server at startup).
+    pub replica: parking_lot::RwLock<Option<Arc<replication::replica::Replica>>>,
     /// Stored routines compiled (see [`crate::session::program`]).
     pub routines: crate::session::program::RoutineCache,
 }
@@ -282,9 +301,11 @@ impl<E: KvEngine> Instance<E> {
             partitions: Default::default(),
             server_info: parking_lot::RwLock::new(None),
             mdl: Default::default(),
+            global_read_lock: Mutex::new(None),
             querylog: Default::default(),
             binlog: parking_lot::RwLock::new(None),
             replicas: Default::default(),
+            replica: parking_lot::RwLock::new(None),
             routines: Default::default(),
         })
     }
@@ -461,6 +482,16 @@ pub struct Session<E: KvEngine> {
     pub(crate) user_vars: HashMap<String, Value>,
     pub(crate) txn: Option<Txn<E>>,
     pub(crate) explicit_txn: bool,
+    /// READ ONLY (true) / READ WRITE (false) of the open explicit transaction; None follows
+    /// `transaction_read_only`.
+    pub(crate) txn_read_only: Option<bool>,
+    /// The replication applier's session: exempt from `read_only` / `super_read_only`.
+    pub replication_applier: bool,
+    /// `SET TRANSACTION READ ONLY | READ WRITE` (without SESSION): for the next transaction.
+    pub(crate) next_txn_read_only: Option<bool>,
+    /// The tables of the last LOCK TABLES, until UNLOCK TABLES (enforced by
+    /// `dispatch::lock_tables`); their metadata locks outlive transactions.
+    pub(crate) locked_tables: Option<Vec<LockedTable>>,
     pub(crate) last_insert_id: u64,
     pub(crate) found_rows: u64,
     pub(crate) row_count: i64,
@@ -542,6 +573,7 @@ impl<E: KvEngine> Drop for Session<E> {
         self.inst.handler_closed.add(&self.handler);
         self.inst.counters_closed.absorb(&self.counters);
         self.inst.mdl.disconnect(self.conn_id);
+        self.release_global_read_lock();
         crate::runtime::userlock::release_all(self.conn_id as u64);
     }
 }
@@ -586,6 +618,10 @@ impl<E: KvEngine> Session<E> {
             user_vars: HashMap::new(),
             txn: None,
             explicit_txn: false,
+            txn_read_only: None,
+            replication_applier: false,
+            next_txn_read_only: None,
+            locked_tables: None,
             last_insert_id: 0,
             found_rows: 0,
             row_count: -1,
@@ -1012,6 +1048,7 @@ impl<E: KvEngine> Session<E> {
                     timeout,
                     killed: self.killed.clone(),
                     observer: Some(thread_waits()),
+                    policy: storage::txn::lock::WaitPolicy::Wait,
                 },
             };
             let mut txn = self.inst.storage.begin(opts);
@@ -1029,6 +1066,7 @@ impl<E: KvEngine> Session<E> {
     /// Commits the open transaction, if any.
     pub(crate) fn commit(&mut self) -> Result<()> {
         self.explicit_txn = false;
+        self.txn_read_only = None;
         if let Some(t) = self.txn.take() {
             // (a global-only variable: read from the statement's snapshot of the globals)
             let sync = self.with_var("innodb_flush_log_at_trx_commit", |v| {
@@ -1047,6 +1085,7 @@ impl<E: KvEngine> Session<E> {
     /// Rolls back the open transaction, if any.
     pub(crate) fn rollback(&mut self) {
         self.explicit_txn = false;
+        self.txn_read_only = None;
         if let Some(t) = self.txn.take() {
             t.rollback();
             self.counters.add(Ctr::HandlerRollback, 1);
@@ -1089,6 +1128,9 @@ impl<E: KvEngine> Session<E> {
 
     /// Releases the connection's metadata locks (a call when it holds none costs nothing).
     pub(crate) fn mdl_release(&self) {
+        if self.locked_tables.is_some() {
+            return; // LOCK TABLES holds them until UNLOCK TABLES
+        }
         if self.mdl_held.replace(false) {
             self.inst.mdl.release_all(self.conn_id);
         }

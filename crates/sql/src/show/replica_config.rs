@@ -1,7 +1,7 @@
 //! `performance_schema.replication_connection_configuration`: one row per replication channel
-//! of a replica. Strata does not replicate from a source (no CHANGE REPLICATION SOURCE), so it
-//! has no channel and the table is empty, as on a MySQL server that is not a replica; Vitess'
-//! tablet manager reads it (GetFullStatus) to tell a replica from a primary.
+//! of a replica: the default channel's configuration once CHANGE REPLICATION SOURCE TO has set
+//! it, no row otherwise (as on a MySQL server that is not a replica); Vitess' tablet manager
+//! reads it (GetFullStatus) to tell a replica from a primary.
 
 use common::{Collation, DataType, Value};
 use storage::catalog::ColumnDef;
@@ -93,7 +93,64 @@ pub fn columns(name: &str) -> Option<Vec<ColumnDef>> {
     Some(c)
 }
 
-/// Its rows: none (no replication channel).
-pub fn rows() -> Vec<Vec<Value>> {
-    Vec::new()
+/// Its rows: the default channel's, if `cfg` (the replica's configuration) names a source.
+pub fn rows(cfg: Option<replication::replica::SourceConfig>) -> Vec<Vec<Value>> {
+    let Some(c) = cfg else {
+        return Vec::new();
+    };
+    let s = |v: &str| Value::Str(v.to_string());
+    let yes_no = |b: bool| s(if b { "YES" } else { "NO" });
+    let heartbeat = replication::replica::receiver::HEARTBEAT
+        .as_secs()
+        .to_string()
+        + ".000";
+    let mut row = vec![
+        s(""),
+        s(&c.host),
+        Value::UInt(u64::from(c.port)),
+        s(&c.user),
+        s(""),
+        s(if c.auto_position { "1" } else { "0" }),
+        s("NO"),
+    ];
+    row.extend(std::iter::repeat_with(|| s("")).take(5)); // SSL_CA_FILE … SSL_KEY
+    row.push(s("NO")); // SSL_VERIFY_SERVER_CERTIFICATE
+    row.extend([s(""), s("")]); // SSL_CRL_FILE, SSL_CRL_PATH
+    row.push(Value::UInt(u64::from(c.connect_retry)));
+    row.push(Value::UInt(c.retry_count));
+    row.push(
+        heartbeat
+            .parse::<common::Decimal>()
+            .map_or(Value::Null, Value::Decimal),
+    );
+    row.extend([
+        s(""),
+        s(""),
+        yes_no(c.get_public_key),
+        s(""),
+        s("uncompressed"),
+    ]);
+    row.push(Value::UInt(3));
+    row.extend([s(""), s("0"), s("0")]);
+    vec![row]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_configured_channel_fills_every_column() {
+        assert!(rows(None).is_empty());
+        let cfg = replication::replica::SourceConfig {
+            host: "h".into(),
+            auto_position: true,
+            ..Default::default()
+        };
+        let r = rows(Some(cfg));
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].len(), columns(TABLE).unwrap().len());
+        assert_eq!(r[0][1], Value::Str("h".into()));
+        assert_eq!(r[0][5], Value::Str("1".into()));
+    }
 }

@@ -651,13 +651,7 @@ fn show_inner<E: KvEngine>(sess: &mut Session<E>, tokens: &[Token]) -> Result<Ou
         "MASTER" | "BINARY" | "BINLOG" => crate::show::binlog::show(sess, &kw, &tokens[t.i..]),
         "REPLICAS" => crate::show::binlog::replicas(sess, false, &tokens[t.i..]),
         "SLAVE" if t.eat("HOSTS") => crate::show::binlog::replicas(sess, true, &tokens[t.i..]),
-        "SLAVE" | "REPLICA" => {
-            // Not a replica: an empty result, as MySQL's on a server that replicates nothing.
-            Ok(Output::Rows {
-                columns: vec![str_meta("File", 64), int_meta("Position")],
-                rows: vec![],
-            })
-        }
+        "SLAVE" | "REPLICA" => crate::show::replica::status(sess, kw == "SLAVE", &tokens[t.i..]),
         "OPEN" => {
             // SHOW OPEN TABLES [FROM db] [LIKE | WHERE]: the tables whose definitions are
             // loaded; nothing is ever name-locked or pinned between statements here
@@ -788,6 +782,10 @@ pub fn describe_table<E: KvEngine>(
         _ => return Err(Error::parse(name.to_string())),
     };
     let tb = table_of(sess, db, &tname)?;
+    if let Some(v) = &tb.options.view {
+        // a view whose tables or columns are gone is 1356, as MySQL reports it
+        crate::ddl::view::plan_view(sess, &tb, v)?;
+    }
     describe_rows(sess, &tb, false, Filter::None)
 }
 
@@ -880,7 +878,7 @@ pub fn generation_expression(c: &ColumnDef) -> String {
 
 /// Whether a column is listed (not the hidden column of a functional key part).
 pub fn listed(c: &ColumnDef) -> bool {
-    !c.generated.as_ref().is_some_and(|g| g.hidden)
+    !c.is_hidden()
 }
 
 fn extra(c: &ColumnDef) -> String {
@@ -992,12 +990,18 @@ fn index_rows<E: KvEngine>(sess: &Session<E>, t: &TableDef) -> (Vec<ColumnMeta>,
         }
         for (seq, ic) in ix.columns.iter().enumerate() {
             let c = &t.columns[ic.col];
+            // a functional key part shows its expression instead of its hidden column
+            let (column, expression) = if listed(c) {
+                (s(c.name.clone()), Value::Null)
+            } else {
+                (Value::Null, s(generation_expression(c)))
+            };
             rows.push(vec![
                 s(t.name.clone()),
                 Value::Int((ix.kind == IndexKind::Normal) as i64),
                 s(ix.name.clone()),
                 Value::Int(seq as i64 + 1),
-                s(c.name.clone()),
+                column,
                 s(if ic.desc { "D" } else { "A" }),
                 Value::Int(
                     st.as_ref()
@@ -1013,7 +1017,7 @@ fn index_rows<E: KvEngine>(sess: &Session<E>, t: &TableDef) -> (Vec<ColumnMeta>,
                 s(""),
                 s(""),
                 s("YES"),
-                Value::Null,
+                expression,
             ]);
         }
     }
@@ -1021,6 +1025,7 @@ fn index_rows<E: KvEngine>(sess: &Session<E>, t: &TableDef) -> (Vec<ColumnMeta>,
 }
 
 fn collation_rows() -> Vec<Vec<Value>> {
+    let listed = common::collation::registry::LIST.iter();
     [
         Collation::Utf8mb4_0900AiCi,
         Collation::Utf8mb4GeneralCi,
@@ -1029,7 +1034,8 @@ fn collation_rows() -> Vec<Vec<Value>> {
         Collation::Latin1Bin,
         Collation::Binary,
     ]
-    .iter()
+    .into_iter()
+    .chain(listed.map(|i| Collation::Other(i.id)))
     .map(|c| {
         let default = matches!(
             c,
@@ -1041,7 +1047,7 @@ fn collation_rows() -> Vec<Vec<Value>> {
             Value::Int(c.id() as i64),
             s(if default { "Yes" } else { "" }),
             s("Yes"),
-            Value::Int(1),
+            Value::Int(c.sortlen() as i64),
             s(if c.pad_space() { "PAD SPACE" } else { "NO PAD" }),
         ]
     })
@@ -1435,7 +1441,9 @@ fn table_status_rows<E: KvEngine>(
             Value::Null,
             s(t.options.collation.name()),
             Value::Null,
-            s(""),
+            s(crate::parse::storage_options::create_options(
+                &t.options, false,
+            )),
             s(t.options.comment.clone()),
         ]);
     }
@@ -1547,7 +1555,12 @@ pub fn show_create_table(t: &TableDef, next_autoinc: Option<u64>) -> String {
         ix.columns
             .iter()
             .map(|ic| {
-                let mut k = quote_ident(&t.columns[ic.col].name);
+                let c = &t.columns[ic.col];
+                let mut k = if listed(c) {
+                    quote_ident(&c.name)
+                } else {
+                    format!("({})", generation_expression(c))
+                };
                 if let Some(p) = ic.prefix_len {
                     k.push_str(&format!("({p})"));
                 }
@@ -1622,6 +1635,7 @@ pub fn show_create_table(t: &TableDef, next_autoinc: Option<u64>) -> String {
         t.options.collation.charset(),
         t.options.collation.name()
     ));
+    out.push_str(&crate::parse::storage_options::show_create(&t.options));
     if !t.options.comment.is_empty() {
         out.push_str(&format!(" COMMENT={}", quote_str(&t.options.comment)));
     }
@@ -2145,7 +2159,8 @@ pub fn system_rows<E: KvEngine>(
         return Ok(Some(crate::show::udf::rows()));
     }
     if t.db == "performance_schema" && crate::show::replica_config::columns(&t.name).is_some() {
-        return Ok(Some(crate::show::replica_config::rows()));
+        let cfg = sess.inst.replica.read().as_ref().and_then(|r| r.config());
+        return Ok(Some(crate::show::replica_config::rows(cfg)));
     }
     if t.db == "mysql" && !crate::show::innodb_stats::is_table(&t.name) {
         return Ok(Some(crate::acl::accounts::mysql_rows(
@@ -2304,11 +2319,10 @@ pub fn system_rows<E: KvEngine>(
                     Value::Null,
                     s(tb.options.collation.name()),
                     Value::Null,
-                    s(if tb.partitioning.is_some() {
-                        "partitioned"
-                    } else {
-                        ""
-                    }),
+                    s(crate::parse::storage_options::create_options(
+                        &tb.options,
+                        tb.partitioning.is_some(),
+                    )),
                     s(tb.options.comment.clone()),
                 ]);
             }
@@ -2422,7 +2436,7 @@ pub fn system_rows<E: KvEngine>(
                         s(""),
                         s(""),
                         s("YES"),
-                        Value::Null,
+                        x[14].clone(),
                     ]);
                 }
             }
@@ -2542,6 +2556,9 @@ pub fn system_rows<E: KvEngine>(
                         ]);
                     } else {
                         for (k, ic) in ix.columns.iter().enumerate() {
+                            if tb.columns[ic.col].is_hidden() {
+                                continue; // a functional key part names no column (MySQL)
+                            }
                             rows.push(vec![
                                 def(),
                                 s(tb.db.clone()),
@@ -2665,6 +2682,7 @@ fn system_view(db: &str, name: String, columns: Vec<ColumnDef>) -> Arc<TableDef>
             kind: IndexKind::Primary,
             columns: Vec::<IndexColumn>::new(),
             comment: String::new(),
+            options: Default::default(),
         }],
         hidden_pk: true,
         version: 1,

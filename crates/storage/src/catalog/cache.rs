@@ -27,6 +27,8 @@ pub struct DefCache {
     shards: Vec<Mutex<Shard>>,
     /// Bumped by every invalidation: any dictionary change moves it (see [`DefCache::epoch`]).
     epoch: AtomicU64,
+    /// Which tables reference which, as of an epoch (see [`super::foreign`]).
+    pub(crate) referenced_by: super::foreign::ReferencedByCache,
 }
 
 impl DefCache {
@@ -45,6 +47,7 @@ impl DefCache {
                 })
                 .collect(),
             epoch: AtomicU64::new(0),
+            referenced_by: Default::default(),
         }
     }
 

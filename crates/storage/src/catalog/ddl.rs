@@ -188,11 +188,31 @@ impl<E: KvEngine> Storage<E> {
 
     // ---- tables ----
 
-    fn load_table(&self, db: &str, name: &str) -> Result<Option<TableDef>> {
-        self.engine()
+    pub(crate) fn load_table(&self, db: &str, name: &str) -> Result<Option<TableDef>> {
+        let def: Option<TableDef> = self
+            .engine()
             .get(Cf::Dict, &keys::table(db, name))?
             .map(|b| de(&b))
-            .transpose()
+            .transpose()?;
+        if let Some(d) = &def {
+            self.declare_classes(d)?;
+        }
+        Ok(def)
+    }
+
+    /// Tells the engine the storage class of each index of `def` (every leaf of a partitioned
+    /// table), before its entries are read or written; see
+    /// [`KvEngine::set_index_class`](crate::engine::KvEngine::set_index_class).
+    fn declare_classes(&self, def: &TableDef) -> Result<()> {
+        for no in 0..def.indexes.len() {
+            let class = def.index_class(no);
+            for id in def.index_ids_all_leaves(no) {
+                if id != 0 {
+                    self.engine().set_index_class(id, class)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The definition of `db.name`, through the bounded definition cache.
@@ -305,6 +325,7 @@ impl<E: KvEngine> Storage<E> {
             }
             all.extend(ids);
         }
+        self.declare_classes(def)?;
         Ok(all)
     }
 
@@ -521,6 +542,7 @@ impl<E: KvEngine> Storage<E> {
             for (&no, &id) in new_nos.iter().zip(&new_ids) {
                 def.indexes[no].id = id;
             }
+            self.declare_classes(&def)?;
         }
         for &no in &new_nos {
             if let Err(e) = self.build_index(&def, no) {
@@ -700,9 +722,11 @@ impl<E: KvEngine> Storage<E> {
             def.db = new_db.clone();
             def.rename_generated_checks(from, to);
             def.name = to.clone();
+            super::foreign::rename_generated_fks(&mut def, from, to);
             overlay.retain(|(k, _)| *k != src && *k != dst);
-            overlay.push((src, None));
-            overlay.push((dst, Some(def)));
+            overlay.push((src.clone(), None));
+            overlay.push((dst.clone(), Some(def)));
+            self.follow_rename(&src, &dst, &mut overlay)?;
         }
         let mut b = WriteBatch::new();
         for ((db, name), def) in &overlay {
@@ -765,6 +789,7 @@ impl<E: KvEngine> Storage<E> {
         index.id = id;
         def.indexes.push(index);
         let no = def.indexes.len() - 1;
+        self.declare_classes(&def)?;
         Self::check_def(&def)?;
         if let Err(e) = self.build_index(&def, no) {
             let mut b = WriteBatch::new();
@@ -910,6 +935,7 @@ impl<E: KvEngine> Storage<E> {
             }
             new_ids = ids;
         }
+        self.declare_classes(def)?;
         for id in &new_ids {
             b.put(Cf::Dict, keys::drop_marker(*id), Vec::new());
         }

@@ -10,6 +10,7 @@
 pub mod acl;
 pub mod cache;
 pub mod ddl;
+pub mod foreign;
 pub mod partition;
 pub mod routine;
 
@@ -65,6 +66,35 @@ pub struct IndexDef {
     /// COMMENT '...'.
     #[serde(default)]
     pub comment: String,
+    /// KEY_BLOCK_SIZE= and ENGINE_ATTRIBUTE= of the index (none: the table's storage options).
+    #[serde(default, skip_serializing_if = "IndexOptions::is_empty")]
+    pub options: IndexOptions,
+}
+
+/// The storage options of one index, over the table's ([`TableOptions::key_block_size`],
+/// [`TableOptions::compression`]); see [`TableDef::index_class`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexOptions {
+    /// `KEY_BLOCK_SIZE=n` of the index, in KiB (0: not given).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub key_block_size: u32,
+    /// The codec (`none`, `lz4`, `zstd`) its ENGINE_ATTRIBUTE names ("": not given).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub compression: String,
+    /// `ENGINE_ATTRIBUTE='…'` as given (a JSON object; "": not given), for SHOW CREATE TABLE.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub engine_attribute: String,
+}
+
+impl IndexOptions {
+    /// True when no option is given.
+    pub fn is_empty(&self) -> bool {
+        *self == IndexOptions::default()
+    }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl IndexDef {
@@ -106,6 +136,12 @@ pub struct ColumnDef {
 }
 
 impl ColumnDef {
+    /// Whether this is the hidden column of a functional key part (`INDEX ((expr))`), which
+    /// `SELECT *`, an INSERT without a column list and the column listings leave out.
+    pub fn is_hidden(&self) -> bool {
+        self.generated.as_ref().is_some_and(|g| g.hidden)
+    }
+
     /// A plain column `name` of type `ty`: no DEFAULT clause, not AUTO_INCREMENT, no comment
     /// (the definitions of system tables).
     pub fn plain(name: &str, ty: DataType, nullable: bool) -> Self {
@@ -158,9 +194,17 @@ pub struct TableOptions {
     /// AUTO_INCREMENT= start value (the counter starts at `max(this, max existing + 1)`).
     #[serde(default = "one")]
     pub auto_increment: u64,
-    /// Other options as given (ROW_FORMAT, KEY_BLOCK_SIZE, COMPRESSION, …).
+    /// Other options as given (ROW_FORMAT, STATS_PERSISTENT, …; before storage classes, also
+    /// KEY_BLOCK_SIZE and COMPRESSION, which had no effect and still have none).
     #[serde(default)]
     pub extra: Vec<(String, String)>,
+    /// `KEY_BLOCK_SIZE=n` in KiB (0: not given): the data block size of the table's indexes.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub key_block_size: u32,
+    /// `COMPRESSION='…'` in lower case (`none`, `lz4`, `zstd`; "": not given): the codec of
+    /// the table's indexes.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub compression: String,
     /// For a view: its definition. A view is a catalog entry that never holds rows.
     #[serde(default)]
     pub view: Option<ViewDef>,
@@ -200,6 +244,8 @@ impl Default for TableOptions {
             comment: String::new(),
             auto_increment: 1,
             extra: Vec::new(),
+            key_block_size: 0,
+            compression: String::new(),
             view: None,
             create_time: 0,
         }
@@ -288,8 +334,8 @@ pub struct TableDef {
     /// PARTITION BY, for a partitioned table (see [`partition`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partitioning: Option<std::sync::Arc<Partitioning>>,
-    /// FOREIGN KEY constraints as declared (kept for SHOW CREATE TABLE and INFORMATION_SCHEMA;
-    /// not enforced).
+    /// FOREIGN KEY constraints as declared, enforced on writes by the SQL layer (its
+    /// `dml::foreign_key`); the reverse side (who references a table) is [`foreign`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub foreign_keys: Vec<ForeignKeyDef>,
     /// CHECK constraints, in the order MySQL lists them (by name).
@@ -367,6 +413,28 @@ impl TableDef {
         }
     }
 
+    /// The storage class of index `no`: its own KEY_BLOCK_SIZE and codec, else the table's
+    /// (values the SQL layer did not accept fall back to the default).
+    pub fn index_class(&self, no: usize) -> crate::engine::StorageClass {
+        use crate::engine::{Codec, StorageClass};
+        let ix = self.indexes.get(no).map(|i| &i.options);
+        let kb = match ix.map_or(0, |o| o.key_block_size) {
+            0 => self.options.key_block_size,
+            kb => kb,
+        };
+        let codec = match ix.map_or("", |o| o.compression.as_str()) {
+            "" => self.options.compression.as_str(),
+            c => c,
+        };
+        StorageClass {
+            block_kb: u8::try_from(kb)
+                .ok()
+                .filter(|k| StorageClass::BLOCK_KB.contains(k))
+                .unwrap_or(0),
+            codec: Codec::from_name(codec).unwrap_or_default(),
+        }
+    }
+
     /// The AUTO_INCREMENT column, if any.
     pub fn autoinc_column(&self) -> Option<usize> {
         self.columns.iter().position(|c| c.auto_increment)
@@ -397,6 +465,7 @@ impl TableDef {
                     kind: IndexKind::Primary,
                     columns: vec![],
                     comment: String::new(),
+                    options: IndexOptions::default(),
                 },
             );
         }
@@ -479,6 +548,7 @@ pub(crate) mod tests {
                     desc: false,
                 }],
                 comment: String::new(),
+                options: IndexOptions::default(),
             }],
             hidden_pk: false,
             version: 0,
@@ -525,5 +595,58 @@ pub(crate) mod tests {
         });
         let json = serde_json::to_string(&with_fk).unwrap();
         assert_eq!(serde_json::from_str::<TableDef>(&json).unwrap(), with_fk);
+    }
+
+    #[test]
+    fn storage_options_are_optional_and_pick_the_class() {
+        use crate::engine::{Codec, StorageClass};
+        let mut t = TableDef {
+            foreign_keys: Vec::new(),
+            checks: Vec::new(),
+            temporary: false,
+            id: 1,
+            db: "d".into(),
+            name: "t".into(),
+            columns: vec![col("a", DataType::Date)],
+            indexes: vec![],
+            hidden_pk: false,
+            version: 1,
+            options: TableOptions::default(),
+            partitioning: None,
+            leaf: None,
+            part_select: None,
+        }
+        .normalized();
+        t.indexes.push(IndexDef {
+            id: 0,
+            name: "k".into(),
+            kind: IndexKind::Normal,
+            columns: vec![],
+            comment: String::new(),
+            options: IndexOptions::default(),
+        });
+        // nothing given: nothing stored, so definitions written before the options load
+        let json = serde_json::to_string(&t).unwrap();
+        for field in ["key_block_size", "compression", "engine_attribute"] {
+            assert!(!json.contains(field), "{field} in {json}");
+        }
+        let index = serde_json::to_value(&t.indexes[1]).unwrap();
+        assert!(index.get("options").is_none(), "{index}");
+        assert_eq!(serde_json::from_str::<TableDef>(&json).unwrap(), t);
+        assert!(t.index_class(0).is_default() && t.index_class(1).is_default());
+        t.options.key_block_size = 8;
+        t.options.compression = "zstd".into();
+        t.indexes[1].options = IndexOptions {
+            key_block_size: 4,
+            compression: "lz4".into(),
+            engine_attribute: r#"{"compression":"lz4"}"#.into(),
+        };
+        let json = serde_json::to_string(&t).unwrap();
+        assert_eq!(serde_json::from_str::<TableDef>(&json).unwrap(), t);
+        let class = |block_kb, codec| StorageClass { block_kb, codec };
+        assert_eq!(t.index_class(0), class(8, Codec::Zstd));
+        assert_eq!(t.index_class(1), class(4, Codec::Lz4));
+        t.indexes[1].options.compression.clear();
+        assert_eq!(t.index_class(1), class(4, Codec::Zstd));
     }
 }

@@ -280,6 +280,22 @@ impl<E: KvEngine> RowIter<E> {
         Ok(Vec::new())
     }
 
+    /// Locks the row `h` for this locking scan; false when SKIP LOCKED leaves it out.
+    fn lock_row(&self, h: &[u8]) -> Result<bool> {
+        match lock_into(
+            &self.st,
+            self.txn,
+            &self.held,
+            &self.wait,
+            h,
+            self.lock == LockMode::Exclusive,
+        ) {
+            Ok(()) => Ok(true),
+            Err(e) if super::lock::is_skipped(&e) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
     fn read_latest(&self, h: &[u8]) -> Result<Option<Vec<u8>>> {
         if let Some(v) = self.own.get(h) {
             return Ok(v.clone());
@@ -310,14 +326,9 @@ impl<E: KvEngine> RowIter<E> {
                         self.out.push_back((k, row));
                         continue;
                     }
-                    lock_into(
-                        &self.st,
-                        self.txn,
-                        &self.held,
-                        &self.wait,
-                        &k,
-                        self.lock == LockMode::Exclusive,
-                    )?;
+                    if !self.lock_row(&k)? {
+                        continue;
+                    }
                     if let Some(v) = self.read_latest(&k)? {
                         let row = decode_row(&t, &v)?;
                         self.out.push_back((k, row));
@@ -362,14 +373,9 @@ impl<E: KvEngine> RowIter<E> {
                 }
             } else {
                 for ((k, _), h) in entries.into_iter().zip(handles) {
-                    lock_into(
-                        &self.st,
-                        self.txn,
-                        &self.held,
-                        &self.wait,
-                        &h,
-                        self.lock == LockMode::Exclusive,
-                    )?;
+                    if !self.lock_row(&h)? {
+                        continue;
+                    }
                     let Some(v) = self.read_latest(&h)? else {
                         continue;
                     };

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use common::{Error, Result};
+use common::{codes, Error, Result};
 use parking_lot::{Condvar, Mutex, MutexGuard};
 
 /// What a blocked thread waits for (reported to [`WaitObserver`]).
@@ -147,6 +147,28 @@ struct WaitNode {
     owner: Option<Arc<dyn LockOwner>>,
 }
 
+/// What a locking read does about a row another transaction holds (`FOR UPDATE` /
+/// `FOR SHARE` with nothing, `NOWAIT` or `SKIP LOCKED`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum WaitPolicy {
+    /// Wait up to the timeout (deadlock detection on).
+    #[default]
+    Wait,
+    /// Fail the statement at once with 3572.
+    NoWait,
+    /// Leave the row out of the result ([`is_skipped`] tells the reader).
+    SkipLocked,
+}
+
+/// The message of the error a [`WaitPolicy::SkipLocked`] request gives for a busy row; readers
+/// that can skip it test for it with [`is_skipped`] (it never reaches a client).
+const SKIPPED: &str = "row skipped: locked by another transaction (SKIP LOCKED)";
+
+/// Whether `e` is the busy-row signal of a [`WaitPolicy::SkipLocked`] request.
+pub fn is_skipped(e: &Error) -> bool {
+    e.code.num == codes::ER_LOCK_NOWAIT.num && e.msg == SKIPPED
+}
+
 /// How a lock request may wait.
 #[derive(Clone)]
 pub struct WaitCtx {
@@ -156,6 +178,8 @@ pub struct WaitCtx {
     pub killed: Arc<AtomicBool>,
     /// Told about wait begin/end.
     pub observer: Option<Arc<dyn WaitObserver>>,
+    /// Whether to wait at all (NOWAIT / SKIP LOCKED do not).
+    pub policy: WaitPolicy,
 }
 
 impl Default for WaitCtx {
@@ -164,6 +188,7 @@ impl Default for WaitCtx {
             timeout: Duration::from_secs(50),
             killed: Arc::new(AtomicBool::new(false)),
             observer: None,
+            policy: WaitPolicy::Wait,
         }
     }
 }
@@ -316,6 +341,16 @@ impl LockManager {
         let e = g.entry(key.to_vec()).or_default();
         if let Some(a) = Self::try_grant(e, txn, mode) {
             return Ok(a);
+        }
+        match ctx.policy {
+            WaitPolicy::Wait => {}
+            WaitPolicy::NoWait => {
+                return Err(Error::new(
+                    codes::ER_LOCK_NOWAIT,
+                    "Statement aborted because lock(s) could not be acquired immediately and NOWAIT is set.",
+                ))
+            }
+            WaitPolicy::SkipLocked => return Err(Error::new(codes::ER_LOCK_NOWAIT, SKIPPED)),
         }
         self.waits.fetch_add(1, Ordering::Relaxed);
         e.waiting += 1;
@@ -555,6 +590,35 @@ mod tests {
     }
 
     #[test]
+    fn nowait_and_skip_locked_do_not_wait() {
+        let m = LockManager::new(4);
+        m.lock(1, b"a", Mode::Exclusive, &ctx(10)).unwrap();
+        let with = |policy| WaitCtx {
+            timeout: Duration::from_secs(60),
+            policy,
+            ..Default::default()
+        };
+        let t0 = Instant::now();
+        let e = m
+            .lock(2, b"a", Mode::Shared, &with(WaitPolicy::NoWait))
+            .unwrap_err();
+        assert_eq!(e.num(), 3572);
+        assert!(!is_skipped(&e));
+        let e = m
+            .lock(2, b"a", Mode::Exclusive, &with(WaitPolicy::SkipLocked))
+            .unwrap_err();
+        assert!(is_skipped(&e));
+        assert!(t0.elapsed() < Duration::from_secs(1));
+        assert_eq!(m.stats().waits, 0);
+        // a free key is granted as usual
+        assert_eq!(
+            m.lock(2, b"b", Mode::Exclusive, &with(WaitPolicy::NoWait))
+                .unwrap(),
+            Acquired::New
+        );
+    }
+
+    #[test]
     fn shared_exclusive_reentrant_upgrade() {
         let m = LockManager::new(4);
         assert_eq!(
@@ -712,6 +776,7 @@ mod tests {
             timeout: Duration::from_secs(60),
             killed: Arc::new(AtomicBool::new(false)),
             observer: Some(obs.clone()),
+            policy: WaitPolicy::Wait,
         };
         let killed = c.killed.clone();
         let m2 = m.clone();

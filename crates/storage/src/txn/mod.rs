@@ -276,6 +276,12 @@ impl<E: KvEngine> Txn<E> {
         Ok(())
     }
 
+    /// What this transaction's locking reads do about busy rows from now on (the executor sets
+    /// NOWAIT / SKIP LOCKED for one statement and puts back [`lock::WaitPolicy::Wait`]).
+    pub fn set_wait_policy(&mut self, policy: lock::WaitPolicy) {
+        self.wait.policy = policy;
+    }
+
     /// Acquires a lock on `key` for this transaction.
     ///
     /// # Errors

@@ -67,11 +67,23 @@ pub enum UpdateOutcome {
 }
 
 impl<E: KvEngine> Txn<E> {
+    /// Locks the row `h` in `lock`'s mode; false when the transaction's SKIP LOCKED policy
+    /// leaves a busy row out.
+    fn lock_row(&self, h: &[u8], lock: LockMode) -> Result<bool> {
+        match self.lock_key(h, lock == LockMode::Exclusive) {
+            Ok(()) => Ok(true),
+            Err(e) if super::lock::is_skipped(&e) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
     fn read_row(&mut self, t: &TableDef, h: &[u8], lock: LockMode) -> Result<Option<Vec<Value>>> {
         let v = match lock {
             LockMode::None => self.kv_get(Cf::Data, h)?,
             LockMode::Shared | LockMode::Exclusive => {
-                self.lock_key(h, lock == LockMode::Exclusive)?;
+                if !self.lock_row(h, lock)? {
+                    return Ok(None);
+                }
                 self.kv_get_latest(Cf::Data, h)?
             }
         };
@@ -137,15 +149,19 @@ impl<E: KvEngine> Txn<E> {
             .iter()
             .map(|pk| self.pk_handle(t, pk))
             .collect::<Result<Vec<_>>>()?;
+        let mut skipped = vec![false; handles.len()];
         if lock != LockMode::None {
-            for h in &handles {
-                self.lock_key(h, lock == LockMode::Exclusive)?;
+            for (i, h) in handles.iter().enumerate() {
+                skipped[i] = !self.lock_row(h, lock)?;
             }
         }
         let mut vals: Vec<Option<Vec<u8>>> = vec![None; handles.len()];
         let mut miss_i = Vec::new();
         let mut miss = Vec::new();
         for (i, h) in handles.iter().enumerate() {
+            if skipped[i] {
+                continue;
+            }
             match self.writes.data.get(h) {
                 Some(v) => vals[i] = v.clone(),
                 None => {

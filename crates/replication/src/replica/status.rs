@@ -91,7 +91,7 @@ pub fn now_secs() -> u64 {
 pub fn timestamp_text(secs: u64) -> String {
     let days = (secs / 86_400) as i64;
     let r = secs % 86_400;
-    let (y, m, d) = civil(days);
+    let (y, m, d) = super::sqltext::civil_from_days(days);
     format!(
         "{:02}{m:02}{d:02} {:02}:{:02}:{:02}",
         y % 100,
@@ -99,18 +99,6 @@ pub fn timestamp_text(secs: u64) -> String {
         r / 60 % 60,
         r % 60
     )
-}
-
-fn civil(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 impl ReplicaState {

@@ -19,6 +19,8 @@
 //! An alias is taken as another name for its table (MySQL also requires a query to use the
 //! alias it locked under); READ LOCAL is READ (InnoDB has no concurrent inserts either).
 
+use std::sync::atomic::Ordering as AtOrd;
+
 use common::{codes, Error, Result};
 use sqlparser::ast::{LockTable, LockTableType};
 use storage::engine::KvEngine;
@@ -145,30 +147,35 @@ impl<E: KvEngine> Session<E> {
     pub(crate) fn take_global_read_lock(&mut self) -> Result<()> {
         self.unlock_tables();
         let me = self.conn_id;
-        self.wait_until(|g| g.is_none_or(|c| c == me))?;
-        *self.inst.global_read_lock.lock() = Some(me);
-        Ok(())
+        let g = &self.inst.global_read_lock;
+        // taken in one step, so two FLUSH TABLES WITH READ LOCK cannot both get it
+        self.wait_until(
+            || match g.compare_exchange(0, me, AtOrd::AcqRel, AtOrd::Acquire) {
+                Ok(_) => true,
+                Err(holder) => holder == me,
+            },
+        )
     }
 
     /// Gives up the global read lock if this connection holds it.
     pub(crate) fn release_global_read_lock(&self) {
-        let mut g = self.inst.global_read_lock.lock();
-        if *g == Some(self.conn_id) {
-            *g = None;
-        }
+        let _ = self.inst.global_read_lock.compare_exchange(
+            self.conn_id,
+            0,
+            AtOrd::AcqRel,
+            AtOrd::Relaxed,
+        );
     }
 
     /// Holds statement `p` back while another connection has the global read lock and `p`
-    /// would write (1223 for the holder itself).
+    /// would write (1223 for the holder itself). One atomic load when nobody holds it (every
+    /// statement passes here).
     ///
     /// # Errors
     /// 1223, 1205, 1317.
     pub(crate) fn wait_global_read_lock(&self, p: &Parsed) -> Result<()> {
-        let holder = *self.inst.global_read_lock.lock();
-        let Some(holder) = holder else {
-            return Ok(());
-        };
-        if !self.writes_persistent_data(p)? {
+        let holder = self.inst.global_read_lock.load(AtOrd::Acquire);
+        if holder == 0 || !self.writes_persistent_data(p)? {
             return Ok(());
         }
         if holder == self.conn_id {
@@ -177,19 +184,19 @@ impl<E: KvEngine> Session<E> {
                 "Can't execute the query because you have a conflicting read lock",
             ));
         }
-        self.wait_until(|g| g.is_none())
+        let g = &self.inst.global_read_lock;
+        self.wait_until(|| g.load(AtOrd::Acquire) == 0)
     }
 
-    /// Waits (polling, as the lock is rare) until `ok` holds for the global read lock's
-    /// holder, up to `lock_wait_timeout`.
-    fn wait_until(&self, ok: impl Fn(Option<u32>) -> bool) -> Result<()> {
+    /// Waits (polling, as the lock is rare) until `ok` holds, up to `lock_wait_timeout`.
+    fn wait_until(&self, ok: impl Fn() -> bool) -> Result<()> {
         let timeout = std::time::Duration::from_secs(self.hot().lock_wait_timeout);
         let deadline = std::time::Instant::now() + timeout;
         loop {
-            if ok(*self.inst.global_read_lock.lock()) {
+            if ok() {
                 return Ok(());
             }
-            if self.killed.load(std::sync::atomic::Ordering::Relaxed) {
+            if self.killed.load(AtOrd::Relaxed) {
                 return Err(Error::interrupted());
             }
             if std::time::Instant::now() >= deadline {

@@ -254,9 +254,9 @@ pub struct Instance<E: KvEngine> {
     pub server_info: parking_lot::RwLock<Option<Arc<dyn crate::runtime::info::ServerInfo>>>,
     /// Metadata locks on table names.
     pub mdl: crate::runtime::mdl::MdlManager,
-    /// The connection holding `FLUSH TABLES WITH READ LOCK`, if any (enforced by
-    /// `dispatch::lock_tables`).
-    pub global_read_lock: Mutex<Option<u32>>,
+    /// The connection holding `FLUSH TABLES WITH READ LOCK`, 0 for none (enforced by
+    /// `dispatch::lock_tables`; an atomic, as every statement reads it).
+    pub global_read_lock: std::sync::atomic::AtomicU32,
     /// Accounts and privileges.
     pub acl: crate::acl::accounts::Acl,
     /// The slow and general query logs (opened by the server at startup).
@@ -301,7 +301,7 @@ impl<E: KvEngine> Instance<E> {
             partitions: Default::default(),
             server_info: parking_lot::RwLock::new(None),
             mdl: Default::default(),
-            global_read_lock: Mutex::new(None),
+            global_read_lock: std::sync::atomic::AtomicU32::new(0),
             querylog: Default::default(),
             binlog: parking_lot::RwLock::new(None),
             replicas: Default::default(),
